@@ -1,0 +1,63 @@
+"""Shared CLI plumbing: the global ``--home`` option, config loading, JSON output, exit codes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+
+from hermes_memory.config import HermesConfig, load_config, load_env_into_process
+from hermes_memory.home import HermesHome
+
+EXIT_OK = 0
+EXIT_REFUSED = 1
+EXIT_USAGE = 2
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+@dataclass
+class CliState:
+    """Per-invocation state set by the root callback (``--home``)."""
+
+    home_arg: str | None = None
+    _home: HermesHome | None = field(default=None, repr=False)
+    _config: HermesConfig | None = field(default=None, repr=False)
+
+    @property
+    def home(self) -> HermesHome:
+        if self._home is None:
+            self._home = HermesHome.resolve(self.home_arg)
+        return self._home
+
+    @property
+    def config(self) -> HermesConfig:
+        if self._config is None:
+            self._config = load_config(self.home.config_path)
+            load_env_into_process(self.home.env_path)
+        return self._config
+
+
+def state(ctx: typer.Context) -> CliState:
+    """Return the :class:`CliState` of this invocation (created by the root callback)."""
+    root = ctx.find_root()
+    if not isinstance(root.obj, CliState):
+        root.obj = CliState()
+    return root.obj
+
+
+def print_json(data: Any) -> None:
+    """Print ``data`` as pretty JSON on stdout (non-ASCII kept, for pipes and ``jq``)."""
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:
+    """Print ``message`` on stderr and exit with ``code`` (1 refused/not found, 2 usage)."""
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
+    raise typer.Exit(code)

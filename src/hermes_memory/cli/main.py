@@ -1,0 +1,92 @@
+"""Root of the ``hermes-memory`` command: global options and the command groups."""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated
+
+import typer
+
+from hermes_memory import __version__
+from hermes_memory.cli import chat as chat_cmds
+from hermes_memory.cli import memory as memory_cmds
+from hermes_memory.cli import providers as provider_cmds
+from hermes_memory.cli import serve as serve_cmds
+from hermes_memory.cli import sessions as session_cmds
+from hermes_memory.cli import setup as setup_cmds
+from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, CliState, err_console
+from hermes_memory.errors import ConfigError, HermesMemoryError, HomeError
+
+app = typer.Typer(
+    name="hermes-memory",
+    help="Four-layer memory for LLM agents: curated memory files, searchable sessions, "
+    "context compression and one external memory provider.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+memory_app = typer.Typer(help="Curated memory: MEMORY.md (agent notes) and USER.md (user profile).", no_args_is_help=True)
+sessions_app = typer.Typer(help="Session history in state.db: list, show, search, export, import, prune, delete.", no_args_is_help=True)
+providers_app = typer.Typer(help="External memory providers (Holographic, Mem0, Honcho, ...).", no_args_is_help=True)
+app.add_typer(memory_app, name="memory")
+app.add_typer(sessions_app, name="sessions")
+app.add_typer(providers_app, name="providers")
+
+memory_cmds.register(memory_app)
+setup_cmds.register(memory_app, providers_app)
+session_cmds.register(sessions_app)
+provider_cmds.register(providers_app)
+chat_cmds.register(app)
+serve_cmds.register(app)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"hermes-memory {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    home: Annotated[
+        str | None,
+        typer.Option("--home", help="Data home (default: $HERMES_HOME, else ~/.hermes).", envvar=None),
+    ] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log debug messages to stderr.")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")] = False,
+) -> None:
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    ctx.obj = CliState(home_arg=home)
+
+
+def main() -> None:
+    """Console-script entry point: maps our errors to messages and exit codes."""
+    try:
+        app(standalone_mode=False)
+    except typer.Exit as exc:
+        raise SystemExit(exc.exit_code) from None
+    except (ConfigError, HomeError) as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise SystemExit(EXIT_USAGE) from None
+    except HermesMemoryError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise SystemExit(EXIT_REFUSED) from None
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+    except SystemExit:
+        raise
+    except Exception as exc:  # click usage errors
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            raise SystemExit(exc.exit_code) from None
+        if isinstance(exc, click.exceptions.Abort):
+            err_console.print("aborted")
+            raise SystemExit(EXIT_REFUSED) from None
+        raise
+
+
+if __name__ == "__main__":
+    main()

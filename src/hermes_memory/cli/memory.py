@@ -1,0 +1,9 @@
+"""CLI commands for memory (filled in by the issue that owns this group)."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to `app`."""

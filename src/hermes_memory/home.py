@@ -1,0 +1,80 @@
+"""Location of the data home (``$HERMES_HOME``, default ``~/.hermes``) and the paths inside it.
+
+The layout matches the reference Hermes agent, so an existing home works as is::
+
+    $HERMES_HOME/
+      config.yaml          memory:, compression:, prompt_caching:, model: sections
+      .env                 provider secrets (mode 0600)
+      state.db             SessionDB (SQLite, WAL)
+      memories/MEMORY.md   agent notes        (2,200 chars by default)
+      memories/USER.md     user profile       (1,375 chars by default)
+      memories/users/<user_id>/USER.md        per-user profile in gateway mode
+      plugins/<name>/      user-installed memory providers
+
+Each profile is its own home; nothing is shared between homes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from hermes_memory.errors import HomeError
+
+ENV_VAR = "HERMES_HOME"
+DEFAULT_HOME = Path("~/.hermes")
+
+
+def resolve_home(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """Return the data home as an absolute path (not created).
+
+    Precedence: ``explicit`` (the CLI's ``--home``) > ``$HERMES_HOME`` > ``~/.hermes``.
+    ``~`` is expanded. Raises :class:`HomeError` if the path exists and is not a directory.
+    """
+    raw = explicit if explicit not in (None, "") else os.environ.get(ENV_VAR) or DEFAULT_HOME
+    path = Path(raw).expanduser().resolve()
+    if path.exists() and not path.is_dir():
+        raise HomeError(f"HERMES_HOME {path} exists but is not a directory; pass --home DIR or set {ENV_VAR}.")
+    return path
+
+
+@dataclass(frozen=True)
+class HermesHome:
+    """Paths inside one data home. Pure path arithmetic; :meth:`ensure` creates the folders."""
+
+    root: Path
+
+    @classmethod
+    def resolve(cls, explicit: str | os.PathLike[str] | None = None) -> HermesHome:
+        """Build from ``--home`` / ``$HERMES_HOME`` / ``~/.hermes`` (see :func:`resolve_home`)."""
+        return cls(resolve_home(explicit))
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / "config.yaml"
+
+    @property
+    def env_path(self) -> Path:
+        return self.root / ".env"
+
+    @property
+    def state_db(self) -> Path:
+        return self.root / "state.db"
+
+    @property
+    def memories_dir(self) -> Path:
+        return self.root / "memories"
+
+    @property
+    def plugins_dir(self) -> Path:
+        return self.root / "plugins"
+
+    def ensure(self) -> HermesHome:
+        """Create the home and its ``memories/`` folder (mode 0700 for new folders); return self."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self.memories_dir.mkdir(exist_ok=True, mode=0o700)
+        except OSError as exc:
+            raise HomeError(f"cannot create HERMES_HOME {self.root}: {exc}. Pass --home DIR to use another folder.") from exc
+        return self

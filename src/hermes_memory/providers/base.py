@@ -1,0 +1,191 @@
+"""The ``MemoryProvider`` ABC: the contract every external memory provider implements.
+
+Behaviour follows the reference design (reference-behaviour.md §2). Four members are required:
+:attr:`name`, :meth:`is_available`, :meth:`initialize` and :meth:`get_tool_schemas`; every other
+hook has a harmless default, so a provider implements only what it needs.
+
+Rules every provider follows:
+
+* ``is_available()`` checks configuration and installed dependencies only, never the network.
+* ``initialize(session_id, **kwargs)`` always receives ``hermes_home`` (str path), ``platform``
+  (e.g. ``"cli"``, ``"mcp"``) and ``agent_context`` (``"primary"``, ``"subagent"``, ``"cron"``,
+  ``"flush"``); it may also receive ``user_id``, ``parent_session_id``, ``agent_identity`` and
+  ``agent_workspace``. Providers must not write anything unless ``agent_context == "primary"``
+  (see :meth:`MemoryProvider.writes_allowed`).
+* ``prefetch`` must be fast (serve from a cache filled by ``queue_prefetch``); ``sync_turn`` must
+  not block (the manager already runs it on a background worker).
+* Tool schemas are bare OpenAI function objects: ``{"name", "description", "parameters"}``.
+* ``handle_tool_call`` returns a JSON string (the tool result shown to the model). Errors are
+  returned as ``{"error": "..."}`` JSON, not raised, where the provider can say what went wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+PRIMARY_CONTEXT = "primary"
+"""``agent_context`` value of the main, user-facing agent: the only context allowed to write."""
+
+
+@dataclass(frozen=True)
+class ConfigField:
+    """One field of a provider's configuration, as shown by the setup wizard.
+
+    ``secret`` fields are written to ``$HERMES_HOME/.env`` under ``env_var`` (mode 0600); the rest go
+    to ``config.yaml``. ``choices`` makes the wizard offer a selector. ``type`` is one of
+    ``"str"``, ``"int"``, ``"float"``, ``"bool"``.
+    """
+
+    key: str
+    description: str
+    secret: bool = False
+    required: bool = False
+    default: Any = None
+    choices: tuple[Any, ...] | None = None
+    type: str = "str"
+    env_var: str | None = None
+    url: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items() if v is not None}
+
+
+@dataclass
+class ProviderContext:
+    """What ``initialize`` received, kept by :class:`MemoryProvider` for its hooks."""
+
+    session_id: str = ""
+    hermes_home: str = ""
+    platform: str = ""
+    agent_context: str = PRIMARY_CONTEXT
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class MemoryProvider(ABC):
+    """Base class for an external memory provider (one active at a time, beside the built-in one)."""
+
+    # -- required ---------------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def name(self) -> str:
+        """Short unique name (``"holographic"``, ``"mem0"``...), used in ``memory.provider``."""
+
+    @abstractmethod
+    def is_available(self) -> bool:
+        """True when configuration and dependencies are present. Must not touch the network."""
+
+    @abstractmethod
+    def initialize(self, session_id: str, **kwargs: Any) -> None:
+        """Prepare for ``session_id``. ``kwargs`` always has ``hermes_home``, ``platform``, ``agent_context``."""
+
+    @abstractmethod
+    def get_tool_schemas(self) -> list[dict[str, Any]]:
+        """Tool schemas this provider exposes: ``[{"name", "description", "parameters"}]``."""
+
+    # -- optional, with defaults ---------------------------------------------------------------
+    def initialize_for_inspection(self, **kwargs: Any) -> None:
+        """Initialise for read-only inspection (``memory status``); defaults to :meth:`initialize`."""
+        self.initialize("", **kwargs)
+
+    def unavailable_reason(self) -> str:
+        """Why :meth:`is_available` is False, in one line saying how to fix it (``""`` when available)."""
+        return ""
+
+    def system_prompt_block(self) -> str:
+        """Static text for the system prompt (built once per session). Default ``""``."""
+        return ""
+
+    def prefetch(self, query: str, *, session_id: str = "") -> str:
+        """Recalled context for ``query`` (fast; cached). ``""`` when nothing is relevant."""
+        return ""
+
+    def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
+        """Start recalling for the next turn in the background. Default: no-op."""
+
+    def recall_status(self) -> dict[str, Any] | None:
+        """Diagnostics of the last recall (``None`` when the provider keeps none)."""
+        return None
+
+    def sync_turn(self, user_content: str, assistant_content: str, *, session_id: str = "",
+                  messages: list[dict[str, Any]] | None = None) -> None:
+        """Store a finished turn. Called on the manager's background worker. Default: no-op."""
+
+    def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:
+        """Run one of this provider's tools; return the JSON result string."""
+        raise NotImplementedError(f"provider {self.name!r} has no tool {tool_name!r}")
+
+    def shutdown(self) -> None:
+        """Release resources (flush queues, close clients). Default: no-op."""
+
+    def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
+        """Called at the start of each user turn. Default: no-op."""
+
+    def on_session_end(self, messages: list[dict[str, Any]]) -> None:
+        """Called at a real session boundary (exit, ``/new``) with the whole history. Default: no-op."""
+
+    def on_session_switch(self, new_session_id: str, *, parent_session_id: str = "", reset: bool = False,
+                          rewound: bool = False, **kwargs: Any) -> None:
+        """The agent moved to ``new_session_id`` (compression child, ``/new``, resume). Default: no-op."""
+
+    def on_pre_compress(self, messages: list[dict[str, Any]]) -> str:
+        """Called before compression with the full history; returned text goes into the summary prompt."""
+        return ""
+
+    def on_memory_write(self, action: str, target: str, content: str, metadata: dict[str, Any] | None = None) -> None:
+        """Mirror of a successful built-in ``memory`` write (external providers only). Default: no-op."""
+
+    def on_delegation(self, task: str, result: str, *, child_session_id: str = "", **kwargs: Any) -> None:
+        """A subagent finished ``task`` with ``result``. Default: no-op."""
+
+    def get_config_schema(self) -> list[ConfigField]:
+        """Fields for the setup wizard. Default: none."""
+        return []
+
+    def save_config(self, values: dict[str, Any], hermes_home: str) -> None:
+        """Persist non-secret values the wizard collected (beyond ``config.yaml``). Default: no-op."""
+
+    def backup_paths(self) -> list[str]:
+        """Files a backup of the home should include. Default: none."""
+        return []
+
+    # -- helpers for subclasses ----------------------------------------------------------------
+    @staticmethod
+    def writes_allowed(agent_context: str | None) -> bool:
+        """True only for the primary agent context; subagents, cron and flush forks never write."""
+        return (agent_context or PRIMARY_CONTEXT) == PRIMARY_CONTEXT
+
+    @staticmethod
+    def tool_error(message: str, **extra: Any) -> str:
+        """JSON error result for a tool call: ``{"error": message, ...extra}``."""
+        return json.dumps({"error": message, **extra}, ensure_ascii=False)
+
+    @staticmethod
+    def tool_result(payload: Any) -> str:
+        """JSON success result for a tool call."""
+        return json.dumps(payload, ensure_ascii=False, default=str)
+
+
+_TRIVIAL = {
+    "yes", "no", "ok", "okay", "sure", "thanks", "thank you", "y", "n", "yep", "nope", "yeah", "nah",
+    "hi", "hey", "hello", "yo", "sup", "continue", "go ahead", "do it", "proceed", "got it", "cool",
+    "nice", "great", "done", "next", "lgtm", "k",
+}
+_PUNCT_TAIL = re.compile(r"[\s.!?,;:…]+$")
+
+
+def is_trivial_prompt(text: str | None) -> bool:
+    """True for prompts not worth a recall: empty, a ``/command``, or a bare ack/greeting.
+
+    The list of acks follows the reference (reference-behaviour.md §2); trailing punctuation is
+    ignored, so ``"ok!"`` is trivial while ``"k8s"`` is not.
+    """
+    if text is None:
+        return True
+    stripped = text.strip()
+    if not stripped or stripped.startswith("/"):
+        return True
+    return _PUNCT_TAIL.sub("", stripped.lower()) in _TRIVIAL

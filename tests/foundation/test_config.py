@@ -1,0 +1,107 @@
+"""config.yaml loading, validation errors, dotted updates and the .env secrets file."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from hermes_memory.config import HermesConfig, load_config, read_env_file, update_config, write_env_values
+from hermes_memory.errors import ConfigError, HomeError
+from hermes_memory.home import HermesHome, resolve_home
+
+
+def test_defaults_match_reference() -> None:
+    cfg = HermesConfig()
+    assert cfg.memory.memory_char_limit == 2200
+    assert cfg.memory.user_char_limit == 1375
+    assert cfg.memory.nudge_interval == 10
+    assert cfg.memory.flush_min_turns == 6
+    assert cfg.memory.provider == ""
+    assert cfg.compression.threshold == 0.50
+    assert cfg.compression.target_ratio == 0.20
+    assert cfg.compression.protect_last_n == 20
+    assert cfg.prompt_caching.cache_ttl == "5m"
+
+
+def test_missing_file_gives_defaults(tmp_path: Path) -> None:
+    assert load_config(tmp_path / "nope.yaml") == HermesConfig()
+
+
+def test_reference_config_with_unknown_sections_loads(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        "model:\n  default: some-model\n  provider: openai\n  name: gpt\n"
+        "terminal:\n  backend: local\n"
+        "memory:\n  memory_char_limit: '3000'\n  provider: holographic\n  some_future_key: 1\n"
+        "compression:\n",
+        encoding="utf-8",
+    )
+    cfg = load_config(path)
+    assert cfg.memory.memory_char_limit == 3000  # string limits are int-cast
+    assert cfg.memory.provider == "holographic"
+    assert cfg.model_extra["terminal"] == {"backend": "local"}
+
+
+def test_bad_value_names_file_key_and_allowed(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("prompt_caching:\n  cache_ttl: 2h\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    text = str(err.value)
+    assert str(path) in text and "prompt_caching.cache_ttl" in text and "'5m'" in text and "'1h'" in text
+
+
+def test_out_of_range_value_names_bound(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("memory:\n  memory_char_limit: -5\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"memory\.memory_char_limit.*greater than or equal to 100"):
+        load_config(path)
+
+
+def test_malformed_yaml_is_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("memory: [unclosed\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(path)
+
+
+def test_update_config_keeps_other_keys_and_refuses_bad_values(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("terminal:\n  backend: local\nmemory:\n  nudge_interval: 4\n", encoding="utf-8")
+    cfg = update_config(path, {"memory.provider": "holographic", "holographic.db_path": "x.db"})
+    assert cfg.memory.provider == "holographic" and cfg.memory.nudge_interval == 4
+    reloaded = load_config(path)
+    assert reloaded.model_extra["terminal"] == {"backend": "local"}
+    assert reloaded.model_extra["holographic"] == {"db_path": "x.db"}
+    before = path.read_bytes()
+    with pytest.raises(ConfigError):
+        update_config(path, {"memory.user_char_limit": "lots"})
+    assert path.read_bytes() == before
+
+
+def test_env_file_written_0600_and_preserves_lines(tmp_path: Path) -> None:
+    path = tmp_path / ".env"
+    path.write_text("# keep me\nOTHER=1\nMEM0_API_KEY=old\n", encoding="utf-8")
+    write_env_values(path, {"MEM0_API_KEY": "new value", "HONCHO_API_KEY": "abc"})
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert "# keep me" in path.read_text()
+    assert read_env_file(path) == {"OTHER": "1", "MEM0_API_KEY": "new value", "HONCHO_API_KEY": "abc"}
+    with pytest.raises(ConfigError, match="newline"):
+        write_env_values(path, {"X": "a\nb"})
+
+
+def test_home_resolution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hermes_home: Path) -> None:
+    assert resolve_home() == hermes_home.resolve()
+    assert resolve_home(tmp_path / "explicit") == (tmp_path / "explicit").resolve()
+    monkeypatch.delenv("HERMES_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert resolve_home() == (tmp_path / ".hermes").resolve()
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    with pytest.raises(HomeError, match="not a directory"):
+        resolve_home(afile)
+    home = HermesHome.resolve(tmp_path / "h").ensure()
+    assert home.memories_dir.is_dir() and home.config_path.name == "config.yaml"
