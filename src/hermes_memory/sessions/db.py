@@ -53,6 +53,19 @@ SNIPPET_TOKENS = 40
 CONTEXT_CHARS = 200
 """Characters of the previous/next message shown as search ``context`` (reference)."""
 JSON_CONTENT_PREFIX = "\x1ejson:"
+POSTINGS_BUDGET = 10_000
+"""Most index postings (rows matching a term) a relevance search scores. When the terms of a
+plain-OR query together match more rows, the most frequent terms are dropped (rarest first
+kept; at least one term always stays). Frequent terms carry little BM25 weight (low IDF), so
+this bounds latency on large histories at little cost in ranking: the "dynamic stopword" trick."""
+RERANK_POOL = 100
+"""Relevance search reranks the best this-many BM25 rows (or more when a page needs more)."""
+NEIGHBOUR_WEIGHT = 0.3
+"""Share of an adjacent (same-session) candidate's BM25 score added to a row: an answer next to
+a matching question rises. Tuned on LoCoMo dev (bench/locomo_recall.py)."""
+SESSION_WEIGHT = 0.3
+"""Weight of the row's session total (normalised to the best session, times the best row score):
+rows from sessions that match strongly overall rise. Tuned on LoCoMo dev."""
 """Prefix marking list/dict message content stored as JSON text."""
 
 _MEMORY_CONTEXT_RE = re.compile(r"<memory-context>.*?</memory-context>\s*", re.DOTALL)
@@ -839,6 +852,7 @@ class SessionDB:
         )
         order_newest = (sort or "").lower() in ("newest", "recent", "desc")
         order_oldest = (sort or "").lower() in ("oldest", "asc")
+        relevance = not (order_newest or order_oldest)
         join_s = " JOIN sessions s ON s.id = m.session_id" if needs_session else ""
         if order_newest:
             order = "m.timestamp DESC, m.id DESC"
@@ -847,32 +861,31 @@ class SessionDB:
         else:
             order = "messages_fts.rank, m.id DESC"
 
-        hits: dict[int, float] = {}  # id -> rank
-        snippets: dict[int, str] = {}
         with self._lock:
             conn = self._conn
             if conn is None:
                 raise SessionStoreError("SessionDB is closed; open a new SessionDB.")
-            if plan.fts:
-                if not cond and not order_newest and not order_oldest:
+            hits: dict[int, float] = {}  # id -> bm25 rank (negative; lower is better)
+            fts_expr = self._cap_terms(conn, plan) if relevance else plan.fts
+            if fts_expr:
+                pool = max(want, RERANK_POOL) if relevance else want
+                if not cond and relevance:
                     # fast path: FTS5 sorts by rank itself and stops at LIMIT
-                    sql = (
-                        "SELECT rowid AS id, rank, snippet(messages_fts, -1, '>>>', '<<<', '...', ?) AS snip "
-                        "FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?"
-                    )
-                    rows = conn.execute(sql, (SNIPPET_TOKENS, plan.fts, want)).fetchall()
+                    rows = conn.execute(
+                        "SELECT rowid AS id, rank FROM messages_fts WHERE messages_fts MATCH ? "
+                        "ORDER BY rank LIMIT ?",
+                        (fts_expr, pool),
+                    ).fetchall()
                 else:
-                    sql = (
+                    rows = conn.execute(
                         "SELECT m.id AS id, messages_fts.rank AS rank FROM messages_fts "
                         "JOIN messages m ON m.id = messages_fts.rowid" + join_s
-                        + " WHERE messages_fts MATCH ?" + cond + f" ORDER BY {order} LIMIT ?"
-                    )
-                    rows = conn.execute(sql, [plan.fts, *params, want]).fetchall()
+                        + " WHERE messages_fts MATCH ?" + cond + f" ORDER BY {order} LIMIT ?",
+                        [fts_expr, *params, pool],
+                    ).fetchall()
                 for r in rows:
                     hits[int(r["id"])] = float(r["rank"])
-                    if "snip" in r.keys():
-                        snippets[int(r["id"])] = r["snip"]
-            cjk_only: list[int] = []
+            found: dict[int, float] = {}
             if (plan.cjk_trigram or plan.cjk_like) and conn.execute(
                 "SELECT 1 FROM messages_cjk LIMIT 1"
             ).fetchone():
@@ -880,7 +893,6 @@ class SessionDB:
                     "SELECT m.id AS id, m.timestamp AS ts FROM messages_cjk c JOIN messages m ON m.id = c.rowid"
                     + join_s
                 )
-                found: dict[int, float] = {}
                 if plan.cjk_trigram:
                     for r in conn.execute(
                         base + " WHERE messages_cjk MATCH ?" + cond + " ORDER BY c.rank LIMIT ?",
@@ -897,74 +909,168 @@ class SessionDB:
                         [pat, pat, *params, max(want, 50)],
                     ):
                         found.setdefault(int(r["id"]), r["ts"])
-                cjk_only = [i for i in found if i not in hits]
-            ids = list(hits)
+            cjk_only = [i for i in found if i not in hits]
+            ids = self._rerank(conn, hits) if relevance else list(hits)
             if cjk_only:
                 cjk_only.sort(key=lambda i: (-found[i], -i))
                 ids += cjk_only
             if not ids:
                 return []
-            if order_newest or order_oldest or cjk_only:
+            if not relevance:
                 meta = {
-                    int(r["id"]): (r["timestamp"], int(r["id"]))
+                    int(r["id"]): float(r["timestamp"])
                     for r in conn.execute(
                         f"SELECT id, timestamp FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids
                     )
                 }
                 if order_newest:
-                    ids.sort(key=lambda i: (-meta[i][0], -i))
-                elif order_oldest:
-                    ids.sort(key=lambda i: (meta[i][0], i))
+                    ids.sort(key=lambda i: (-meta[i], -i))
+                else:
+                    ids.sort(key=lambda i: (meta[i], i))
             page = ids[offset : offset + limit]
             if not page:
                 return []
-            marks = ",".join("?" * len(page))
-            rows = conn.execute(
-                "SELECT m.id, m.session_id, m.role, m.content, m.timestamp, m.tool_name, m.tool_calls, "
-                "s.source, s.model, s.title, s.user_id, s.started_at AS session_started "
-                f"FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id IN ({marks})",
-                page,
-            ).fetchall()
-            by_id = {int(r["id"]): r for r in rows}
-            need_snip = [i for i in page if i in hits and i not in snippets]
-            if need_snip and plan.fts:
-                q = (
-                    "SELECT rowid AS id, snippet(messages_fts, -1, '>>>', '<<<', '...', ?) AS snip "
-                    f"FROM messages_fts WHERE messages_fts MATCH ? AND rowid IN ({','.join('?' * len(need_snip))})"
+            return self._materialise(conn, page, hits, plan, fts_expr)
+
+    def _stems(self, conn: sqlite3.Connection, words: list[str]) -> dict[str, str | None]:
+        """Index tokens (porter stems) of ``words``, by tokenising them with the same tokenizer
+        in a TEMP FTS5 table (nothing is written to the database file). Cached."""
+        cache: dict[str, str | None] = self.__dict__.setdefault("_stem_cache", {})
+        todo = [w for w in dict.fromkeys(words) if w not in cache]
+        if todo:
+            if not self.__dict__.get("_temp_ready"):
+                conn.execute(
+                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_tok USING fts5(x, "
+                    "tokenize='porter unicode61 remove_diacritics 2')"
                 )
-                for r in conn.execute(q, [SNIPPET_TOKENS, plan.fts, *need_snip]):
-                    snippets[int(r["id"])] = r["snip"]
-            results = []
-            for i in page:
-                r = by_id.get(i)
-                if r is None:
-                    continue
-                snip = snippets.get(i)
-                if not snip:
-                    text = r["content"] or ""
-                    if not fts_mod.contains_cjk(text) and r["tool_name"] and fts_mod.contains_cjk(r["tool_name"]):
-                        text = f"[{r['tool_name']}] {text}"
-                    if not text and r["tool_name"]:
-                        text = r["tool_name"]
-                    snip = fts_mod.make_snippet(text, plan.terms)
-                results.append(
-                    {
-                        "id": i,
-                        "session_id": r["session_id"],
-                        "role": r["role"],
-                        "snippet": snip,
-                        "timestamp": r["timestamp"],
-                        "tool_name": r["tool_name"],
-                        "source": r["source"],
-                        "model": r["model"],
-                        "title": r["title"],
-                        "user_id": r["user_id"],
-                        "session_started": r["session_started"],
-                        "rank": hits.get(i),
-                        "context": self._context(conn, r["session_id"], i),
-                    }
-                )
-            return results
+                conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_tok_v USING fts5vocab(temp, hm_tok, instance)")
+                conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_fts_v USING fts5vocab(main, messages_fts, row)")
+                self.__dict__["_temp_ready"] = True
+            conn.execute("DELETE FROM temp.hm_tok")
+            conn.executemany("INSERT INTO temp.hm_tok(rowid, x) VALUES (?, ?)", list(enumerate(todo, start=1)))
+            got = {int(d): t for d, t in conn.execute("SELECT doc, term FROM temp.hm_tok_v")}
+            for i, w in enumerate(todo, start=1):
+                cache[w] = got.get(i)
+            if len(cache) > 50_000:
+                cache.clear()
+        return {w: cache.get(w) for w in words}
+
+    def _cap_terms(self, conn: sqlite3.Connection, plan: fts_mod.QueryPlan) -> str | None:
+        """The FTS expression to run for relevance search: ``plan.fts``, minus the most frequent
+        OR terms when together they match more than :data:`POSTINGS_BUDGET` rows."""
+        if not plan.fts or len(plan.or_terms) < 2:
+            return plan.fts
+        if any(t.prefix for t in plan.or_terms):
+            return plan.fts
+        try:
+            pieces = [p.lower() for t in plan.or_terms for p in t.pieces]
+            stems = self._stems(conn, pieces)
+            dfs: list[tuple[int, int]] = []
+            for idx, t in enumerate(plan.or_terms):
+                df = None
+                for p in t.pieces:
+                    stem = stems.get(p.lower())
+                    if stem is None:
+                        continue
+                    row = conn.execute("SELECT doc FROM temp.hm_fts_v WHERE term = ?", (stem,)).fetchone()
+                    n = int(row[0]) if row else 0
+                    df = n if df is None else min(df, n)
+                dfs.append((df or 0, idx))
+        except sqlite3.Error as exc:  # the cap is an optimisation; never fail a search over it
+            logger.debug("term statistics unavailable: %s", exc)
+            return plan.fts
+        if sum(d for d, _ in dfs) <= POSTINGS_BUDGET:
+            return plan.fts
+        dfs.sort()
+        kept: list[int] = []
+        total = 0
+        for df, idx in dfs:
+            if kept and total + df > POSTINGS_BUDGET:
+                break
+            kept.append(idx)
+            total += df
+        kept.sort()
+        return " OR ".join(plan.or_terms[i].render() for i in kept)
+
+    def _rerank(self, conn: sqlite3.Connection, hits: dict[int, float]) -> list[int]:
+        """Order BM25 candidates by score + neighbour and session evidence (see
+        :data:`NEIGHBOUR_WEIGHT`, :data:`SESSION_WEIGHT`); ties by newer id first."""
+        if len(hits) < 2:
+            return list(hits)
+        ids = list(hits)
+        sess = {
+            int(r[0]): r[1]
+            for r in conn.execute(f"SELECT id, session_id FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids)
+        }
+        score = {i: -hits[i] for i in ids}
+        per_session: dict[str, float] = {}
+        for i in ids:
+            per_session[sess.get(i, "")] = per_session.get(sess.get(i, ""), 0.0) + score[i]
+        best_row = max(score.values()) or 1.0
+        best_sess = max(per_session.values()) or 1.0
+
+        def final(i: int) -> float:
+            s = sess.get(i, "")
+            nb = sum(score.get(j, 0.0) for j in (i - 1, i + 1) if sess.get(j) == s)
+            return score[i] + NEIGHBOUR_WEIGHT * nb + SESSION_WEIGHT * best_row * per_session[s] / best_sess
+
+        return sorted(ids, key=lambda i: (-final(i), -i))
+
+    def _stems_for_terms(self, conn: sqlite3.Connection, terms: list[str]) -> list[str]:
+        words = [w.lower() for t in terms for w in t.split() if not fts_mod.contains_cjk(w)]
+        try:
+            return [s for s in self._stems(conn, words).values() if s]
+        except sqlite3.Error:
+            return []
+
+    def _materialise(
+        self,
+        conn: sqlite3.Connection,
+        page: list[int],
+        hits: dict[int, float],
+        plan: fts_mod.QueryPlan,
+        fts_expr: str | None,
+    ) -> list[dict[str, Any]]:
+        marks = ",".join("?" * len(page))
+        rows = conn.execute(
+            "SELECT m.id, m.session_id, m.role, m.content, m.timestamp, m.tool_name, m.tool_calls, "
+            "s.source, s.model, s.title, s.user_id, s.started_at AS session_started "
+            f"FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id IN ({marks})",
+            page,
+        ).fetchall()
+        by_id = {int(r["id"]): r for r in rows}
+        highlighter = fts_mod.Highlighter(plan.terms, self._stems_for_terms(conn, plan.terms))
+        results = []
+        for i in page:
+            r = by_id.get(i)
+            if r is None:
+                continue
+            text = _decode_content(r["content"])
+            if not isinstance(text, str):
+                text = json.dumps(text, ensure_ascii=False) if text is not None else ""
+            if r["tool_name"] and (not text or not highlighter.matches(text)):
+                text = f"[{r['tool_name']}] {text}".strip()
+            if not highlighter.matches(text) and r["tool_calls"]:
+                text = f"{text} {r['tool_calls']}".strip()
+            snip = highlighter.snippet(text)
+            results.append(
+                {
+                    "id": i,
+                    "session_id": r["session_id"],
+                    "role": r["role"],
+                    "snippet": snip,
+                    "timestamp": r["timestamp"],
+                    "tool_name": r["tool_name"],
+                    "source": r["source"],
+                    "model": r["model"],
+                    "title": r["title"],
+                    "user_id": r["user_id"],
+                    "session_started": r["session_started"],
+                    "rank": hits.get(i),
+                    "context": self._context(conn, r["session_id"], i),
+                }
+            )
+        return results
 
     def _context(self, conn: sqlite3.Connection, session_id: str, message_id: int) -> list[dict[str, Any]]:
         rows = conn.execute(

@@ -177,6 +177,9 @@ class QueryPlan:
     cjk_trigram: str | None = None
     cjk_like: list[str] = field(default_factory=list)
     terms: list[str] = field(default_factory=list)
+    or_terms: list[Term] = field(default_factory=list)
+    """The terms of ``fts`` when it is a plain OR (no AND/NOT from the user); else empty.
+    :class:`SessionDB` may drop the most frequent of these to bound the work (see its docs)."""
 
     @property
     def empty(self) -> bool:
@@ -262,6 +265,12 @@ def build_query(query: str) -> QueryPlan:
         plan.terms.append(" ".join(item.pieces))
         pending_op = None
     plan.fts = " ".join(parts) or None
+    if plan.fts and "AND" not in parts[1::2] and "NOT" not in parts[1::2]:
+        plan.or_terms = [t for k, t in seq if k == "term" and isinstance(t, Term) and t.render() in parts]
+        uniq: dict[str, Term] = {}
+        for t in plan.or_terms:
+            uniq.setdefault(t.render().lower(), t)
+        plan.or_terms = list(uniq.values())
 
     # 4. CJK side: tokens with CJK, plus informative ASCII tokens that may be glued to CJK text
     trigram: list[str] = []
@@ -295,6 +304,45 @@ def _words(chunk: str) -> list[tuple[str, str]]:
 def like_escape(text: str) -> str:
     """Escape ``%``, ``_`` and ``\\`` for a ``LIKE … ESCAPE '\\'`` pattern."""
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+class Highlighter:
+    """Builds match-centred snippets in Python (no second FTS query): a word matches when it
+    starts with a query word or with its porter stem (``adopt`` marks "adopting"); CJK terms
+    match as substrings. Matches are wrapped in ``>>>``/``<<<``, cuts marked with ``...``."""
+
+    def __init__(self, terms: list[str], stems: list[str] | None = None, width: int = 240) -> None:
+        words: set[str] = set()
+        cjk: set[str] = set()
+        for t in terms:
+            for w in t.split():
+                (cjk if contains_cjk(w) else words).add(w.lower())
+        words |= {s.lower() for s in stems or [] if s}
+        alts = sorted((re.escape(w) for w in words if w), key=len, reverse=True)
+        cjk_alts = sorted((re.escape(w) for w in cjk if w), key=len, reverse=True)
+        parts = []
+        if alts:
+            parts.append(r"(?<![^\W_])(?:" + "|".join(alts) + r")[^\W_]*")
+        if cjk_alts:
+            parts.append("(?:" + "|".join(cjk_alts) + ")")
+        self._re = re.compile("|".join(parts), re.IGNORECASE) if parts else None
+        self.width = width
+
+    def matches(self, text: str) -> bool:
+        return bool(self._re and text and self._re.search(text))
+
+    def snippet(self, text: str) -> str:
+        if not text:
+            return ""
+        if self._re is None or not (first := self._re.search(text)):
+            return text[: self.width] + ("..." if len(text) > self.width else "")
+        start = max(0, first.start() - self.width // 3)
+        if start > 0:
+            space = text.rfind(" ", 0, start)
+            start = space + 1 if space >= 0 and start - space < 20 else start
+        end = min(len(text), start + self.width)
+        body = self._re.sub(lambda m: ">>>" + m.group(0) + "<<<", text[start:end])
+        return ("..." if start > 0 else "") + body + ("..." if end < len(text) else "")
 
 
 def make_snippet(text: str, needles: list[str], width: int = 80) -> str:
