@@ -539,12 +539,6 @@ class SessionDB:
         added_calls = n_calls if role == "assistant" else 0
 
         def _do(conn: sqlite3.Connection) -> int:
-            cur = conn.execute(
-                "INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, "
-                "timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, "
-                "codex_reasoning_items, codex_message_items) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                row,
-            )
             updated = conn.execute(
                 "UPDATE sessions SET message_count = coalesce(message_count, 0) + 1, "
                 "tool_call_count = coalesce(tool_call_count, 0) + ? WHERE id = ?",
@@ -554,12 +548,15 @@ class SessionDB:
                 raise SessionStoreError(
                     f"unknown session {session_id!r}: create it with create_session() before appending."
                 )
+            cur = conn.execute(
+                "INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, "
+                "timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, "
+                "codex_reasoning_items, codex_message_items) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                row,
+            )
             return int(cur.lastrowid)
 
-        try:
-            return self._execute_write(_do)
-        except SessionStoreError:
-            raise
+        return self._execute_write(_do)
 
     def append_messages(self, session_id: str, messages: list[dict[str, Any]]) -> list[int]:
         """Append many OpenAI-style message dicts in ONE transaction; returns their row ids.

@@ -42,6 +42,7 @@ CJK_RUN_RE = re.compile(f"[{_CJK_CLASS}]+")
 # kana and Hangul that make up practically all CJK text.
 CJK_GLOB = "*[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]*"
 
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 _WORD_PIECE_RE = re.compile(r"[^\W_]+")
 _OPERATORS = frozenset({"AND", "OR", "NOT"})
 # Clitic endings dropped after an apostrophe: "Caroline's" -> caroline, "don't" -> don.
@@ -96,7 +97,7 @@ def sanitize_fts5_query(query: str) -> str:
     >>> sanitize_fts5_query("chat-send AND")
     '"chat-send"'
     """
-    text = scrub_text(str(query))[:MAX_QUERY_CHARS]
+    text = _CONTROL_RE.sub(" ", scrub_text(str(query))[:MAX_QUERY_CHARS])
     phrases: list[str] = []
 
     def _keep(match: re.Match[str]) -> str:
@@ -207,6 +208,7 @@ def build_query(query: str) -> QueryPlan:
     they are kept); ``***`` -> empty plan; ``悬空`` -> cjk_like ``["悬空"]``.
     """
     text = scrub_text(str(query) if query is not None else "")[:MAX_QUERY_CHARS]
+    text = _CONTROL_RE.sub(" ", text)  # a NUL would end the FTS5 expression early
     # 1. split into tokens, keeping balanced "quoted phrases" whole
     items: list[tuple[str, str]] = []  # (kind, text) kind in {"phrase", "word", "op"}
     pos = 0
@@ -322,7 +324,7 @@ class Highlighter:
         cjk_alts = sorted((re.escape(w) for w in cjk if w), key=len, reverse=True)
         parts = []
         if alts:
-            parts.append(r"(?<![^\W_])(?:" + "|".join(alts) + r")[^\W_]*")
+            parts.append(r"(?<![^\W_])(?:" + "|".join(alts) + r")[^\W_\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]*")
         if cjk_alts:
             parts.append("(?:" + "|".join(cjk_alts) + ")")
         self._re = re.compile("|".join(parts), re.IGNORECASE) if parts else None
