@@ -174,6 +174,7 @@ def main() -> None:
     ap.add_argument("--append-batched", type=int, default=20000)
     ap.add_argument("--dir", default=None, help="work folder (default: a temp folder, removed)")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--existing", default=None, help="measure an already built database (skips growing)")
     args = ap.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(",") if s.strip())
     tmpctx = tempfile.TemporaryDirectory() if args.dir is None else None
@@ -184,27 +185,46 @@ def main() -> None:
     import sqlite3
 
     out["sqlite"] = sqlite3.sqlite_version
-    out["append"] = append_throughput(tmp, corpus, args.append_each, args.append_batched)
+    out["append"] = (
+        None if args.existing else append_throughput(tmp, corpus, args.append_each, args.append_batched)
+    )
     qrng = Corpus(args.seed + 1, 0.0)
     qrng.vocab = corpus.vocab
     two = [qrng.two_word() for _ in range(args.queries)]
     nl = [qrng.question() for _ in range(args.queries)]
     cjk_short = ["".join(random.Random(i).sample(CJK_POOL, 2)) for i in range(max(20, args.queries // 5))]
-    cjk_long = ["".join(random.Random(i + 99).sample(CJK_POOL, 4)) for i in range(max(20, args.queries // 5))]
-    db_path = tmp / "search.db"
-    if db_path.exists():
-        db_path.unlink()
-    db = SessionDB(db_path)
+    cjk_long = []
+    crng = Corpus(args.seed + 2, 1.0)
+    while len(cjk_long) < max(20, args.queries // 5):
+        text = crng.message()
+        start = crng.rng.randint(0, 4)
+        cjk_long.append(text[start : start + 4])  # substrings of the kind of text stored (3+ chars)
+    if args.existing:
+        # measure search and disk on a database built earlier by this script (same seed/corpus)
+        db = SessionDB(args.existing)
+        n = db.message_count()
+        tb = db.conn.execute("SELECT coalesce(sum(length(CAST(content AS BLOB))), 0) FROM messages").fetchone()[0]
+        sizes, plan_sizes = [n], [(n, tb, 0.0)]
+    else:
+        db_path = tmp / "search.db"
+        if db_path.exists():
+            db_path.unlink()
+        db = SessionDB(db_path)
+        plan_sizes = []
     have, text_bytes, results = 0, 0, []
     for size in sizes:
-        added, secs = grow(db, corpus, have, size)
-        text_bytes += added
-        load_rate = (size - have) / secs if secs else 0.0
+        if args.existing:
+            _, text_bytes, load_rate = plan_sizes[0]
+            load_rate = None
+        else:
+            added, secs = grow(db, corpus, have, size)
+            text_bytes += added
+            load_rate = round((size - have) / secs, 1) if secs else 0.0
         have = size
         results.append(
             {
                 "messages": size,
-                "load_msgs_per_s": round(load_rate, 1),
+                "load_msgs_per_s": load_rate,
                 "two_word": latency(db, two),
                 "natural_language": latency(db, nl),
                 "cjk_1_2_chars": latency(db, cjk_short),

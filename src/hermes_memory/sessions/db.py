@@ -53,7 +53,7 @@ SNIPPET_TOKENS = 40
 CONTEXT_CHARS = 200
 """Characters of the previous/next message shown as search ``context`` (reference)."""
 JSON_CONTENT_PREFIX = "\x1ejson:"
-POSTINGS_BUDGET = 10_000
+POSTINGS_BUDGET = 2_500
 """Most index postings (rows matching a term) a relevance search scores. When the terms of a
 plain-OR query together match more rows, the most frequent terms are dropped (rarest first
 kept; at least one term always stays). Frequent terms carry little BM25 weight (low IDF), so
@@ -892,7 +892,7 @@ class SessionDB:
                 )
                 if plan.cjk_trigram:
                     for r in conn.execute(
-                        base + " WHERE messages_cjk MATCH ?" + cond + " ORDER BY c.rank LIMIT ?",
+                        base + " WHERE messages_cjk MATCH ?" + cond + " ORDER BY c.rowid DESC LIMIT ?",
                         [plan.cjk_trigram, *params, max(want, 50)],
                     ):
                         found.setdefault(int(r["id"]), r["ts"])

@@ -324,7 +324,7 @@ class Highlighter:
         cjk_alts = sorted((re.escape(w) for w in cjk if w), key=len, reverse=True)
         parts = []
         if alts:
-            parts.append(r"(?<![^\W_])(?:" + "|".join(alts) + r")[^\W_\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]*")
+            parts.append(r"(?<![0-9A-Za-z\u00c0-\u024f])(?:" + "|".join(alts) + r")[0-9A-Za-z\u00c0-\u024f]*")
         if cjk_alts:
             parts.append("(?:" + "|".join(cjk_alts) + ")")
         self._re = re.compile("|".join(parts), re.IGNORECASE) if parts else None
