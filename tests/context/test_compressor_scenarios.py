@@ -9,7 +9,6 @@ import pytest
 from hermes_memory.config import CompressionConfig
 from hermes_memory.context import SUMMARY_PREFIX, ContextCompressor, SummaryAuthError
 from hermes_memory.context.compressor import COOLDOWN_TRANSIENT_S, SummaryRateLimitError
-
 from tests.context.helpers import (
     RecordingSummariser,
     assert_pairs_intact,

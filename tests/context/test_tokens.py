@@ -7,7 +7,6 @@ from hermes_memory.context import (
     estimate_tokens_rough,
 )
 from hermes_memory.context.tokens import MESSAGE_OVERHEAD_TOKENS
-
 from tests.context.helpers import assistant, call
 
 

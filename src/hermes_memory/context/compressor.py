@@ -316,7 +316,8 @@ def _tail_boundary(
     messages: Sequence[Mapping[str, Any]], protect_tail_tokens: int, protect_tail_min: int, start: int
 ) -> int:
     """First index of the protected tail: at least ``protect_tail_min`` messages, plus as many more
-    as fit in ``protect_tail_tokens``. (Counts and indices are kept apart on purpose: B33.)"""
+    as fit in ``protect_tail_tokens``. (Counts and indices are kept apart on purpose: B33.)
+    Pruning keeps every ``tool_call_id``, so the boundary may fall inside a tool group."""
     n = len(messages)
     acc = 0
     boundary = n
@@ -327,9 +328,6 @@ def _tail_boundary(
             break
         acc += tokens
         boundary = i
-    # never let a tool result open the tail alone: its call moves into the tail with it
-    while boundary > start and boundary < n and _role(messages[boundary]) == "tool":
-        boundary -= 1
     return boundary
 
 

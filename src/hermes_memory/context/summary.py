@@ -497,16 +497,70 @@ def build_fallback_summary(
 
     usable = max(200, max_chars - 420)  # headings and blank lines take about 420 chars
 
-    def fit(name: str, lines: list[str], keep: str = "newest", limit: int = 0) -> list[str]:
-        budget = _Budget(int(usable * _SHARES[name]))
-        earlier = 0
-        for ln in lines:
-            m = _OMITTED.match(ln)
-            if m:
-                earlier += int(m.group(1))
-        lines = [ln for ln in dict.fromkeys(ln for ln in lines if ln and ln != "-" and not _OMITTED.match(ln))]
-        if limit:
-            lines = [_one_line(ln, limit) for ln in lines]
+    # fixed one-value sections first
+    out: dict[str, list[str]] = {}
+    latest = user_texts[-1] if user_texts else ""
+    out["Historical Task Snapshot"] = (
+        [f"Latest user request in the compacted turns: {_one_line(latest, 300)}"] if latest
+        else prev.get("Historical Task Snapshot", [])[:2]
+    )
+    out["Goal"] = prev.get("Goal", [])[:3] or ([_one_line(goal_source[0], 300)] if goal_source else [])
+    out["Active State"] = [_one_line(last_assistant, 400)] if last_assistant else prev.get("Active State", [])[:2]
+    out["Historical In-Progress State"] = prev.get("Historical In-Progress State", [])[:3]
+    fixed_len = sum(len(ln) + 1 for name in out for ln in out[name])
+
+    # list sections: (candidate lines, which end to keep when over budget)
+    new_actions = [f"{first_action + i}. {_one_line(a, 220)}" for i, a in enumerate(actions)]
+    prev_actions = prev.get("Completed Actions", [])
+    cands: dict[str, tuple[list[str], str]] = {
+        "Constraints & Preferences": (prev.get("Constraints & Preferences", []) + ["- " + _one_line(c, 200) for c in constraints], "oldest"),
+        "Completed Actions": ([ln for ln in prev_actions if not ln.startswith("(actions")] + new_actions, "newest"),
+        "Blocked": (prev.get("Blocked", []) + ["- " + e for e in errors], "newest"),
+        "Key Decisions": (prev.get("Key Decisions", []) + ["- " + _one_line(d, 200) for d in decisions], "newest"),
+        "Resolved Questions": (prev.get("Resolved Questions", []) + ["- " + r for r in resolved], "newest"),
+        "Historical Pending User Asks": (
+            prev.get("Historical Pending User Asks", []) + ["- " + _one_line(t, 220) for t in user_texts if t.strip()],
+            "newest",
+        ),
+        "Relevant Files": (prev.get("Relevant Files", []) + ["- " + f for f in files], "oldest"),
+        "Historical Remaining Work": (prev.get("Historical Remaining Work", []) + ["- " + _one_line(t, 200) for t in todos], "newest"),
+    }
+    earlier: dict[str, int] = {}
+    for name, (lines, keep) in list(cands.items()):
+        earlier[name] = sum(int(m.group(1)) for m in map(_OMITTED.match, lines) if m)
+        clean = list(dict.fromkeys(ln for ln in lines if ln and ln != "-" and not _OMITTED.match(ln)))
+        cands[name] = (clean, keep)
+    tail_turns = [m for m in messages if m.get("role") in ("user", "assistant") and content_text(m.get("content")).strip()]
+    last_lines = [
+        f"{_LAST_TURN_LABEL}{m.get('role')}: {_one_line(content_text(m.get('content')), 160)}" for m in tail_turns[-3:]
+    ]
+    merged_terms = list(dict.fromkeys(prev_terms + terms))
+    need = {name: sum(len(ln) + 1 for ln in lines) + 40 for name, (lines, _) in cands.items()}
+    need["Critical Context"] = (
+        sum(len(ln) + 1 for ln in prev_critical + last_lines) + len(_TERMS_LABEL) + sum(len(t) + 2 for t in merged_terms) + 40
+    )
+    # water-filling: each section gets its share; what a section does not need goes to the others
+    alloc: dict[str, int] = {}
+    remaining = max(0, usable - fixed_len)
+    pending = set(need)
+    while pending:
+        total_share = sum(_SHARES[n] for n in pending)
+        give = {n: remaining * _SHARES[n] / total_share for n in pending}
+        satisfied = [n for n in sorted(pending) if need[n] <= give[n]]
+        if not satisfied:
+            alloc.update({n: int(give[n]) for n in pending})
+            break
+        for n in satisfied:
+            alloc[n] = need[n]
+            remaining -= need[n]
+            pending.discard(n)
+
+    for name, (lines, keep) in cands.items():
+        budget = _Budget(alloc[name] - (40 if keep == "newest" else 0))
+        if need[name] > alloc[name] and lines:
+            # many items: shorten each one before dropping any
+            per_line = max(60, budget.limit // len(lines) - 1)
+            lines = [_one_line(ln, per_line) for ln in lines]
         order = lines if keep == "oldest" else list(reversed(lines))
         chosen = []
         for line in order:
@@ -515,55 +569,22 @@ def build_fallback_summary(
             chosen.append(line)
         if keep != "oldest":
             chosen.reverse()
-        omitted = earlier + len(lines) - len(chosen)
-        if omitted and keep != "oldest" and name != "Completed Actions":
+        omitted = earlier[name] + len(lines) - len(chosen)
+        if name == "Completed Actions":
+            if chosen and (omitted or any(ln.startswith("(actions") for ln in prev_actions)):
+                m = re.match(r"(\d+)\.", chosen[0])
+                if m and int(m.group(1)) > 1:
+                    chosen.insert(0, f"(actions 1-{int(m.group(1)) - 1} omitted)")
+        elif omitted and keep != "oldest":
             chosen.insert(0, f"({omitted} earlier items omitted)")
-        return chosen
+        out[name] = chosen
 
-    out: dict[str, list[str]] = {}
-    latest = user_texts[-1] if user_texts else ""
-    out["Historical Task Snapshot"] = (
-        [f"Latest user request in the compacted turns: {_one_line(latest, 300)}"] if latest
-        else prev.get("Historical Task Snapshot", [])[:2]
-    )
-    out["Goal"] = prev.get("Goal", [])[:3] or ([_one_line(goal_source[0], 300)] if goal_source else [])
-    out["Constraints & Preferences"] = fit(
-        "Constraints & Preferences", prev.get("Constraints & Preferences", []) + ["- " + c for c in constraints], "oldest", 200
-    )
-    new_actions = [f"{first_action + i}. {_one_line(a, 220)}" for i, a in enumerate(actions)]
-    all_actions = [ln for ln in prev.get("Completed Actions", []) if not ln.startswith("(actions")] + new_actions
-    kept_actions = fit("Completed Actions", all_actions)
-    if len(kept_actions) < len(all_actions) or any(ln.startswith("(actions") for ln in prev.get("Completed Actions", [])):
-        m = re.match(r"(\d+)\.", kept_actions[0]) if kept_actions else None
-        if m and int(m.group(1)) > 1:
-            kept_actions = kept_actions[1:] if len(kept_actions) > 1 else kept_actions
-            m = re.match(r"(\d+)\.", kept_actions[0])
-            kept_actions.insert(0, f"(actions 1-{int(m.group(1)) - 1} omitted)")
-    out["Completed Actions"] = kept_actions
-    out["Active State"] = [_one_line(last_assistant, 400)] if last_assistant else prev.get("Active State", [])[:2]
-    out["Historical In-Progress State"] = prev.get("Historical In-Progress State", [])[:3]
-    out["Blocked"] = fit("Blocked", prev.get("Blocked", []) + ["- " + e for e in errors])
-    out["Key Decisions"] = fit("Key Decisions", prev.get("Key Decisions", []) + ["- " + d for d in decisions], limit=200)
-    out["Resolved Questions"] = fit("Resolved Questions", prev.get("Resolved Questions", []) + ["- " + r for r in resolved])
-    out["Historical Pending User Asks"] = fit(
-        "Historical Pending User Asks",
-        prev.get("Historical Pending User Asks", []) + ["- " + _one_line(t, 220) for t in user_texts if t.strip()],
-    )
-    out["Relevant Files"] = fit("Relevant Files", prev.get("Relevant Files", []) + ["- " + f for f in files], "oldest")
-    out["Historical Remaining Work"] = fit(
-        "Historical Remaining Work", prev.get("Historical Remaining Work", []) + ["- " + t for t in todos], limit=200
-    )
-    critical = _Budget(int(usable * _SHARES["Critical Context"]))
-    tail_turns = [m for m in messages if m.get("role") in ("user", "assistant") and content_text(m.get("content")).strip()]
-    last_lines = [
-        f"{_LAST_TURN_LABEL}{m.get('role')}: {_one_line(content_text(m.get('content')), 160)}" for m in tail_turns[-3:]
-    ]
+    critical = _Budget(alloc["Critical Context"])
     reserve = sum(len(ln) + 1 for ln in last_lines)
     for line in prev_critical:
         if critical.used + len(line) + 1 > critical.limit // 3:
             break
         critical.add(line)
-    merged_terms = list(dict.fromkeys(prev_terms + terms))
     room = critical.limit - critical.used - reserve - len(_TERMS_LABEL) - 2
     chosen_terms: list[str] = []
     length = 0
