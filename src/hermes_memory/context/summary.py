@@ -81,8 +81,14 @@ _THINK = re.compile(r"<(think|thinking|reasoning)>[\s\S]*?</\1>\s*", re.IGNORECA
 _MEDIA = re.compile(r"^MEDIA:.*$", re.MULTILINE)
 
 
+_SECRET_HINTS = ("sk-", "gh", "xox", "akia", "aiza", "bearer", "private key", "key", "secret", "pass", "token")
+
+
 def redact_secrets(text: str) -> str:
     """Replace API keys, tokens, private keys and ``password=...`` values with ``[REDACTED]``."""
+    lowered = text.lower()
+    if not any(hint in lowered for hint in _SECRET_HINTS):  # cheap pre-check; the regexes are slow
+        return text
     for pattern in _SECRET_PATTERNS:
         text = pattern.sub("[REDACTED]", text)
     return _SECRET_ASSIGN.sub(lambda m: f"{m.group(1)}[REDACTED]", text)
@@ -329,10 +335,18 @@ def _tool_target(name: str, args: str) -> str:
     return ", ".join(items)
 
 
-def _outcome(text: str) -> str:
+_ERROR_LINE = re.compile(
+    r"^.*\b(?:error|exception|traceback|failed|failure|fatal|denied|not found|refused|timed out)\b.*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _outcome(text: str, error_lines: list[str] | None = None) -> str:
     if not text.strip():
         return "no output"
-    first_error = next((ln for ln in text.splitlines() if _ERROR.search(ln)), None)
+    if error_lines is None:
+        error_lines = _ERROR_LINE.findall(text)
+    first_error = error_lines[0] if error_lines else None
     if first_error:
         return "error: " + _one_line(first_error, 100)
     m = re.search(r"(?i)exit(?:_code| code|ed with)?\W{0,3}(-?\d+)", text)
@@ -438,7 +452,8 @@ def build_fallback_summary(
 
     for message in messages:
         role = message.get("role")
-        text = redact_secrets(_THINK.sub("", content_text(message.get("content"))))
+        # scan at most the capped text (first 4000 + last 1500 chars), as the model would see it
+        text = redact_secrets(_cap(_THINK.sub("", content_text(message.get("content")))))
         for path in _PATH.findall(text):
             if path not in files and len(path) > 2:
                 files.append(path)
@@ -469,9 +484,10 @@ def build_fallback_summary(
                         files.append(path)
         elif role == "tool":
             name, args = calls.get(str(message.get("tool_call_id") or ""), (message.get("name") or "tool", ""))
-            outcome = _outcome(text)
+            error_lines = _ERROR_LINE.findall(text)
+            outcome = _outcome(text, error_lines)
             actions.append(f"{name} {_tool_target(name, args)} — {outcome} [tool: {name}]")
-            errors.extend(f"[{name}] {_one_line(ln, 160)}" for ln in text.splitlines() if _ERROR.search(ln))
+            errors.extend(f"[{name}] {_one_line(ln, 160)}" for ln in error_lines)
 
     if focus:
         def by_focus(items: list[str]) -> list[str]:
