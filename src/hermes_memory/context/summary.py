@@ -304,6 +304,14 @@ _CONSTRAINT = re.compile(
 _TODO = re.compile(r"(?i)\b(next|todo|remaining|still need|later|follow[- ]?up|then i|afterwards)\b")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _KEY_TERM = re.compile(r"\b(?:[A-Z][\w'’-]*[A-Za-z0-9]|\d[\w:./-]*)\b")
+_WORD = re.compile(r"[a-z0-9][a-z0-9'’-]*[a-z0-9]")
+_WORD_CASED = re.compile(r"[A-Za-z0-9][\w'’:./-]*[A-Za-z0-9]")
+_STOP_WORDS = frozenset(
+    "about above after again against among around because before being below between could doing during "
+    "every further having itself might myself never other ourselves really should their theirs there these "
+    "those through under until where which while would yours yourself thanks great sounds awesome amazing "
+    "always things something going getting still maybe right actually pretty think thought".split()
+)
 _STOP_CAPS = frozenset(
     "I I'm I've I'll I'd The A An And But So Or If It It's Its This That These Those We You He She They "
     "My Your Our Their What When Where Why How Who Yes No Ok Okay Oh Hey Hi Hello Thanks Thank Sure Well "
@@ -441,14 +449,10 @@ def build_fallback_summary(
     pending_question: str | None = None
     focus = (focus_topic or "").lower().strip()
 
+    term_texts: list[str] = []
+
     def add_terms(text: str) -> None:
-        for term in _KEY_TERM.findall(text):
-            if term in _STOP_CAPS or len(term) < 2:
-                continue
-            key = term.lower()
-            if key not in seen_terms:
-                seen_terms.add(key)
-                terms.append(term)
+        term_texts.append(text)
 
     for message in messages:
         role = message.get("role")
@@ -488,6 +492,26 @@ def build_fallback_summary(
             outcome = _outcome(text, error_lines)
             actions.append(f"{name} {_tool_target(name, args)} — {outcome} [tool: {name}]")
             errors.extend(f"[{name}] {_one_line(ln, 160)}" for ln in error_lines)
+
+    # salient terms, in order of first appearance: capitalised names, numbers, and words used in
+    # only one turn of the compacted span (what distinguishes that turn from the others)
+    turn_words = [set(_WORD.findall(t.lower())) for t in term_texts]
+    df: dict[str, int] = {}
+    for words in turn_words:
+        for w in words:
+            df[w] = df.get(w, 0) + 1
+    for text in term_texts:
+        for token in _WORD_CASED.findall(text):
+            key = token.lower()
+            if key in seen_terms:
+                continue
+            if _KEY_TERM.fullmatch(token):
+                if token in _STOP_CAPS or len(token) < 2:
+                    continue
+            elif not (len(key) >= 5 and df.get(key, 0) == 1 and key not in _STOP_WORDS):
+                continue
+            seen_terms.add(key)
+            terms.append(token)
 
     if focus:
         def by_focus(items: list[str]) -> list[str]:
