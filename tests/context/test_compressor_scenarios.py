@@ -301,3 +301,14 @@ def test_list_content_is_compressed_and_counted():
 def test_context_length_must_be_positive():
     with pytest.raises(ValueError, match="positive"):
         ContextCompressor(0)
+
+
+def test_reset_restores_head_protection_and_clears_cooldown():
+    cc = _cc(protect_first_n=2, protect_last_n=2, summarizer=RecordingSummariser(SummaryRateLimitError("429")))
+    msgs = _big_conversation(10)
+    cc.compress(msgs)
+    assert cc.compression_count == 1 and cc.cooldown_remaining() > 0
+    assert cc.plan(msgs).head_end == 0  # decayed after the first compaction
+    cc.reset()
+    assert cc.compression_count == 0 and cc.cooldown_remaining() == 0 and cc.previous_summary is None
+    assert cc.plan(msgs).head_end == 2

@@ -475,6 +475,19 @@ class ContextCompressor:
         self._ineffective_streak = 0
         self._awaiting_effect = False
 
+    def reset(self) -> None:
+        """Forget the conversation (``/new``, ``/reset``): counters, previous summary, cooldown,
+        anti-thrash state and last token counts. Configuration is kept."""
+        self.last_prompt_tokens = self.last_completion_tokens = self.last_total_tokens = 0
+        self.compression_count = 0
+        self.previous_summary = None
+        self.last_compress_aborted = self.last_summary_fallback_used = False
+        self.last_summary_source = self.last_failure = self.last_prompt = None
+        self.last_stats = {}
+        self._cooldown_until = 0.0
+        self._transient_streak = self._ineffective_streak = 0
+        self._awaiting_effect = False
+
     # -- accounting -------------------------------------------------------------------------
 
     def update_from_response(self, usage: Mapping[str, Any] | None) -> None:
@@ -610,15 +623,17 @@ class ContextCompressor:
             if _role(messages[i]) == "user" and not (split_summary(messages[i])[0] is not None and split_summary(messages[i])[1] in (None, ""))
         ]
         need = max(1, self.config.min_tail_user_messages)
-        if users:
-            anchor = users[-need] if len(users) >= need else users[0]
-            if anchor < cut:
-                if anchor > head_end:
-                    cut = anchor
-                else:  # the anchor opens the middle: keep it by growing the head past it
-                    head_end = anchor + 1
-                    while head_end < n and _role(messages[head_end]) == "tool":
-                        head_end += 1
+        protected = users[-need:]
+        while True:
+            stranded = [u for u in protected if head_end <= u < cut]
+            if not stranded:
+                break
+            if stranded[0] > head_end:
+                cut = stranded[0]  # later protected users are >= cut now
+            else:  # it opens the middle: keep it by growing the head past it
+                head_end = stranded[0] + 1
+                while head_end < n and _role(messages[head_end]) == "tool":
+                    head_end += 1
         if cut <= head_end:
             return result(head_end, False, "nothing between the protected head and tail")
         middle = messages[head_end:cut]
@@ -806,19 +821,22 @@ class ContextCompressor:
         return result
 
     def _assemble(self, messages: list[Message], head_end: int, tail_start: int, summary_text: str) -> list[Message]:
-        head = [copy.deepcopy(m) for m in messages[:head_end]]
-        if head and _role(messages[0]) == "system":
-            head[0] = messages[0] if isinstance(messages[0], dict) else dict(messages[0])
-            head[0] = copy.deepcopy(head[0])
-        tail: list[Message] = []
-        for message in messages[tail_start:]:
-            body, rest = split_summary(message)
-            if body is not None:
-                if rest in (None, "", []):
-                    continue  # an older standalone summary: superseded by the new one
-                message = {k: v for k, v in message.items() if k != "_compressed_summary"}
-                message["content"] = rest
-            tail.append(copy.deepcopy(message))
+        def without_old_summaries(span: Sequence[Message]) -> list[Message]:
+            # older summaries were folded into the new one (as previous_summary): drop them, and
+            # unmerge them from the messages they were merged into
+            kept: list[Message] = []
+            for message in span:
+                body, rest = split_summary(message)
+                if body is not None and _role(message) != "system":
+                    if rest in (None, "", []):
+                        continue
+                    message = {k: v for k, v in message.items() if k != "_compressed_summary"}
+                    message["content"] = rest
+                kept.append(copy.deepcopy(message))
+            return kept
+
+        head = without_old_summaries(messages[:head_end])  # the system message: an equal copy
+        tail = without_old_summaries(messages[tail_start:])
         non_system_head = [m for m in head if _role(m) != "system"]
         head_last = _role(non_system_head[-1]) if non_system_head else None
         has_user = any(_role(m) == "user" for m in non_system_head + tail)
