@@ -312,3 +312,13 @@ def test_reset_restores_head_protection_and_clears_cooldown():
     cc.reset()
     assert cc.compression_count == 0 and cc.cooldown_remaining() == 0 and cc.previous_summary is None
     assert cc.plan(msgs).head_end == 2
+
+
+def test_update_from_response_accepts_sdk_usage_objects():
+    class Usage:
+        def __init__(self):
+            self.prompt_tokens, self.completion_tokens, self.total_tokens = 7, 3, 10
+
+    cc = _cc()
+    cc.update_from_response(Usage())
+    assert (cc.last_prompt_tokens, cc.last_completion_tokens, cc.last_total_tokens) == (7, 3, 10)

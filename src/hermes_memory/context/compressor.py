@@ -496,8 +496,12 @@ class ContextCompressor:
         Accepts OpenAI keys (``prompt_tokens``, ``completion_tokens``, ``total_tokens``) and
         Anthropic keys (``input_tokens`` + ``cache_read_input_tokens`` +
         ``cache_creation_input_tokens`` as the prompt, ``output_tokens``). Missing keys count 0;
-        ``None`` or ``{}`` store zeros.
+        ``None`` or ``{}`` store zeros. An SDK usage object (pydantic ``model_dump`` or plain
+        attributes) is accepted too.
         """
+        if usage is not None and not isinstance(usage, Mapping):
+            dump = getattr(usage, "model_dump", None)
+            usage = dump() if callable(dump) else dict(getattr(usage, "__dict__", {}))
         usage = usage or {}
 
         def num(key: str) -> int:
