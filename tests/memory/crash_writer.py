@@ -48,7 +48,7 @@ def main(memory_dir: str) -> None:
     store = MemoryStore(memory_dir, memory_char_limit=10_000_000)
     ents = store.memory_entries
     key = (int(ents[0][6:12]), int(ents[-1][6:12])) if ents else (-1, -1)
-    i = committed_states(200_000)[key] + 1
+    i = committed_states(50_000)[key] + 1
     print("ready", flush=True)
     while True:
         if is_remove(i):

@@ -183,6 +183,7 @@ class MemoryStore:
         self._loaded = False
         self._failures = 0
         self._locks: dict[str, FileLock] = {}
+        self._swept: set[str] = set()
 
     # ------------------------------------------------------------------ paths and properties
     @property
@@ -457,6 +458,7 @@ class MemoryStore:
         limit = self.limits[target]
         label = _LABELS[target]
         with self._locked(path):
+            self._sweep_temp_files(path)
             disk = self._read(target)
             if disk.error:
                 self._read_errors[target] = disk.error
@@ -719,6 +721,34 @@ class MemoryStore:
         with self._lock_for(path):
             yield
 
+    @staticmethod
+    def _temp_prefix(path: Path) -> str:
+        return f".mem_{path.name}."
+
+    def _sweep_temp_files(self, path: Path) -> None:
+        """Delete temp files left by a writer of ``path`` that crashed (once per store and file).
+
+        Runs under the file's lock: every writer holds that lock while its temp file exists, so any
+        temp file with this file's prefix found now belongs to a dead writer.
+        """
+        key = str(path)
+        if key in self._swept:
+            return
+        self._swept.add(key)
+        real = Path(os.path.realpath(path))
+        prefix = self._temp_prefix(path)
+        for folder in {path.parent, real.parent}:
+            try:
+                with os.scandir(folder) as it:
+                    stale = [e.path for e in it if e.name.startswith(prefix) and e.name.endswith(".tmp")]
+            except OSError:
+                continue
+            for p in stale:
+                try:
+                    os.unlink(p)
+                except OSError:
+                    pass
+
     def _write(self, path: Path, text: str) -> None:
         """Write ``text`` (UTF-8, LF) to ``path`` atomically: temp in the real target's folder, fsync, replace."""
         real = Path(os.path.realpath(path)) if path.is_symlink() else path
@@ -726,7 +756,7 @@ class MemoryStore:
         data = text.encode("utf-8")
         tmp = None
         try:
-            fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=".mem_", suffix=".tmp")
+            fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=self._temp_prefix(path), suffix=".tmp")
             try:
                 view = memoryview(data)
                 while view:
