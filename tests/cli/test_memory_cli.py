@@ -34,6 +34,14 @@ def test_show_reads_limits_from_config(tmp_path: Path) -> None:
     assert data["memory"]["limit"] == 3000 and data["user"]["limit"] == 500
 
 
+def test_show_says_when_disabled_in_config(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text("memory:\n  user_profile_enabled: false\n")
+    r = run(tmp_path, "show")
+    assert r.exit_code == 0 and "user_profile_enabled: false" in r.output
+    data = json.loads(run(tmp_path, "show", "--json").output)
+    assert data["memory"]["enabled"] is True and data["user"]["enabled"] is False
+
+
 def test_add_show_replace_remove_round_trip(tmp_path: Path) -> None:
     assert run(tmp_path, "add", "Prefers uv over pip").exit_code == 0
     assert run(tmp_path, "add", "--target", "user", "Name: PLACEHOLDER-7").exit_code == 0

@@ -67,12 +67,15 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Show the entries of MEMORY.md and USER.md with their usage against the limits."""
         store = _store(ctx, user_id)
+        cfg = state(ctx).config.memory
+        enabled = {"memory": cfg.memory_enabled, "user": cfg.user_profile_enabled}
         targets = [target.value] if target else list(TARGETS)
         data: dict[str, Any] = {}
         for t in targets:
             u = store.usage(t)
             ents = store.entries(t)
             data[t] = {
+                "enabled": enabled[t],
                 "path": str(store.path_for(t)),
                 "entries": ents,
                 "blocked": {i + 1: find_threats(e) for i, e in enumerate(ents) if find_threats(e)},
@@ -94,6 +97,9 @@ def register(app: typer.Typer) -> None:
                 f"{len(d['entries'])} entries{flag}", highlight=False,
             )
             console.print(f"  [dim]{escape(d['path'])}[/]", highlight=False)
+            if not d["enabled"]:
+                key = "memory_enabled" if t == "memory" else "user_profile_enabled"
+                console.print(f"  [yellow]disabled in config.yaml (memory.{key}: false): the agent neither reads nor writes it[/]")
             if d["read_error"]:
                 console.print(f"  [red]could not be read: {escape(d['read_error'])}; edits are refused until fixed[/]")
             elif not d["entries"]:
