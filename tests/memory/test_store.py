@@ -453,3 +453,14 @@ def test_memory_dir_defaults_to_hermes_home(hermes_home: Path) -> None:
 def test_file_mode_private(store: MemoryStore, mem_dir: Path) -> None:
     store.add("memory", "fact")
     assert oct(os.stat(mem_dir / "MEMORY.md").st_mode & 0o777) == oct(0o600)
+
+
+def test_old_text_with_crlf_matches_lf_entry(store: MemoryStore) -> None:
+    store.add("memory", "line one\nline two")
+    assert store.remove("memory", "line one\r\nline two")["success"]
+
+
+def test_batch_accepts_any_sequence_of_ops(store: MemoryStore) -> None:
+    ops = ({"action": "add", "content": f"fact {i}"} for i in range(3))
+    assert store.apply_batch("memory", ops)["success"]  # type: ignore[arg-type]
+    assert store.memory_entries == ["fact 0", "fact 1", "fact 2"]

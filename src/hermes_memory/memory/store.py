@@ -377,6 +377,7 @@ class MemoryStore:
             return _fail("operations list is empty. Pass at least one {action, content, old_text} object.")
         if isinstance(operations, (str, bytes, Mapping)) or not isinstance(operations, Iterable):
             return _fail("operations must be a list of {action, content, old_text} objects.")
+        operations = list(operations)
         ops: list[dict[str, Any]] = []
         n = len(operations)
         for i, raw in enumerate(operations, 1):
@@ -534,7 +535,7 @@ class MemoryStore:
 
     def _match(self, entries: list[str], old_text: str, *, new_content: str | None) -> tuple[int, dict[str, Any] | None]:
         """Index of the entry addressed by ``old_text`` or a failure dict (no match / ambiguous)."""
-        needle = old_text.strip()
+        needle = normalise_newlines(old_text).strip()
         for i, e in enumerate(entries):
             if e == needle:
                 return i, None
