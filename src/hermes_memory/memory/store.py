@@ -279,7 +279,8 @@ class MemoryStore:
         """The frozen block of ``target`` taken by :meth:`load_from_disk`, or ``None`` when it was empty.
 
         Mid-session writes never change it (prefix-cache stability); poisoned entries appear as
-        ``[BLOCKED: ...]`` placeholders.
+        ``[BLOCKED: ...]`` placeholders. Loads from disk on first use if :meth:`load_from_disk` was
+        not called. Raises ``ValueError`` for a target other than ``"memory"`` / ``"user"``.
         """
         self._ensure_loaded()
         block = self._snapshot[self._check_target(target)]
