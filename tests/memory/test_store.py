@@ -464,3 +464,11 @@ def test_batch_accepts_any_sequence_of_ops(store: MemoryStore) -> None:
     ops = ({"action": "add", "content": f"fact {i}"} for i in range(3))
     assert store.apply_batch("memory", ops)["success"]  # type: ignore[arg-type]
     assert store.memory_entries == ["fact 0", "fact 1", "fact 2"]
+
+
+def test_batch_ambiguity_lists_matches_without_echoing_store(store: MemoryStore) -> None:
+    store.add("memory", "nginx one")
+    store.add("memory", "nginx two")
+    r = store.apply_batch("memory", [{"action": "remove", "old_text": "nginx"}])
+    assert r["success"] is False and r["error"].startswith("Operation 1: Multiple")
+    assert [m["index"] for m in r["matches"]] == [1, 2] and "current_entries" not in r

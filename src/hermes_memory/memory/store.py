@@ -491,7 +491,10 @@ class MemoryStore:
                 if err is not None:
                     if single:
                         return self._counted_fail(target, err)
-                    return self._batch_fail(target, f"Operation {i}: {err['error']}", len(ops))
+                    out = self._batch_fail(target, f"Operation {i}: {err['error']}", len(ops))
+                    if "matches" in err and not out.get("done"):
+                        out["matches"] = err["matches"]
+                    return out
                 if act == "replace":
                     replaced[i] = work[idx]
                     if op["content"] in work and work.index(op["content"]) != idx:
