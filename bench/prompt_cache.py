@@ -15,7 +15,8 @@ breakpoints; a later request reads the longest previously written prefix that it
 matches block for block; prefixes under 1024 tokens are not cached; every call happens within the
 TTL. The **ideal bound** for a request stream is what a cache that stored every prefix ever sent
 would serve (the longest common prefix with any earlier request). Tokens are the package's
-estimate (chars/4). The memory snapshot text is simulated here, not read from the memory layer.
+estimate (chars/4). Memory is a real ``MemoryStore`` in a temporary directory: its frozen
+snapshot (``load_from_disk`` + ``format_for_system_prompt``) is what the system prompt shows.
 
 Run: ``PYTHONPATH=src python bench/prompt_cache.py``; prints JSON.
 """
@@ -26,6 +27,8 @@ import hashlib
 import json
 import random
 import sys
+import tempfile
+from pathlib import Path
 
 from hermes_memory.config import CompressionConfig
 from hermes_memory.context import (
@@ -35,6 +38,7 @@ from hermes_memory.context import (
     estimate_message_tokens,
     estimate_tokens_rough,
 )
+from hermes_memory.memory import MemoryStore
 
 TURNS = 50
 MEMORY_WRITE_TURNS = (10, 25, 40)
@@ -49,14 +53,10 @@ TOOLS = [
 BASE_PROMPT = "You are Hermes, a careful coding agent. Follow the user's conventions. " * 120
 
 
-def render_memory(entries: list[str]) -> str:
-    """Simulated MEMORY.md block as the system prompt shows it (entries joined by §)."""
-    body = "\n§\n".join(entries)
-    return f"MEMORY (your personal notes) [{len(body)}/2200 chars]\n{body}"
-
-
-def system_prompt(entries: list[str]) -> str:
-    return BASE_PROMPT + "\n\n" + render_memory(entries)
+def system_prompt(store: MemoryStore) -> str:
+    """Base prompt + the store's frozen snapshot blocks (as taken by its last ``load_from_disk``)."""
+    blocks = [store.format_for_system_prompt(t) for t in ("memory", "user")]
+    return BASE_PROMPT + "\n\n" + "\n\n".join(b for b in blocks if b)
 
 
 def _block_key(message: dict) -> str:
@@ -112,8 +112,13 @@ class PrefixCache:
 
 def run(rerender: bool, seed: int = 11) -> dict:
     rng = random.Random(seed)
-    entries = ["User prefers pytest over unittest.", "Project uses Python 3.12 and uv.", "Deploys go through staging first."]
-    system = system_prompt(entries)
+    tmp = tempfile.TemporaryDirectory()
+    store = MemoryStore(Path(tmp.name) / "memories")
+    for fact in ("Project uses Python 3.12 and uv.", "Deploys go through staging first."):
+        store.add("memory", fact)
+    store.add("user", "User prefers pytest over unittest and short answers.")
+    store.load_from_disk()  # session start: the frozen snapshot
+    system = system_prompt(store)
     messages: list[dict] = [{"role": "system", "content": system}]
     tools_block = ("tools:" + json.dumps(TOOLS), estimate_tokens_rough(json.dumps(TOOLS)), False)
     cache = PrefixCache()
@@ -147,17 +152,21 @@ def run(rerender: bool, seed: int = 11) -> dict:
             fact = f"Ticket T-{turn} taught us: run migrations before tests ({turn})."
             messages.append({"role": "assistant", "content": None, "tool_calls": [
                 {"id": cid, "type": "function", "function": {"name": "memory", "arguments": json.dumps({"action": "add", "target": "memory", "content": fact})}}]})
-            entries.append(fact)  # the write reaches disk at once
-            messages.append({"role": "tool", "tool_call_id": cid, "content": json.dumps({"success": True, "entries": len(entries)})})
+            result = store.add("memory", fact)  # the write reaches disk at once
+            assert result.get("success"), result
+            messages.append({"role": "tool", "tool_call_id": cid, "content": json.dumps(result)})
             if rerender:  # (b): the system prompt follows every write
-                messages[0] = {"role": "system", "content": system_prompt(entries)}
+                store.load_from_disk()
+                messages[0] = {"role": "system", "content": system_prompt(store)}
         model_call()
         messages.append({"role": "assistant", "content": f"Done with T-{turn}. " + "summary " * rng.randint(10, 60)})
         if turn == COMPRESS_TURN:
             messages = compressor.compress(messages, force=True)
             messages = [{k: v for k, v in m.items() if not k.startswith("_")} for m in messages]
             # after a compaction both designs reload the snapshot and rebuild the system prompt
-            messages[0] = {"role": "system", "content": system_prompt(entries)}
+            store.load_from_disk()
+            messages[0] = {"role": "system", "content": system_prompt(store)}
+    tmp.cleanup()
     share = totals["cached_tokens"] / totals["input_tokens"]
     bound = totals["ideal_cached_tokens"] / totals["input_tokens"]
     return {
