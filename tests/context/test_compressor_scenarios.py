@@ -203,7 +203,7 @@ def test_abort_on_summary_failure_returns_input():
 
 def test_fallback_summary_sets_flag():
     fake = RecordingSummariser(ValueError("bad reply"))
-    cc = _cc(protect_first_n=2, protect_last_n=2, summarizer=fake)
+    cc = _cc(protect_first_n=2, protect_last_n=2, fallback_on_summary_failure=True, summarizer=fake)
     msgs = _big_conversation(10)
     out = cc.compress(msgs)
     assert len(out) < len(msgs)
@@ -226,7 +226,7 @@ class _HTTPError(Exception):
 
 @pytest.mark.parametrize("status,aborted", [(401, True), (403, True), (429, False), (502, False), (400, False)])
 def test_http_status_classification(status, aborted):
-    cc = _cc(protect_first_n=2, protect_last_n=2, summarizer=RecordingSummariser(_HTTPError(status)))
+    cc = _cc(protect_first_n=2, protect_last_n=2, fallback_on_summary_failure=True, summarizer=RecordingSummariser(_HTTPError(status)))
     msgs = _big_conversation(10)
     out = cc.compress(msgs)
     assert cc.last_compress_aborted is aborted
@@ -236,7 +236,7 @@ def test_http_status_classification(status, aborted):
 def test_cooldown_grows_and_force_bypasses_it():
     now = [1000.0]
     fake = RecordingSummariser(SummaryRateLimitError("429"), SummaryRateLimitError("429"), "## Goal\nok")
-    cc = _cc(protect_first_n=2, protect_last_n=2, summarizer=fake, clock=lambda: now[0])
+    cc = _cc(protect_first_n=2, protect_last_n=2, fallback_on_summary_failure=True, summarizer=fake, clock=lambda: now[0])
     msgs = _big_conversation(10)
     cc.compress(msgs)
     assert cc.cooldown_remaining() == COOLDOWN_TRANSIENT_S[0]
@@ -269,8 +269,16 @@ def test_anti_thrash_stops_auto_trigger_until_prompt_drops():
     assert cc.should_compress(99_000) is True
 
 
-def test_summary_failure_is_logged(caplog):
+def test_summary_failure_abort_is_logged_by_default(caplog):
     cc = _cc(protect_first_n=2, protect_last_n=2, summarizer=RecordingSummariser(""))
+    msgs = _big_conversation(10)
+    with caplog.at_level(logging.WARNING, logger="hermes_memory.context"):
+        assert cc.compress(msgs) == msgs
+    assert cc.last_compress_aborted is True and "nothing was cut" in caplog.text
+
+
+def test_summary_failure_is_logged(caplog):
+    cc = _cc(protect_first_n=2, protect_last_n=2, fallback_on_summary_failure=True, summarizer=RecordingSummariser(""))
     with caplog.at_level(logging.WARNING, logger="hermes_memory.context"):
         cc.compress(_big_conversation(10))
     assert "LLM-free" in caplog.text
@@ -304,7 +312,7 @@ def test_context_length_must_be_positive():
 
 
 def test_reset_restores_head_protection_and_clears_cooldown():
-    cc = _cc(protect_first_n=2, protect_last_n=2, summarizer=RecordingSummariser(SummaryRateLimitError("429")))
+    cc = _cc(protect_first_n=2, protect_last_n=2, fallback_on_summary_failure=True, summarizer=RecordingSummariser(SummaryRateLimitError("429")))
     msgs = _big_conversation(10)
     cc.compress(msgs)
     assert cc.compression_count == 1 and cc.cooldown_remaining() > 0

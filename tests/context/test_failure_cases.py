@@ -115,12 +115,23 @@ def test_B29_summary_timeout_never_deletes_the_middle():
     assert len(retry) < len(msgs) and cc.last_summary_source == "llm"
 
 
-def test_B29_empty_or_blank_reply_never_deletes_the_middle():
-    # Default config (reference: abort_on_summary_failure false): the middle is replaced only by the
-    # LLM-free summary built from those very turns, flagged; never by a fixed "unavailable" note.
+def test_B29_empty_or_blank_reply_returns_input_unchanged_by_default():
     for reply in ("", "   "):
         msgs = _b29_conversation()
+        before = copy.deepcopy(msgs)
         cc = _b29_compressor(RecordingSummariser(reply))
+        assert cc.compress(msgs) == before and msgs == before
+        assert cc.last_compress_aborted is True and cc.last_summary_fallback_used is False
+        assert "empty" in cc.last_failure
+        assert cc.should_compress(10**6) is False  # cooldown: no immediate re-trigger
+
+
+def test_B29_opt_in_fallback_summarises_the_dropped_turns_themselves():
+    # Only with fallback_on_summary_failure: the middle is replaced by the LLM-free summary built
+    # from those very turns, flagged; never by a fixed "unavailable" note.
+    for reply in ("", "   "):
+        msgs = _b29_conversation()
+        cc = _b29_compressor(RecordingSummariser(reply), fallback_on_summary_failure=True)
         out = cc.compress(msgs)
         assert cc.last_summary_fallback_used is True and cc.last_compress_aborted is False
         assert "empty" in cc.last_failure
@@ -136,7 +147,8 @@ def test_B29_empty_or_blank_reply_never_deletes_the_middle():
 def test_B29_empty_reply_with_abort_setting_returns_input_unchanged():
     for reply in ("", "   ", TimeoutError("t")):
         msgs = _b29_conversation()
-        cc = _b29_compressor(RecordingSummariser(reply), abort_on_summary_failure=True)
+        cc = _b29_compressor(RecordingSummariser(reply), abort_on_summary_failure=True,
+                             fallback_on_summary_failure=True)
         assert cc.compress(msgs) == msgs
         assert cc.last_compress_aborted is True
 

@@ -20,11 +20,15 @@ Behaviour follows the reference agent's ``agent/context_compressor.py`` (referen
    which also keeps the cached system prefix valid).
 
 The summariser is any callable ``summarizer(prompt: str, *, max_tokens: int | None) -> str``.
-Errors it raises are classified by :func:`classify_summary_error`: ``auth`` and ``network``
-abort the compaction (input returned unchanged, ``last_compress_aborted = True``); anything else,
-an empty reply included, inserts the LLM-free summary (``last_summary_fallback_used = True``)
-unless ``compression.abort_on_summary_failure`` is set, in which case it aborts too. Failures
-start a cooldown during which ``should_compress`` is False; ``compress(force=True)`` ignores it.
+Errors it raises are classified by :func:`classify_summary_error`. By default every summariser
+failure, an empty or blank reply included, aborts the compaction: the input is returned unchanged
+and ``last_compress_aborted = True`` (failure case B29: a failed summary must never cut turns).
+``compression.fallback_on_summary_failure: true`` opts in to the lossy alternative for failures
+other than ``auth`` and ``network`` (which always abort): the LLM-free summary of the dropped turns
+is inserted and ``last_summary_fallback_used = True``; ``abort_on_summary_failure`` (the reference's
+key) forces the abort whatever the opt-in says. Failures start a cooldown during which
+``should_compress`` is False; ``compress(force=True)`` ignores it. With no summariser configured at
+all, the LLM-free summary is the summary (that is not a failure).
 
 Memory flush before the cut (B34): pass ``before_cut=callable``; it is called exactly once per
 compaction that will cut something, with the full, unmodified input list, before pruning and
@@ -686,8 +690,8 @@ class ContextCompressor:
         """Return ``(body, source)``; ``body is None`` means abort."""
 
         def fallback(reason: str) -> tuple[str | None, str]:
-            if self.config.abort_on_summary_failure:
-                logger.warning("context compaction aborted: %s (abort_on_summary_failure is set)", reason)
+            if self.config.abort_on_summary_failure or not self.config.fallback_on_summary_failure:
+                logger.warning("context compaction aborted, nothing was cut: %s", reason)
                 return None, "aborted"
             logger.warning("summariser failed (%s); using the LLM-free summary", reason)
             return self._fallback_body(turns_raw, previous, focus_topic), "llm_free"
