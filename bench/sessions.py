@@ -4,7 +4,7 @@ Prints one JSON object. Run: ``python bench/sessions.py [--sizes 10000,100000,10
 
 * append: messages/second committing each message (``append_message``) and in batches
   (``append_messages``, one transaction per batch), on a fresh database.
-* search: for each size (the database is grown in place), p50/p95/mean latency in ms of
+* search: (the tool row: whole ``session_search`` discovery calls, JSON included) for each size (the database is grown in place), p50/p95/mean latency in ms of
   two-word keyword queries and natural-language questions through ``search_messages``
   (limit 20, relevance order), over ``--queries`` queries each, after a warm-up pass.
 * disk: bytes on disk per byte of message text, and the full-text index overhead (pages of the
@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from hermes_memory.sessions.db import SessionDB
+from hermes_memory.sessions.search import session_search
 
 FUNCTION_WORDS = (
     "the a to of and in is it that for on with as was be this are at by not or from have but "
@@ -117,16 +118,21 @@ def grow(db: SessionDB, corpus: Corpus, start: int, target: int, per_session: in
     return text_bytes, time.perf_counter() - t0
 
 
-def latency(db: SessionDB, queries: list[str]) -> dict[str, float]:
+def latency(db: SessionDB, queries: list[str], tool: bool = False) -> dict[str, float]:
+    def one(q: str) -> bool:
+        if tool:
+            return json.loads(session_search({"query": q}, db))["count"] > 0
+        return bool(db.search_messages(q, limit=20))
+
     for q in queries[:10]:
-        db.search_messages(q, limit=20)
+        one(q)
     times = []
     hits = 0
     for q in queries:
         t0 = time.perf_counter()
-        r = db.search_messages(q, limit=20)
+        found = one(q)
         times.append((time.perf_counter() - t0) * 1000)
-        hits += bool(r)
+        hits += found
     times.sort()
     return {
         "p50_ms": round(statistics.median(times), 3),
@@ -234,6 +240,7 @@ def main() -> None:
                 "load_msgs_per_s": load_rate,
                 "two_word": latency(db, two),
                 "natural_language": latency(db, nl),
+                "session_search_tool_natural_language": latency(db, nl[: max(20, len(nl) // 4)], tool=True),
                 "cjk_1_2_chars": latency(db, cjk_short),
                 "cjk_3plus_chars": latency(db, stored_cjk_substrings(db, n_cjk, args.seed)),
                 "disk": disk(db, text_bytes),

@@ -742,6 +742,7 @@ class SessionDB:
         sort: str | None = None,
         exclude_session_ids: list[str] | None = None,
         raise_errors: bool = False,
+        with_context: bool = True,
     ) -> list[dict[str, Any]]:
         """Full-text search over all messages; any string is accepted and nothing is raised.
 
@@ -754,7 +755,8 @@ class SessionDB:
         Returns a list of dicts: ``id, session_id, role, snippet`` (matches wrapped in
         ``>>>``/``<<<``), ``timestamp, tool_name, source, model, title, user_id, session_started``,
         ``context`` (a list of the previous message, this one and the next one of the same session,
-        each ``{"id", "role", "content"}`` cut to 200 chars) and ``rank`` (lower is better).
+        each ``{"id", "role", "content"}`` cut to 200 chars; ``[]`` when ``with_context`` is False)
+        and ``rank`` (BM25, lower is better; ``None`` for rows found only by the CJK side table).
         An empty or unsearchable query returns ``[]``. A SQLite failure returns ``[]`` and is
         logged, unless ``raise_errors`` is set, when :class:`SessionStoreError` is raised (the
         ``session_search`` tool does this so that a failure is never reported as "no results").
@@ -773,6 +775,7 @@ class SessionDB:
                 max(0, int(offset)),
                 sort,
                 list(exclude_session_ids or []),
+                with_context,
             )
         except (SessionStoreError, sqlite3.Error) as exc:
             if raise_errors:
@@ -839,6 +842,7 @@ class SessionDB:
         offset: int,
         sort: str | None,
         excluded_sessions: list[str],
+        with_context: bool = True,
     ) -> list[dict[str, Any]]:
         plan = fts_mod.build_query(query)
         if plan.empty or limit <= 0:
@@ -927,7 +931,7 @@ class SessionDB:
             page = ids[offset : offset + limit]
             if not page:
                 return []
-            return self._materialise(conn, page, hits, plan, fts_expr)
+            return self._materialise(conn, page, hits, plan, with_context)
 
     def _stems(self, conn: sqlite3.Connection, words: list[str]) -> dict[str, str | None]:
         """Index tokens (porter stems) of ``words``, by tokenising them with the same tokenizer
@@ -1026,7 +1030,7 @@ class SessionDB:
         page: list[int],
         hits: dict[int, float],
         plan: fts_mod.QueryPlan,
-        fts_expr: str | None,
+        with_context: bool,
     ) -> list[dict[str, Any]]:
         marks = ",".join("?" * len(page))
         rows = conn.execute(
@@ -1064,7 +1068,7 @@ class SessionDB:
                     "user_id": r["user_id"],
                     "session_started": r["session_started"],
                     "rank": hits.get(i),
-                    "context": self._context(conn, r["session_id"], i),
+                    "context": self._context(conn, r["session_id"], i) if with_context else [],
                 }
             )
         return results

@@ -219,6 +219,7 @@ def discovery_rows(
         exclude_session_ids=[current_session_id] if current_session_id else None,
         limit=limit,
         raise_errors=True,
+        with_context=False,
     )
 
 
