@@ -49,6 +49,7 @@ def test_build_query_drops_stopwords_and_keeps_explicit_operators() -> None:
     assert build_query("alpha NOT beta").fts == '"alpha" NOT "beta"'
     assert build_query("alpha AND beta").fts == '"alpha" AND "beta"'
     assert build_query("it's").fts == '"it"'
+    assert build_query('"the who" concert').fts == '"the who" OR "concert"'  # quoted: kept as typed
     assert build_query("***").empty and build_query("").empty and build_query('""').empty
 
 

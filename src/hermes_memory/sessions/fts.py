@@ -148,6 +148,7 @@ class Term:
     pieces: list[str]
     prefix: bool = False
     raw: str = ""
+    quoted: bool = False
 
     def render(self) -> str:
         """FTS5 text for this term: a quoted phrase (pieces are alphanumeric, so no escaping)."""
@@ -155,6 +156,9 @@ class Term:
 
     @property
     def informative(self) -> bool:
+        """False for stopwords and one-letter words; a "quoted phrase" is always informative."""
+        if self.quoted:
+            return True
         return any(
             (p.lower() not in STOPWORDS) and (len(p) > 1 or p.isdigit()) for p in self.pieces
         )
@@ -235,7 +239,7 @@ def build_query(query: str) -> QueryPlan:
         prefix = kind == "word" and raw.endswith("*") and len(raw.rstrip("*")) > 0
         pieces = _pieces(raw)
         if pieces:
-            seq.append(("term", Term(pieces=pieces, prefix=prefix, raw=raw.strip("*"))))
+            seq.append(("term", Term(pieces=pieces, prefix=prefix, raw=raw.strip("*"), quoted=kind == "phrase")))
 
     terms = [t for k, t in seq if k == "term"]
     informative = [t for t in terms if isinstance(t, Term) and t.informative]
