@@ -149,9 +149,14 @@ def disk(db: SessionDB, text_bytes: int) -> dict[str, float]:
     fts = sum(v for k, v in sizes.items() if k.startswith("messages_fts"))
     cjk = sum(v for k, v in sizes.items() if k.startswith("messages_cjk"))
     total = os.path.getsize(db.db_path)
+    n = db.message_count() or 1
     return {
         "file_bytes": total,
         "text_bytes": text_bytes,
+        "messages": n,
+        "file_bytes_per_message": round(total / n, 1),
+        "text_bytes_per_message": round(text_bytes / n, 1),
+        "fts_index_bytes_per_message": round(fts / n, 1),
         "bytes_on_disk_per_text_byte": round(total / text_bytes, 3),
         "fts_index_bytes": fts,
         "fts_index_overhead_vs_text": round(fts / text_bytes, 3),
