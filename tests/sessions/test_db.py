@@ -321,3 +321,15 @@ def test_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(SessionStoreError, match="not a usable session database"):
         SessionDB(bad)
     assert bad.read_bytes() == b"this is not sqlite" * 100
+
+
+def test_get_lineages_in_one_call_with_cycle_guard(db: SessionDB) -> None:
+    db.create_session("a")
+    db.create_session("b", parent_session_id="a")
+    db.create_session("c", parent_session_id="b")
+    db.create_session("solo")
+    assert db.get_lineages(["c", "b", "solo"]) == {"c": ["a", "b", "c"], "b": ["a", "b"], "solo": ["solo"]}
+    db.conn.execute("PRAGMA foreign_keys=OFF")
+    db.conn.execute("UPDATE sessions SET parent_session_id = 'c' WHERE id = 'a'")  # a corrupt cycle
+    assert db.get_lineages(["c"])["c"][-1] == "c"
+    assert db.get_lineage("c")[-1] == "c"

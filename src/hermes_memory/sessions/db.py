@@ -681,6 +681,48 @@ class SessionDB:
         with self._lock:
             return list(reversed(self._ancestors(self._conn, session_id))) + [session_id]
 
+    def get_lineages(self, session_ids: Iterable[str]) -> dict[str, list[str]]:
+        """For many sessions at once (one recursive query): id -> ids from the root down to it."""
+        ids = list(dict.fromkeys(session_ids))
+        if not ids:
+            return {}
+        out: dict[str, list[tuple[int, str]]] = {i: [] for i in ids}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            rows = self._read(
+                "WITH RECURSIVE up(start, id, parent, depth) AS ("
+                f" SELECT id, id, parent_session_id, 0 FROM sessions WHERE id IN ({','.join('?' * len(chunk))})"
+                " UNION ALL SELECT up.start, s.id, s.parent_session_id, up.depth + 1"
+                " FROM up JOIN sessions s ON s.id = up.parent WHERE up.depth < 1000 AND s.id != up.start)"
+                " SELECT start, id, depth FROM up",
+                chunk,
+            )
+            for r in rows:
+                out[r["start"]].append((int(r["depth"]), r["id"]))
+        result = {}
+        for sid, chain in out.items():
+            seen: list[str] = []
+            for _, anc in sorted(chain, key=lambda t: -t[0]):
+                if anc not in seen:
+                    seen.append(anc)
+            result[sid] = seen or [sid]
+        return result
+
+    def get_bookends(self, session_id: str, n: int = 3) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+        """First and last ``n`` user/assistant messages of a session, and how many it has."""
+        count = int(self._read(
+            "SELECT count(*) FROM messages WHERE session_id = ? AND role IN ('user', 'assistant')", (session_id,)
+        )[0][0])
+        first = self._read(
+            "SELECT * FROM messages WHERE session_id = ? AND role IN ('user', 'assistant') ORDER BY id LIMIT ?",
+            (session_id, n),
+        )
+        last = self._read(
+            "SELECT * FROM messages WHERE session_id = ? AND role IN ('user', 'assistant') ORDER BY id DESC LIMIT ?",
+            (session_id, n),
+        )
+        return [self._row_to_message(r) for r in first], [self._row_to_message(r) for r in reversed(last)], count
+
     def lineage_root(self, session_id: str) -> str:
         """The root of ``session_id``'s parent chain (itself when it has no parent)."""
         return self.get_lineage(session_id)[0]

@@ -242,12 +242,10 @@ def _discover(
     )
     groups: dict[str, dict[str, Any]] = {}
     order: list[str] = []
-    root_cache: dict[str, list[str]] = {}
+    root_cache = db.get_lineages(r["session_id"] for r in rows)
     for r in rows:
         sid = r["session_id"]
-        if sid not in root_cache:
-            root_cache[sid] = db.get_lineage(sid)
-        lineage = root_cache[sid]
+        lineage = root_cache.get(sid) or [sid]
         root = lineage[0]
         g = groups.get(root)
         if g is None:
@@ -289,12 +287,9 @@ def _discover(
         anchor = top["hits"][0]
         msgs, _, _ = db.get_messages_window(anchor["session_id"], anchor["message_id"], window)
         top["window"] = [_msg(m) for m in msgs]
-        convo = [m for m in db.get_messages(anchor["session_id"]) if m["role"] in ("user", "assistant")]
-        if len(convo) > 2 * BOOKEND_COUNT:
-            top["bookends"] = {
-                "first": [_msg(m) for m in convo[:BOOKEND_COUNT]],
-                "last": [_msg(m) for m in convo[-BOOKEND_COUNT:]],
-            }
+        first, last, n_convo = db.get_bookends(anchor["session_id"], BOOKEND_COUNT)
+        if n_convo > 2 * BOOKEND_COUNT:
+            top["bookends"] = {"first": [_msg(m) for m in first], "last": [_msg(m) for m in last]}
     if summarizer is not None:
         for res in results:
             try:
