@@ -367,3 +367,22 @@ def _shared_db(factory: pytest.TempPathFactory) -> SessionDB:
             db.append_message("s", "user", text)
         _DB["db"] = db
     return _DB["db"]
+
+
+def test_posting_budget_drops_frequent_terms_but_keeps_their_weight(
+    db: SessionDB, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hermes_memory.sessions.db as dbmod
+
+    db.create_session("s")
+    for i in range(10):
+        db.append_message("s", "user", f"weather report number {i}")
+    for i in range(30):
+        db.append_message("s", "user", f"unrelated filler line {i}")
+    both = db.append_message("s", "user", "weather for the zeppelin launch")
+    rare = db.append_message("s", "user", "zeppelin hangar opened")
+    full = [r["id"] for r in db.search_messages("zeppelin weather", limit=20)]
+    assert len(full) == 12 and full[:2] == [both, rare]
+    monkeypatch.setattr(dbmod, "POSTINGS_BUDGET", 3)
+    capped = [r["id"] for r in db.search_messages("zeppelin weather", limit=20)]
+    assert capped == [both, rare]  # only rows with the rare word; the one also saying "weather" first

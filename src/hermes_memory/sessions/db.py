@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import random
 import re
@@ -910,7 +911,7 @@ class SessionDB:
             if conn is None:
                 raise SessionStoreError("SessionDB is closed; open a new SessionDB.")
             hits: dict[int, float] = {}  # id -> bm25 rank (negative; lower is better)
-            fts_expr = self._cap_terms(conn, plan) if relevance else plan.fts
+            fts_expr, dropped = self._cap_terms(conn, plan) if relevance else (plan.fts, [])
             if fts_expr:
                 pool = max(want, RERANK_POOL) if relevance else want
                 if not cond and relevance:
@@ -929,6 +930,7 @@ class SessionDB:
                     ).fetchall()
                 for r in rows:
                     hits[int(r["id"])] = float(r["rank"])
+                self._score_dropped(conn, hits, dropped)
             found: dict[int, float] = {}
             if (plan.cjk_trigram or plan.cjk_like) and conn.execute(
                 "SELECT 1 FROM messages_cjk LIMIT 1"
@@ -999,13 +1001,14 @@ class SessionDB:
                 cache.clear()
         return {w: cache.get(w) for w in words}
 
-    def _cap_terms(self, conn: sqlite3.Connection, plan: fts_mod.QueryPlan) -> str | None:
-        """The FTS expression to run for relevance search: ``plan.fts``, minus the most frequent
-        OR terms when together they match more than :data:`POSTINGS_BUDGET` rows."""
-        if not plan.fts or len(plan.or_terms) < 2:
-            return plan.fts
-        if any(t.prefix for t in plan.or_terms):
-            return plan.fts
+    def _cap_terms(
+        self, conn: sqlite3.Connection, plan: fts_mod.QueryPlan
+    ) -> tuple[str | None, list[tuple[fts_mod.Term, int]]]:
+        """The FTS expression to run for relevance search -- ``plan.fts`` minus the most frequent
+        OR terms when together they match more than :data:`POSTINGS_BUDGET` rows -- and the dropped
+        terms with their document frequencies (for :meth:`_score_dropped`)."""
+        if not plan.fts or len(plan.or_terms) < 2 or any(t.prefix for t in plan.or_terms):
+            return plan.fts, []
         try:
             pieces = [p.lower() for t in plan.or_terms for p in t.pieces]
             stems = self._stems(conn, pieces)
@@ -1022,19 +1025,48 @@ class SessionDB:
                 dfs.append((df or 0, idx))
         except sqlite3.Error as exc:  # the cap is an optimisation; never fail a search over it
             logger.debug("term statistics unavailable: %s", exc)
-            return plan.fts
+            return plan.fts, []
         if sum(d for d, _ in dfs) <= POSTINGS_BUDGET:
-            return plan.fts
+            return plan.fts, []
         dfs.sort()
         kept: list[int] = []
+        dropped: list[tuple[fts_mod.Term, int]] = []
         total = 0
         for df, idx in dfs:
             if kept and total + df > POSTINGS_BUDGET:
-                break
+                dropped.append((plan.or_terms[idx], df))
+                continue
             kept.append(idx)
             total += df
         kept.sort()
-        return " OR ".join(plan.or_terms[i].render() for i in kept)
+        return " OR ".join(plan.or_terms[i].render() for i in kept), dropped
+
+    def _score_dropped(
+        self, conn: sqlite3.Connection, hits: dict[int, float], dropped: list[tuple[fts_mod.Term, int]]
+    ) -> None:
+        """Give candidates the BM25 weight of the frequent terms left out of the FTS query.
+
+        For each dropped term found in a candidate's text (word-prefix match on the term or its
+        porter stem) the rank falls by the term's IDF, ``ln((N - n + 0.5) / (n + 0.5))`` as in FTS5's
+        bm25 -- the exact contribution of one occurrence in a row of average length."""
+        if not hits or not dropped:
+            return
+        n_rows = (conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 1)
+        ids = list(hits)
+        texts = {
+            int(r[0]): " ".join(x for x in r[1:] if x)
+            for r in conn.execute(
+                f"SELECT id, content, tool_name, tool_calls FROM messages WHERE id IN ({','.join('?' * len(ids))})",
+                ids,
+            )
+        }
+        for term, df in dropped:
+            idf = max(1e-6, math.log((n_rows - df + 0.5) / (df + 0.5)))
+            words = [p.lower() for p in term.pieces]
+            pattern = fts_mod.Highlighter([" ".join(words)], list(self._stems(conn, words).values()))
+            for i in ids:
+                if pattern.matches(texts.get(i, "")):
+                    hits[i] -= idf
 
     def _rerank(self, conn: sqlite3.Connection, hits: dict[int, float]) -> list[int]:
         """Order BM25 candidates by score + neighbour and session evidence (see
