@@ -386,3 +386,18 @@ def test_posting_budget_drops_frequent_terms_but_keeps_their_weight(
     monkeypatch.setattr(dbmod, "POSTINGS_BUDGET", 3)
     capped = [r["id"] for r in db.search_messages("zeppelin weather", limit=20)]
     assert capped == [both, rare]  # only rows with the rare word; the one also saying "weather" first
+
+
+def test_single_very_common_word_is_scored_in_a_recency_window(
+    db: SessionDB, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hermes_memory.sessions.db as dbmod
+
+    db.create_session("s")
+    ids = [db.append_message("s", "user", f"lantern entry {i}") for i in range(40)]
+    monkeypatch.setattr(dbmod, "POSTINGS_BUDGET", 5)
+    monkeypatch.setattr(dbmod, "SINGLE_TERM_WINDOW", 10)
+    got = [r["id"] for r in db.search_messages("lantern", limit=40)]
+    assert got and set(got) <= set(ids[-12:]) and ids[-1] in got
+    newest = [r["id"] for r in db.search_messages("lantern", limit=40, sort="newest")]
+    assert len(newest) == 40  # explicit time order is never windowed

@@ -59,6 +59,10 @@ POSTINGS_BUDGET = 2_500
 plain-OR query together match more rows, the most frequent terms are dropped (rarest first
 kept; at least one term always stays). Frequent terms carry little BM25 weight (low IDF), so
 this bounds latency on large histories at little cost in ranking: the "dynamic stopword" trick."""
+SINGLE_TERM_WINDOW = 5_000
+"""When even the rarest query word matches more rows than this, relevance search scores only the
+newest part of the history holding about this many of its matches (a recency window), so a
+query of one very common word stays fast. Newest/oldest sorts are not windowed."""
 RERANK_POOL = 300
 """Relevance search reranks the best this-many BM25 rows (or more when a page needs more).
 LoCoMo dev any-evidence recall@10: 73.0 % with 100, 75.1 % with 300 (bench/locomo_recall.py)."""
@@ -911,22 +915,24 @@ class SessionDB:
             if conn is None:
                 raise SessionStoreError("SessionDB is closed; open a new SessionDB.")
             hits: dict[int, float] = {}  # id -> bm25 rank (negative; lower is better)
-            fts_expr, dropped = self._cap_terms(conn, plan) if relevance else (plan.fts, [])
+            fts_expr, dropped, min_rowid = self._cap_terms(conn, plan) if relevance else (plan.fts, [], None)
+            window = " AND messages_fts.rowid >= ?" if min_rowid else ""
+            wparams = [min_rowid] if min_rowid else []
             if fts_expr:
                 pool = max(want, RERANK_POOL) if relevance else want
                 if not cond and relevance:
                     # fast path: FTS5 sorts by rank itself and stops at LIMIT
                     rows = conn.execute(
-                        "SELECT rowid AS id, rank FROM messages_fts WHERE messages_fts MATCH ? "
-                        "ORDER BY rank LIMIT ?",
-                        (fts_expr, pool),
+                        "SELECT rowid AS id, rank FROM messages_fts WHERE messages_fts MATCH ?"
+                        + window + " ORDER BY rank LIMIT ?",
+                        [fts_expr, *wparams, pool],
                     ).fetchall()
                 else:
                     rows = conn.execute(
                         "SELECT m.id AS id, messages_fts.rank AS rank FROM messages_fts "
                         "JOIN messages m ON m.id = messages_fts.rowid" + join_s
-                        + " WHERE messages_fts MATCH ?" + cond + f" ORDER BY {order} LIMIT ?",
-                        [fts_expr, *params, pool],
+                        + " WHERE messages_fts MATCH ?" + window + cond + f" ORDER BY {order} LIMIT ?",
+                        [fts_expr, *wparams, *params, pool],
                     ).fetchall()
                 for r in rows:
                     hits[int(r["id"])] = float(r["rank"])
@@ -1003,12 +1009,16 @@ class SessionDB:
 
     def _cap_terms(
         self, conn: sqlite3.Connection, plan: fts_mod.QueryPlan
-    ) -> tuple[str | None, list[tuple[fts_mod.Term, int]]]:
-        """The FTS expression to run for relevance search -- ``plan.fts`` minus the most frequent
-        OR terms when together they match more than :data:`POSTINGS_BUDGET` rows -- and the dropped
-        terms with their document frequencies (for :meth:`_score_dropped`)."""
-        if not plan.fts or len(plan.or_terms) < 2 or any(t.prefix for t in plan.or_terms):
-            return plan.fts, []
+    ) -> tuple[str | None, list[tuple[fts_mod.Term, int]], int | None]:
+        """Bound the work of a relevance search (see :data:`POSTINGS_BUDGET`).
+
+        Returns ``(fts_expression, dropped_terms_with_df, min_rowid)``: the expression is
+        ``plan.fts`` minus the most frequent OR terms when together they match more than
+        ``POSTINGS_BUDGET`` rows; when even the rarest term alone matches more than
+        ``SINGLE_TERM_WINDOW`` rows, ``min_rowid`` limits scoring to the newest part of the history
+        holding about that many of its matches (recency window), else it is ``None``."""
+        if not plan.fts or not plan.or_terms or any(t.prefix for t in plan.or_terms):
+            return plan.fts, [], None
         try:
             pieces = [p.lower() for t in plan.or_terms for p in t.pieces]
             stems = self._stems(conn, pieces)
@@ -1025,9 +1035,9 @@ class SessionDB:
                 dfs.append((df or 0, idx))
         except sqlite3.Error as exc:  # the cap is an optimisation; never fail a search over it
             logger.debug("term statistics unavailable: %s", exc)
-            return plan.fts, []
+            return plan.fts, [], None
         if sum(d for d, _ in dfs) <= POSTINGS_BUDGET:
-            return plan.fts, []
+            return plan.fts, [], None
         dfs.sort()
         kept: list[int] = []
         dropped: list[tuple[fts_mod.Term, int]] = []
@@ -1039,7 +1049,11 @@ class SessionDB:
             kept.append(idx)
             total += df
         kept.sort()
-        return " OR ".join(plan.or_terms[i].render() for i in kept), dropped
+        min_rowid = None
+        if total > SINGLE_TERM_WINDOW:
+            max_id = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
+            min_rowid = max(0, max_id - int(max_id * SINGLE_TERM_WINDOW / total))
+        return " OR ".join(plan.or_terms[i].render() for i in kept), dropped, min_rowid
 
     def _score_dropped(
         self, conn: sqlite3.Connection, hits: dict[int, float], dropped: list[tuple[fts_mod.Term, int]]

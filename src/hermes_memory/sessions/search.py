@@ -22,7 +22,7 @@ Returned JSON (always a string; ``json.loads`` gives a dict):
 
 ``{"success": true, "mode": "discovery", "query": str, "count": int, "results": [...]}`` where
 each result is ``{"session_id", "lineage_root", "lineage": [ids], "title", "source",
-"started_at", "when" (ISO-8601 UTC), "model", "match_count", "hits": [{"message_id",
+"started_at", "when" (ISO-8601 UTC), "model", "match_count", "hits" (best 5): [{"message_id",
 "session_id", "role", "snippet", "timestamp"}], "link": "@session:<id>"}`` and the first result
 also has ``"window": [messages]`` and ``"bookends": {"first": [...], "last": [...]}``; each
 message is ``{"message_id", "role", "content", "timestamp", "tool_name"?}`` with content cut to
