@@ -91,7 +91,7 @@ def sanitize_title(title: str | None) -> str | None:
             out.append(" ")
             continue
         cat = unicodedata.category(ch)
-        if ch in _INVISIBLE or cat == "Cc" or (cat == "Cf" and not _is_emoji_joiner(ch)):
+        if ch in _INVISIBLE or cat in ("Cc", "Cf"):
             continue
         out.append(ch)
     cleaned = " ".join("".join(out).split())
@@ -102,10 +102,6 @@ def sanitize_title(title: str | None) -> str | None:
             f"Session title too long: {len(cleaned)} characters (max {MAX_TITLE_CHARS}); shorten it."
         )
     return cleaned
-
-
-def _is_emoji_joiner(ch: str) -> bool:
-    return ch in ("\ufe0f",)  # variation selector is Mn anyway; kept for clarity
 
 
 def _encode_content(content: Any) -> str | None:

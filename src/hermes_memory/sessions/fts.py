@@ -349,32 +349,3 @@ class Highlighter:
         end = min(len(text), start + self.width)
         body = self._re.sub(lambda m: ">>>" + m.group(0) + "<<<", text[start:end])
         return ("..." if start > 0 else "") + body + ("..." if end < len(text) else "")
-
-
-def make_snippet(text: str, needles: list[str], width: int = 80) -> str:
-    """A match-centred snippet of ``text`` (about ``width`` chars) with the first needle found
-    wrapped in ``>>>``/``<<<`` and ``...`` where text was cut; the start of ``text`` if none is found."""
-    if not text:
-        return ""
-    low = text.lower()
-    best = -1
-    needle_len = 0
-    for needle in needles:
-        if not needle:
-            continue
-        at = low.find(needle.lower())
-        if at >= 0 and (best < 0 or at < best):
-            best, needle_len = at, len(needle)
-    if best < 0:
-        return text[:width] + ("..." if len(text) > width else "")
-    start = max(0, best - width // 2)
-    end = min(len(text), best + needle_len + width // 2)
-    return (
-        ("..." if start > 0 else "")
-        + text[start:best]
-        + ">>>"
-        + text[best : best + needle_len]
-        + "<<<"
-        + text[best + needle_len : end]
-        + ("..." if end < len(text) else "")
-    )
