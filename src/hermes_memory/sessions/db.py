@@ -185,6 +185,7 @@ class SessionDB:
                 logger.warning("state.db journal_mode is %s, not WAL (filesystem without shared memory?)", mode)
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._conn.execute("PRAGMA synchronous=NORMAL")
+
             self.migration = self._execute_write(migrate)
         except sqlite3.DatabaseError as exc:
             self._conn.close()
@@ -911,6 +912,7 @@ class SessionDB:
             if conn is None:
                 raise SessionStoreError("SessionDB is closed; open a new SessionDB.")
             hits: dict[int, float] = {}  # id -> bm25 rank (negative; lower is better)
+            cand: dict[int, tuple[str, str]] = {}
             fts_expr, dropped, min_rowid = self._cap_terms(conn, plan) if relevance else (plan.fts, [], None)
             window = " AND messages_fts.rowid >= ?" if min_rowid else ""
             wparams = [min_rowid] if min_rowid else []
@@ -932,7 +934,9 @@ class SessionDB:
                     ).fetchall()
                 for r in rows:
                     hits[int(r["id"])] = float(r["rank"])
-                self._score_dropped(conn, hits, dropped)
+                if hits and relevance:
+                    cand = self._candidates(conn, list(hits), with_text=bool(dropped))
+                    self._score_dropped(conn, hits, dropped, cand)
             found: dict[int, float] = {}
             if (plan.cjk_trigram or plan.cjk_like) and conn.execute(
                 "SELECT 1 FROM messages_cjk LIMIT 1"
@@ -958,7 +962,7 @@ class SessionDB:
                     ):
                         found.setdefault(int(r["id"]), r["ts"])
             cjk_only = [i for i in found if i not in hits]
-            ids = self._rerank(conn, hits) if relevance else list(hits)
+            ids = self._rerank(hits, cand) if relevance and hits else list(hits)
             if cjk_only:
                 cjk_only.sort(key=lambda i: (-found[i], -i))
                 ids += cjk_only
@@ -1051,8 +1055,21 @@ class SessionDB:
             min_rowid = max(0, max_id - int(max_id * SINGLE_TERM_WINDOW / total))
         return " OR ".join(plan.or_terms[i].render() for i in kept), dropped, min_rowid
 
+    def _candidates(self, conn: sqlite3.Connection, ids: list[int], with_text: bool) -> dict[int, tuple[str, str]]:
+        """id -> (session_id, searchable text or "") for the BM25 candidates, in one query."""
+        cols = "id, session_id, content, tool_name, tool_calls" if with_text else "id, session_id"
+        out: dict[int, tuple[str, str]] = {}
+        for r in conn.execute(f"SELECT {cols} FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids):
+            text = " ".join(x for x in r[2:] if x) if with_text else ""
+            out[int(r[0])] = (r[1], text)
+        return out
+
     def _score_dropped(
-        self, conn: sqlite3.Connection, hits: dict[int, float], dropped: list[tuple[fts_mod.Term, int]]
+        self,
+        conn: sqlite3.Connection,
+        hits: dict[int, float],
+        dropped: list[tuple[fts_mod.Term, int]],
+        cand: dict[int, tuple[str, str]],
     ) -> None:
         """Give candidates the BM25 weight of the frequent terms left out of the FTS query.
 
@@ -1061,42 +1078,31 @@ class SessionDB:
         bm25 -- the exact contribution of one occurrence in a row of average length."""
         if not hits or not dropped:
             return
-        n_rows = (conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 1)
-        ids = list(hits)
-        texts = {
-            int(r[0]): " ".join(x for x in r[1:] if x)
-            for r in conn.execute(
-                f"SELECT id, content, tool_name, tool_calls FROM messages WHERE id IN ({','.join('?' * len(ids))})",
-                ids,
-            )
-        }
+        n_rows = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 1
         for term, df in dropped:
             idf = max(1e-6, math.log((n_rows - df + 0.5) / (df + 0.5)))
             words = [p.lower() for p in term.pieces]
             pattern = fts_mod.Highlighter([" ".join(words)], list(self._stems(conn, words).values()))
-            for i in ids:
-                if pattern.matches(texts.get(i, "")):
+            for i in hits:
+                if pattern.matches(cand.get(i, ("", ""))[1]):
                     hits[i] -= idf
 
-    def _rerank(self, conn: sqlite3.Connection, hits: dict[int, float]) -> list[int]:
+    def _rerank(self, hits: dict[int, float], cand: dict[int, tuple[str, str]]) -> list[int]:
         """Order BM25 candidates by score + neighbour and session evidence (see
         :data:`NEIGHBOUR_WEIGHT`, :data:`SESSION_WEIGHT`); ties by newer id first."""
         if len(hits) < 2:
             return list(hits)
         ids = list(hits)
-        sess = {
-            int(r[0]): r[1]
-            for r in conn.execute(f"SELECT id, session_id FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids)
-        }
+        sess = {i: cand.get(i, ("", ""))[0] for i in ids}
         score = {i: -hits[i] for i in ids}
         per_session: dict[str, float] = {}
         for i in ids:
-            per_session[sess.get(i, "")] = per_session.get(sess.get(i, ""), 0.0) + score[i]
+            per_session[sess[i]] = per_session.get(sess[i], 0.0) + score[i]
         best_row = max(score.values()) or 1.0
         best_sess = max(per_session.values()) or 1.0
 
         def final(i: int) -> float:
-            s = sess.get(i, "")
+            s = sess[i]
             nb = sum(score.get(j, 0.0) for j in (i - 1, i + 1) if sess.get(j) == s)
             return score[i] + NEIGHBOUR_WEIGHT * nb + SESSION_WEIGHT * best_row * per_session[s] / best_sess
 
