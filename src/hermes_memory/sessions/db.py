@@ -788,6 +788,7 @@ class SessionDB:
         exclude_session_ids: list[str] | None = None,
         raise_errors: bool = False,
         with_context: bool = True,
+        with_snippet: bool = True,
     ) -> list[dict[str, Any]]:
         """Full-text search over all messages; any string is accepted and nothing is raised.
 
@@ -821,6 +822,7 @@ class SessionDB:
                 sort,
                 list(exclude_session_ids or []),
                 with_context,
+                with_snippet,
             )
         except (SessionStoreError, sqlite3.Error) as exc:
             if raise_errors:
@@ -888,6 +890,7 @@ class SessionDB:
         sort: str | None,
         excluded_sessions: list[str],
         with_context: bool = True,
+        with_snippet: bool = True,
     ) -> list[dict[str, Any]]:
         plan = fts_mod.build_query(query)
         if plan.empty or limit <= 0:
@@ -982,7 +985,7 @@ class SessionDB:
             page = ids[offset : offset + limit]
             if not page:
                 return []
-            return self._materialise(conn, page, hits, plan, with_context)
+            return self._materialise(conn, page, hits, plan, with_context, with_snippet)
 
     def _stems(self, conn: sqlite3.Connection, words: list[str]) -> dict[str, str | None]:
         """Index tokens (porter stems) of ``words``, by tokenising them with the same tokenizer
@@ -1122,29 +1125,24 @@ class SessionDB:
         hits: dict[int, float],
         plan: fts_mod.QueryPlan,
         with_context: bool,
+        with_snippet: bool = True,
     ) -> list[dict[str, Any]]:
         marks = ",".join("?" * len(page))
+        text_cols = "m.content, m.tool_calls, " if with_snippet else ""
         rows = conn.execute(
-            "SELECT m.id, m.session_id, m.role, m.content, m.timestamp, m.tool_name, m.tool_calls, "
+            "SELECT m.id, m.session_id, m.role, " + text_cols + "m.timestamp, m.tool_name, "
             "s.source, s.model, s.title, s.user_id, s.started_at AS session_started "
             f"FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id IN ({marks})",
             page,
         ).fetchall()
         by_id = {int(r["id"]): r for r in rows}
-        highlighter = fts_mod.Highlighter(plan.terms, self._stems_for_terms(conn, plan.terms))
+        highlighter = fts_mod.Highlighter(plan.terms, self._stems_for_terms(conn, plan.terms)) if with_snippet else None
         results = []
         for i in page:
             r = by_id.get(i)
             if r is None:
                 continue
-            text = _decode_content(r["content"])
-            if not isinstance(text, str):
-                text = json.dumps(text, ensure_ascii=False) if text is not None else ""
-            if r["tool_name"] and (not text or not highlighter.matches(text)):
-                text = f"[{r['tool_name']}] {text}".strip()
-            if not highlighter.matches(text) and r["tool_calls"]:
-                text = f"{text} {r['tool_calls']}".strip()
-            snip = highlighter.snippet(text)
+            snip = self._snippet(highlighter, r) if highlighter is not None else None
             results.append(
                 {
                     "id": i,
@@ -1163,6 +1161,33 @@ class SessionDB:
                 }
             )
         return results
+
+    def _snippet(self, highlighter: fts_mod.Highlighter, r: sqlite3.Row) -> str:
+        text = _decode_content(r["content"])
+        if not isinstance(text, str):
+            text = json.dumps(text, ensure_ascii=False) if text is not None else ""
+        if r["tool_name"] and (not text or not highlighter.matches(text)):
+            text = f"[{r['tool_name']}] {text}".strip()
+        if not highlighter.matches(text) and r["tool_calls"]:
+            text = f"{text} {r['tool_calls']}".strip()
+        return highlighter.snippet(text)
+
+    def snippets_for(self, query: str, message_ids: list[int]) -> dict[int, str]:
+        """``>>>match<<<`` snippets of ``query`` in the given messages (id -> snippet), built the
+        same way as :meth:`search_messages` builds them. Unknown ids are left out."""
+        ids = [int(i) for i in message_ids]
+        if not ids:
+            return {}
+        plan = fts_mod.build_query(query)
+        with self._lock:
+            conn = self._conn
+            if conn is None:
+                raise SessionStoreError("SessionDB is closed; open a new SessionDB.")
+            hl = fts_mod.Highlighter(plan.terms, self._stems_for_terms(conn, plan.terms))
+            rows = conn.execute(
+                f"SELECT id, content, tool_name, tool_calls FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids
+            ).fetchall()
+            return {int(r["id"]): self._snippet(hl, r) for r in rows}
 
     def _context(self, conn: sqlite3.Connection, session_id: str, message_id: int) -> list[dict[str, Any]]:
         rows = conn.execute(

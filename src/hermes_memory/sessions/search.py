@@ -204,7 +204,8 @@ def discovery_rows(
     current_session_id: str | None = None,
     limit: int = MAX_FTS_ROWS,
 ) -> list[dict[str, Any]]:
-    """The message rows discovery mode groups, best first (:meth:`SessionDB.search_messages` rows).
+    """The message rows discovery mode groups, best first (:meth:`SessionDB.search_messages` rows,
+    without ``context`` and with ``snippet`` None: discovery builds snippets for the hits it shows).
 
     Roles default to user and assistant; hidden sources are left out unless ``source`` is given;
     the live session is excluded. Raises :class:`SessionStoreError` on a database failure (so the
@@ -220,6 +221,7 @@ def discovery_rows(
         limit=limit,
         raise_errors=True,
         with_context=False,
+        with_snippet=False,
     )
 
 
@@ -282,6 +284,10 @@ def _discover(
                 "link": f"@session:{best['session_id']}",
             }
         )
+    snippets = db.snippets_for(query, [h["message_id"] for res in results for h in res["hits"]])
+    for res in results:
+        for h in res["hits"]:
+            h["snippet"] = snippets.get(h["message_id"], "")
     if results:
         top = results[0]
         anchor = top["hits"][0]
