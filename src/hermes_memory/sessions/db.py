@@ -59,6 +59,9 @@ POSTINGS_BUDGET = 2_500
 plain-OR query together match more rows, the most frequent terms are dropped (rarest first
 kept; at least one term always stays). Frequent terms carry little BM25 weight (low IDF), so
 this bounds latency on large histories at little cost in ranking: the "dynamic stopword" trick."""
+DROPPED_TERM_ROWS = 100
+"""How many of the best BM25 candidates are checked for the frequent terms the posting budget
+dropped (each found term adds its IDF). Reading more rows' text costs latency on large histories."""
 SINGLE_TERM_WINDOW = 5_000
 """When even the rarest query word matches more rows than this, relevance search scores only the
 newest part of the history holding about this many of its matches (a recency window), so a
@@ -938,8 +941,10 @@ class SessionDB:
                 for r in rows:
                     hits[int(r["id"])] = float(r["rank"])
                 if hits and relevance:
-                    cand = self._candidates(conn, list(hits), with_text=bool(dropped))
-                    self._score_dropped(conn, hits, dropped, cand)
+                    cand = self._candidates(conn, list(hits), with_text=False)
+                    if dropped:
+                        best = sorted(hits, key=hits.__getitem__)[:DROPPED_TERM_ROWS]
+                        self._score_dropped(conn, hits, dropped, self._candidates(conn, best, with_text=True))
             found: dict[int, float] = {}
             if (plan.cjk_trigram or plan.cjk_like) and conn.execute(
                 "SELECT 1 FROM messages_cjk LIMIT 1"
