@@ -1,0 +1,479 @@
+"""Mem0 memory provider: the Mem0 Platform API or mem0's open-source library, in process.
+
+Behaviour follows the reference plugin (providers.md §2), built on the official ``mem0ai`` SDK:
+
+* ``platform`` mode: ``mem0.MemoryClient`` against ``host`` (default ``https://api.mem0.ai``;
+  ``MEM0_HOST`` or ``host`` points it at any server speaking the Platform API), with our own
+  ``httpx.Client`` so every call has ``timeout`` seconds. Adds are asynchronous on the Platform
+  (``{event_id, status: "PENDING"}``).
+* ``oss`` mode: ``mem0.Memory.from_config`` in this process, from the ``oss`` block of
+  ``$HERMES_HOME/mem0.json`` (``vector_store`` / ``embedder`` / ``llm``, mem0's own format). The
+  ``Memory`` object is cached per configuration for the whole process, because embedded Qdrant
+  allows one client per path (reference issue #58705).
+
+Tools (4): ``mem0_search``, ``mem0_add`` (stored verbatim, ``infer=False``), ``mem0_update``,
+``mem0_delete``. Hooks: ``on_turn_start`` starts a search for the message in the background,
+``prefetch`` takes it (or searches, bounded by ``timeout``) and returns ``## Mem0 Memory`` bullets,
+``sync_turn`` adds the user and assistant messages (each cut to its last sentence boundary within
+``sync_max_chars``). Only the primary agent context writes. A circuit breaker pauses calls for
+120 s after 5 consecutive failures (client errors such as "not found" do not count).
+
+Configuration: ``MEM0_API_KEY`` (secret, in ``$HERMES_HOME/.env``), ``MEM0_HOST``, ``MEM0_MODE``,
+``MEM0_USER_ID``, ``MEM0_AGENT_ID`` and ``$HERMES_HOME/mem0.json`` (its keys win over the
+environment, as in the reference).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import os
+import re
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from hermes_memory.config import read_env_file
+from hermes_memory.home import resolve_home
+from hermes_memory.providers.base import ConfigField, MemoryProvider, is_trivial_prompt
+
+log = logging.getLogger(__name__)
+
+DEFAULTS: dict[str, Any] = {
+    "mode": "platform",
+    "host": "",
+    "user_id": "",
+    "agent_id": "hermes",
+    "rerank": False,
+    "sync_max_chars": 450,  # reference default, sized for 512-token embedders
+    "sync_infer": True,
+    "timeout": 10.0,  # seconds per call (ours; the SDK's own default is 300 s)
+    "prefetch_top_k": 5,
+    "oss": {},
+}
+BREAKER_THRESHOLD = 5  # consecutive failures before pausing (reference)
+BREAKER_PAUSE_S = 120.0
+DEFAULT_USER = "hermes-user"  # the reference's fallback user id; counts as "unset"
+_CLIENT_ERROR = re.compile(r"not found|valid uuid|404", re.IGNORECASE)
+
+_OSS_CACHE: dict[str, Any] = {}
+_OSS_LOCK = threading.Lock()
+
+
+def _home(hermes_home: str | os.PathLike[str] | None = None) -> Path:
+    return Path(hermes_home) if hermes_home else resolve_home()
+
+
+def _env(name: str, home: Path) -> str:
+    """Environment variable ``name``, else its value in ``$HERMES_HOME/.env``, else ``""``."""
+    return os.environ.get(name) or read_env_file(home / ".env").get(name, "")
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Resolved settings: defaults < environment < ``$HERMES_HOME/mem0.json``. Never touches the network.
+
+    The API key is read from ``MEM0_API_KEY`` (process environment, then ``$HERMES_HOME/.env``) and
+    returned under ``api_key``.
+    """
+    home = _home(hermes_home)
+    out = dict(DEFAULTS)
+    for key, var in (("host", "MEM0_HOST"), ("mode", "MEM0_MODE"), ("user_id", "MEM0_USER_ID"),
+                     ("agent_id", "MEM0_AGENT_ID")):
+        if value := _env(var, home):
+            out[key] = value
+    out.update({k: v for k, v in _read_json(home / "mem0.json").items() if v is not None})
+    out["api_key"] = _env("MEM0_API_KEY", home)
+    out["mode"] = str(out.get("mode") or "platform").lower()
+    return out
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut to its last sentence boundary within ``limit`` chars (hard cut if none)."""
+    text = (text or "").strip()
+    if limit <= 0 or len(text) <= limit:
+        return text
+    head = text[:limit]
+    ends = [m.end() for m in re.finditer(r"[.!?](\s|$)", head)]
+    return head[: ends[-1]].strip() if ends else head
+
+
+def _import_mem0(home: Path) -> Any:
+    """Import ``mem0`` with telemetry off and its state folder inside the data home."""
+    os.environ.setdefault("MEM0_TELEMETRY", "False")
+    os.environ.setdefault("MEM0_DIR", str(home / "mem0"))
+    import mem0
+
+    return mem0
+
+
+class _PlatformBackend:
+    """``mem0.MemoryClient`` with a bounded ``httpx`` client (the SDK pings ``/v1/ping/`` on creation)."""
+
+    label = "platform"
+
+    def __init__(self, settings: dict[str, Any], home: Path) -> None:
+        import httpx
+
+        mem0 = _import_mem0(home)
+        self._http = httpx.Client(timeout=float(settings["timeout"]))
+        self.client = mem0.MemoryClient(api_key=settings["api_key"], host=settings["host"] or None,
+                                        client=self._http)
+
+    def add(self, messages: list[dict[str, str]], *, user_id: str, agent_id: str, infer: bool,
+            metadata: dict[str, Any]) -> dict[str, Any]:
+        return self.client.add(messages, user_id=user_id, agent_id=agent_id, infer=infer, metadata=metadata)
+
+    def search(self, query: str, *, user_id: str, top_k: int, rerank: bool) -> list[dict[str, Any]]:
+        out = self.client.search(query, filters={"user_id": user_id}, top_k=top_k, rerank=rerank)
+        return out.get("results", []) if isinstance(out, dict) else list(out or [])
+
+    def update(self, memory_id: str, text: str) -> Any:
+        return self.client.update(memory_id, text=text)
+
+    def delete(self, memory_id: str) -> Any:
+        return self.client.delete(memory_id)
+
+    def close(self) -> None:
+        self._http.close()
+
+
+class _OSSBackend:
+    """``mem0.Memory`` in this process, one instance per configuration (embedded Qdrant locks its path)."""
+
+    label = "oss"
+
+    def __init__(self, settings: dict[str, Any], home: Path) -> None:
+        mem0 = _import_mem0(home)
+        cfg = json.loads(json.dumps(settings.get("oss") or {}))
+        (home / "mem0").mkdir(parents=True, exist_ok=True)
+        cfg.setdefault("history_db_path", str(home / "mem0" / "history.db"))
+        vs = cfg.get("vector_store") or {}
+        if vs.get("provider", "qdrant") == "qdrant":
+            vs.setdefault("provider", "qdrant")
+            vs.setdefault("config", {}).setdefault("path", str(home / "mem0" / "qdrant"))
+            cfg["vector_store"] = vs
+        key = json.dumps(cfg, sort_keys=True)
+        with _OSS_LOCK:
+            if key not in _OSS_CACHE:
+                _OSS_CACHE[key] = mem0.Memory.from_config(cfg)
+            self.memory = _OSS_CACHE[key]
+
+    def add(self, messages: list[dict[str, str]], *, user_id: str, agent_id: str, infer: bool,
+            metadata: dict[str, Any]) -> dict[str, Any]:
+        return self.memory.add(messages, user_id=user_id, agent_id=agent_id, infer=infer, metadata=metadata)
+
+    def search(self, query: str, *, user_id: str, top_k: int, rerank: bool) -> list[dict[str, Any]]:
+        out = self.memory.search(query, filters={"user_id": user_id}, top_k=top_k)
+        return out.get("results", []) if isinstance(out, dict) else list(out or [])
+
+    def update(self, memory_id: str, text: str) -> Any:
+        return self.memory.update(memory_id, text)
+
+    def delete(self, memory_id: str) -> Any:
+        return self.memory.delete(memory_id)
+
+    def close(self) -> None:
+        """The cached ``Memory`` stays open for the process (see class docstring)."""
+
+
+class Mem0Provider(MemoryProvider):
+    """Mem0 (Platform API or open-source library). See the module docstring for behaviour."""
+
+    def __init__(self) -> None:
+        self.settings: dict[str, Any] = {}
+        self.home: Path | None = None
+        self.session_id = ""
+        self.agent_context = "primary"
+        self.platform = "cli"
+        self.user_id = DEFAULT_USER
+        self._backend: _PlatformBackend | _OSSBackend | None = None
+        self._backend_lock = threading.Lock()
+        self._failures = 0
+        self._paused_until = 0.0
+        self._search_job: tuple[str, threading.Thread, dict[str, Any]] | None = None
+        self._last_recall: dict[str, Any] | None = None
+
+    # -- required ------------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return "mem0"
+
+    def is_available(self) -> bool:
+        return not self.unavailable_reason()
+
+    def unavailable_reason(self) -> str:
+        if importlib.util.find_spec("mem0") is None:
+            return "the mem0ai package is not installed: pip install 'hermes-memory[providers]'"
+        s = load_settings(self.home)
+        if s["mode"] == "oss":
+            if not (s.get("oss") or {}).get("vector_store"):
+                return "mem0 oss mode needs an 'oss.vector_store' block in $HERMES_HOME/mem0.json"
+            return ""
+        if not s["api_key"]:
+            return "MEM0_API_KEY is not set: run 'hermes-memory memory setup --provider mem0'"
+        return ""
+
+    def initialize(self, session_id: str, **kwargs: Any) -> None:
+        self.home = _home(kwargs.get("hermes_home"))
+        self.settings = load_settings(self.home)
+        self.session_id = session_id
+        self.agent_context = kwargs.get("agent_context") or "primary"
+        self.platform = kwargs.get("platform") or "cli"
+        configured = str(self.settings.get("user_id") or "")
+        if configured and configured != DEFAULT_USER:
+            self.user_id = configured
+        else:
+            self.user_id = str(kwargs.get("user_id") or DEFAULT_USER)
+        self._failures = 0
+        self._paused_until = 0.0
+
+    def get_tool_schemas(self) -> list[dict[str, Any]]:
+        return [
+            {"name": "mem0_search",
+             "description": "Search Mem0 long-term memory about the user. Use before answering questions "
+                            "that may depend on earlier conversations.",
+             "parameters": {"type": "object", "properties": {
+                 "query": {"type": "string", "description": "What to look for."},
+                 "top_k": {"type": "integer", "description": "Results to return (default 10, max 50).",
+                           "minimum": 1, "maximum": 50},
+                 "rerank": {"type": "boolean", "description": "Rerank results (Platform only)."}},
+                 "required": ["query"]}},
+            {"name": "mem0_add",
+             "description": "Store one fact about the user in Mem0, verbatim.",
+             "parameters": {"type": "object", "properties": {
+                 "content": {"type": "string", "description": "The fact to remember."}},
+                 "required": ["content"]}},
+            {"name": "mem0_update",
+             "description": "Replace the text of a Mem0 memory (ids come from mem0_search).",
+             "parameters": {"type": "object", "properties": {
+                 "memory_id": {"type": "string"}, "text": {"type": "string"}},
+                 "required": ["memory_id", "text"]}},
+            {"name": "mem0_delete",
+             "description": "Delete a Mem0 memory by id (ids come from mem0_search).",
+             "parameters": {"type": "object", "properties": {"memory_id": {"type": "string"}},
+                            "required": ["memory_id"]}},
+        ]
+
+    # -- backend, breaker ----------------------------------------------------------------------------
+    def _get_backend(self) -> _PlatformBackend | _OSSBackend:
+        with self._backend_lock:
+            if self._backend is None:
+                home = self.home or _home()
+                if self.settings.get("mode") == "oss":
+                    self._backend = _OSSBackend(self.settings, home)
+                else:
+                    self._backend = _PlatformBackend(self.settings, home)
+            return self._backend
+
+    def _call(self, op: str, fn: Any) -> Any:
+        """Run ``fn(backend)`` under the breaker; raises ``RuntimeError`` with a readable message."""
+        now = time.monotonic()
+        if now < self._paused_until:
+            raise RuntimeError(f"mem0 is paused for {self._paused_until - now:.0f}s after "
+                               f"{BREAKER_THRESHOLD} consecutive failures")
+        try:
+            result = fn(self._get_backend())
+        except Exception as exc:
+            message = _describe(exc)
+            if op == "add" or not _CLIENT_ERROR.search(message):
+                self._failures += 1
+                if self._failures >= BREAKER_THRESHOLD:
+                    self._paused_until = time.monotonic() + BREAKER_PAUSE_S
+                    log.warning("mem0: %d consecutive failures, pausing for %.0fs", self._failures, BREAKER_PAUSE_S)
+            raise RuntimeError(f"mem0 {op} failed: {message}") from exc
+        self._failures = 0
+        return result
+
+    def _search(self, query: str, top_k: int, rerank: bool | None = None) -> list[dict[str, Any]]:
+        rr = bool(self.settings.get("rerank") if rerank is None else rerank)
+        return self._call("search", lambda b: b.search(query, user_id=self.user_id, top_k=top_k, rerank=rr))
+
+    # -- prompt, recall --------------------------------------------------------------------------
+    def system_prompt_block(self) -> str:
+        mode = "Mem0 Platform" if self.settings.get("mode") != "oss" else "Mem0 (local)"
+        return (f"# External memory: {mode}\nLong-term memory for user '{self.user_id}'. Search it with "
+                "mem0_search before answering questions that may depend on earlier conversations; store "
+                "durable facts with mem0_add.")
+
+    def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
+        if is_trivial_prompt(message):
+            return
+        box: dict[str, Any] = {}
+
+        def run() -> None:
+            try:
+                box["results"] = self._search(message, int(self.settings["prefetch_top_k"]))
+            except Exception as exc:  # recorded, served as "" by prefetch
+                box["error"] = str(exc)
+
+        thread = threading.Thread(target=run, name="mem0-prefetch", daemon=True)
+        self._search_job = (message, thread, box)
+        thread.start()
+
+    def prefetch(self, query: str, *, session_id: str = "") -> str:
+        if is_trivial_prompt(query):
+            return ""
+        job, self._search_job = self._search_job, None
+        if job is not None and job[0] == query:
+            job[1].join(float(self.settings.get("timeout", 10.0)))
+            box = job[2]
+            if job[1].is_alive():
+                box = {"error": "mem0 search timed out"}
+        else:
+            box = {}
+            try:
+                box["results"] = self._search(query, int(self.settings.get("prefetch_top_k", 5)))
+            except Exception as exc:
+                box["error"] = str(exc)
+        if "error" in box:
+            self._last_recall = {"ok": False, "error": box["error"]}
+            log.warning("mem0 prefetch failed: %s", box["error"])
+            return ""
+        lines = [f"- {r.get('memory', '')}" for r in box.get("results", []) if r.get("memory")]
+        self._last_recall = {"ok": True, "count": len(lines)}
+        return "## Mem0 Memory\n" + "\n".join(lines) if lines else ""
+
+    def recall_status(self) -> dict[str, Any] | None:
+        return self._last_recall
+
+    # -- writes ---------------------------------------------------------------------------------
+    def sync_turn(self, user_content: str, assistant_content: str, *, session_id: str = "",
+                  messages: list[dict[str, Any]] | None = None) -> None:
+        if not self.writes_allowed(self.agent_context):
+            return
+        limit = int(self.settings.get("sync_max_chars", 450))
+        msgs = [{"role": "user", "content": _cut(user_content, limit)},
+                {"role": "assistant", "content": _cut(assistant_content, limit)}]
+        msgs = [m for m in msgs if m["content"]]
+        if not msgs:
+            return
+        meta = {"channel": self.platform, "session_id": session_id or self.session_id}
+        try:
+            self._call("add", lambda b: b.add(msgs, user_id=self.user_id, agent_id=str(self.settings["agent_id"]),
+                                              infer=bool(self.settings.get("sync_infer", True)), metadata=meta))
+        except Exception as exc:
+            log.warning("mem0 sync_turn failed: %s", exc)
+
+    def on_session_switch(self, new_session_id: str, *, parent_session_id: str = "", reset: bool = False,
+                          rewound: bool = False, **kwargs: Any) -> None:
+        self.session_id = new_session_id
+        self._search_job = None
+
+    # -- tools ----------------------------------------------------------------------------------
+    def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:
+        args = args or {}
+        try:
+            if tool_name == "mem0_search":
+                query = str(args.get("query") or "").strip()
+                if not query:
+                    return self.tool_error("query is required")
+                top_k = max(1, min(int(args.get("top_k") or 10), 50))
+                hits = self._search(query, top_k, args.get("rerank"))
+                results = [{"id": h.get("id"), "memory": h.get("memory"), "score": h.get("score")} for h in hits]
+                if not results:
+                    return self.tool_result({"results": [], "count": 0, "message": "No relevant memories found."})
+                return self.tool_result({"results": results, "count": len(results)})
+            if tool_name in ("mem0_add", "mem0_update", "mem0_delete") and not self.writes_allowed(self.agent_context):
+                return self.tool_error(f"{tool_name} is disabled in the {self.agent_context!r} agent context; "
+                                       "only the primary agent writes to Mem0")
+            if tool_name == "mem0_add":
+                content = str(args.get("content") or "").strip()
+                if not content:
+                    return self.tool_error("content is required")
+                out = self._call("add", lambda b: b.add([{"role": "user", "content": content}], user_id=self.user_id,
+                                                        agent_id=str(self.settings["agent_id"]), infer=False,
+                                                        metadata={"channel": self.platform}))
+                if isinstance(out, dict) and out.get("event_id"):
+                    return self.tool_result({"result": "Fact queued for storage.", "event_id": out["event_id"]})
+                return self.tool_result({"result": "Fact stored."})
+            if tool_name == "mem0_update":
+                mid, text = str(args.get("memory_id") or ""), str(args.get("text") or "").strip()
+                if not mid or not text:
+                    return self.tool_error("memory_id and text are required")
+                self._call("update", lambda b: b.update(mid, text))
+                return self.tool_result({"result": "Memory updated.", "memory_id": mid})
+            if tool_name == "mem0_delete":
+                mid = str(args.get("memory_id") or "")
+                if not mid:
+                    return self.tool_error("memory_id is required")
+                self._call("delete", lambda b: b.delete(mid))
+                return self.tool_result({"result": "Memory deleted.", "memory_id": mid})
+        except Exception as exc:
+            return self.tool_error(str(exc))
+        return self.tool_error(f"unknown tool {tool_name!r} for provider mem0")
+
+    # -- setup, lifecycle -----------------------------------------------------------------------
+    def get_config_schema(self) -> list[ConfigField]:
+        return [
+            ConfigField("api_key", "Mem0 Platform API key (not needed in oss mode)", secret=True,
+                        env_var="MEM0_API_KEY", url="https://app.mem0.ai/dashboard/api-keys"),
+            ConfigField("mode", "platform (Mem0 cloud or a Platform-API host) or oss (local library)",
+                        default="platform", choices=("platform", "oss")),
+            ConfigField("host", "Platform API base URL (blank = https://api.mem0.ai)", default=""),
+            ConfigField("user_id", "User id memories are stored under (blank = gateway user, else hermes-user)",
+                        default=""),
+            ConfigField("agent_id", "Agent id sent with each add", default="hermes"),
+            ConfigField("rerank", "Rerank search results (Platform only)", default=False, type="bool"),
+            ConfigField("sync_infer", "Let Mem0 extract facts from each turn with its LLM", default=True, type="bool"),
+            ConfigField("sync_max_chars", "Max chars per synced message", default=450, type="int"),
+            ConfigField("timeout", "Seconds per Mem0 call", default=10.0, type="float"),
+        ]
+
+    def save_config(self, values: dict[str, Any], hermes_home: str) -> None:
+        """Merge non-secret ``values`` into ``$HERMES_HOME/mem0.json`` (dotted keys nest: ``oss.embedder``)."""
+        _merge_json(Path(hermes_home) / "mem0.json", values, secret_keys={"api_key"})
+
+    def backup_paths(self) -> list[str]:
+        home = self.home or _home()
+        return [str(home / "mem0.json")]
+
+    def shutdown(self) -> None:
+        job, self._search_job = self._search_job, None
+        if job is not None:
+            job[1].join(float(self.settings.get("timeout", 10.0)))
+        with self._backend_lock:
+            backend, self._backend = self._backend, None
+        if backend is not None:
+            backend.close()
+
+
+def _describe(exc: BaseException) -> str:
+    """One-line description of an SDK/HTTP failure (status and server message where present)."""
+    parts = [type(exc).__name__]
+    text = str(exc).strip()
+    if text:
+        parts.append(text[:300])
+    return ": ".join(parts)
+
+
+def _merge_json(path: Path, values: dict[str, Any], secret_keys: set[str]) -> None:
+    data = _read_json(path)
+    for dotted, value in values.items():
+        if dotted in secret_keys:
+            continue
+        node = data
+        *parents, leaf = dotted.split(".")
+        for part in parents:
+            if not isinstance(node.get(part), dict):
+                node[part] = {}
+            node = node[part]
+        node[leaf] = value
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def register(ctx: Any) -> None:
+    """Plugin entry point: register the provider with the discovery collector."""
+    ctx.register_memory_provider(Mem0Provider())

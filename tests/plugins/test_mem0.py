@@ -1,0 +1,194 @@
+"""Mem0 provider: contract tests against a fake Platform API, and the real mem0 library in oss mode."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hermes_memory.plugins.mem0 import Mem0Provider
+from tests.plugins.fakes.base import closed_port_url
+from tests.plugins.fakes.embeddings import DIMS, FakeEmbeddings
+from tests.plugins.fakes.mem0 import FakeMem0
+
+KEY = "m0-test-key"
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeMem0]:
+    server = FakeMem0(api_key=KEY).start()
+    yield server
+    server.stop()
+
+
+def make(home: Path, monkeypatch: pytest.MonkeyPatch, host: str, agent_context: str = "primary",
+         **settings: object) -> Mem0Provider:
+    monkeypatch.setenv("MEM0_API_KEY", KEY)
+    p = Mem0Provider()
+    p.save_config({"mode": "platform", "host": host, "timeout": 0.3, **settings}, str(home))
+    p.initialize("sess-1", hermes_home=str(home), platform="cli", agent_context=agent_context, user_id="alice")
+    return p
+
+
+def call(p: Mem0Provider, tool: str, **args: object) -> dict:
+    return json.loads(p.handle_tool_call(tool, args))
+
+
+def test_every_tool_round_trips_through_the_platform_api(hermes_home, monkeypatch, fake):
+    p = make(hermes_home, monkeypatch, fake.url)
+    assert [t["name"] for t in p.get_tool_schemas()] == ["mem0_search", "mem0_add", "mem0_update", "mem0_delete"]
+
+    added = call(p, "mem0_add", content="Alice drinks green tea every morning")
+    assert added["result"] == "Fact queued for storage." and added["event_id"]
+    body = fake.calls("POST", "/v3/memories/add/")[-1].body
+    assert body["messages"] == [{"role": "user", "content": "Alice drinks green tea every morning"}]
+    assert body["user_id"] == "alice" and body["agent_id"] == "hermes" and body["infer"] is False
+    assert body["metadata"] == {"channel": "cli"}
+    assert fake.calls("GET", "/v1/ping/")[0].headers["authorization"] == f"Token {KEY}"
+
+    found = call(p, "mem0_search", query="green tea", top_k=3)
+    assert found["count"] == 1 and found["results"][0]["memory"].startswith("Alice drinks")
+    search = fake.calls("POST", "/memories/search/")[-1].body
+    assert search["filters"] == {"user_id": "alice"} and search["top_k"] == 3
+    mid = found["results"][0]["id"]
+
+    assert call(p, "mem0_update", memory_id=mid, text="Alice drinks oolong tea")["result"] == "Memory updated."
+    assert fake.memories[mid]["memory"] == "Alice drinks oolong tea"
+    assert call(p, "mem0_delete", memory_id=mid)["result"] == "Memory deleted."
+    assert fake.memories == {}
+    assert call(p, "mem0_search", query="tea")["count"] == 0
+    p.shutdown()
+
+
+def test_missing_arguments_and_unknown_memory_give_clear_errors(hermes_home, monkeypatch, fake):
+    p = make(hermes_home, monkeypatch, fake.url)
+    assert call(p, "mem0_search", query=" ")["error"] == "query is required"
+    assert call(p, "mem0_add")["error"] == "content is required"
+    assert "required" in call(p, "mem0_update", memory_id="x")["error"]
+    err = call(p, "mem0_delete", memory_id="no-such-id")["error"]
+    assert "mem0 delete failed" in err and "not found" in err.lower()
+    assert "unknown tool" in call(p, "mem0_nope")["error"]
+
+
+def test_prefetch_returns_what_on_turn_start_found(hermes_home, monkeypatch, fake):
+    p = make(hermes_home, monkeypatch, fake.url)
+    call(p, "mem0_add", content="Alice's cat is called Miso")
+    p.on_turn_start(1, "what is my cat called")
+    block = p.prefetch("what is my cat called")
+    assert block == "## Mem0 Memory\n- Alice's cat is called Miso"
+    assert p.prefetch("ok") == ""  # trivial prompts are not recalled
+    assert p.recall_status() == {"ok": True, "count": 1}
+
+
+def test_sync_turn_adds_both_messages_cut_at_a_sentence(hermes_home, monkeypatch, fake):
+    p = make(hermes_home, monkeypatch, fake.url, sync_max_chars=30, sync_infer=False)
+    p.sync_turn("I moved to Lisbon. It was a long trip over the sea.", "Welcome to Lisbon!", session_id="sess-1")
+    body = fake.calls("POST", "/v3/memories/add/")[-1].body
+    assert body["messages"] == [{"role": "user", "content": "I moved to Lisbon."},
+                                {"role": "assistant", "content": "Welcome to Lisbon!"}]
+    assert body["metadata"] == {"channel": "cli", "session_id": "sess-1"} and body["infer"] is False
+
+
+def test_session_switch_moves_writes_to_the_new_session(hermes_home, monkeypatch, fake):
+    p = make(hermes_home, monkeypatch, fake.url)
+    p.on_session_switch("sess-2", parent_session_id="sess-1")
+    p.sync_turn("I like jazz", "Noted", session_id="")
+    assert fake.calls("POST", "/v3/memories/add/")[-1].body["metadata"]["session_id"] == "sess-2"
+
+
+@pytest.mark.parametrize("ctx", ["subagent", "cron", "flush"])
+def test_only_the_primary_context_writes(hermes_home, monkeypatch, fake, ctx):
+    p = make(hermes_home, monkeypatch, fake.url, agent_context=ctx)
+    p.sync_turn("I like jazz", "Noted")
+    assert "only the primary agent" in call(p, "mem0_add", content="x")["error"]
+    assert fake.calls("POST", "/memories/add/") == []
+    assert "results" in call(p, "mem0_search", query="jazz")  # reads still work
+
+
+def test_server_error_becomes_a_tool_error_and_an_empty_prefetch(hermes_home, monkeypatch, fake):
+    p = make(hermes_home, monkeypatch, fake.url)
+    call(p, "mem0_search", query="warm up")  # client created (ping) before the faults
+    fake.fail(503, times=3, path_prefix="/v3/memories")
+    err = call(p, "mem0_search", query="tea")["error"]
+    assert err.startswith("mem0 search failed")
+    assert p.prefetch("what tea do I like") == ""
+    assert p.recall_status()["ok"] is False
+    p.sync_turn("hello there friend", "hi")  # does not raise
+    assert call(p, "mem0_search", query="tea")["count"] == 0  # recovered
+
+
+def test_timeout_becomes_a_tool_error(hermes_home, monkeypatch, fake):
+    p = make(hermes_home, monkeypatch, fake.url)
+    call(p, "mem0_search", query="warm up")
+    fake.stall(5.0, path_prefix="/v3/memories/search")
+    assert "timed out" in call(p, "mem0_search", query="tea")["error"].lower()
+    assert p.prefetch("what tea do I like") == ""
+
+
+def test_server_down_never_raises_out_of_hooks(hermes_home, monkeypatch):
+    p = make(hermes_home, monkeypatch, closed_port_url())
+    assert "error" in call(p, "mem0_search", query="tea")
+    assert "error" in call(p, "mem0_add", content="fact")
+    p.on_turn_start(1, "what tea do I like")
+    assert p.prefetch("what tea do I like") == ""
+    p.sync_turn("u", "a")
+    p.on_session_switch("s2")
+    p.shutdown()
+
+
+def test_breaker_pauses_after_five_consecutive_failures(hermes_home, monkeypatch):
+    p = make(hermes_home, monkeypatch, closed_port_url())
+    for _ in range(5):
+        assert "failed" in call(p, "mem0_search", query="tea")["error"]
+    assert "paused" in call(p, "mem0_search", query="tea")["error"]
+
+
+def test_availability_needs_a_key_or_an_oss_vector_store(hermes_home, monkeypatch):
+    monkeypatch.delenv("MEM0_API_KEY", raising=False)
+    p = Mem0Provider()
+    assert not p.is_available() and "MEM0_API_KEY" in p.unavailable_reason()
+    (hermes_home / ".env").write_text(f"MEM0_API_KEY={KEY}\n")
+    assert p.is_available()
+    (hermes_home / ".env").unlink()
+    p.save_config({"mode": "oss"}, str(hermes_home))
+    assert "oss.vector_store" in p.unavailable_reason()
+    p.save_config({"oss.vector_store": {"provider": "qdrant", "config": {}}}, str(hermes_home))
+    assert p.is_available()
+    secret = [f for f in p.get_config_schema() if f.secret]
+    assert [(f.key, f.env_var) for f in secret] == [("api_key", "MEM0_API_KEY")]
+
+
+@pytest.mark.slow
+def test_real_mem0_library_offline_add_search_and_prefetch(hermes_home, tmp_path):
+    """mem0.Memory in process: embedded Qdrant on disk, embeddings from a local endpoint, no LLM (infer=False)."""
+    emb = FakeEmbeddings().start()
+    try:
+        oss = {
+            "vector_store": {"provider": "qdrant", "config": {
+                "path": str(tmp_path / "qdrant"), "collection_name": "hermes_test", "embedding_model_dims": DIMS}},
+            "embedder": {"provider": "openai", "config": {
+                "api_key": "unused", "openai_base_url": emb.url + "/v1", "model": "hash", "embedding_dims": DIMS}},
+            "llm": {"provider": "openai", "config": {"api_key": "unused", "openai_base_url": emb.url + "/v1",
+                                                     "model": "never-called"}},
+        }
+        p = Mem0Provider()
+        p.save_config({"mode": "oss", "oss": oss, "sync_infer": False}, str(hermes_home))
+        assert p.is_available()
+        p.initialize("s1", hermes_home=str(hermes_home), platform="cli", agent_context="primary", user_id="bob")
+        assert call(p, "mem0_add", content="Bob keeps bees on his rooftop in Porto") == {"result": "Fact stored."}
+        p.sync_turn("My sister Ana plays the cello", "That sounds lovely")
+        hits = call(p, "mem0_search", query="bees rooftop")
+        assert hits["results"][0]["memory"] == "Bob keeps bees on his rooftop in Porto"
+        block = p.prefetch("who plays the cello")
+        assert block.startswith("## Mem0 Memory\n") and "- My sister Ana plays the cello" in block
+        mid = hits["results"][0]["id"]
+        assert call(p, "mem0_update", memory_id=mid, text="Bob keeps bees in Braga")["result"] == "Memory updated."
+        assert call(p, "mem0_search", query="bees Braga")["results"][0]["memory"] == "Bob keeps bees in Braga"
+        assert call(p, "mem0_delete", memory_id=mid)["result"] == "Memory deleted."
+        assert all(r["id"] != mid for r in call(p, "mem0_search", query="bees")["results"])
+        assert emb.calls("POST", "/v1/embeddings") and not emb.calls("POST", "/chat/completions")
+        p.shutdown()
+    finally:
+        emb.stop()
