@@ -1,0 +1,207 @@
+"""RetainDB provider: contract tests against a fake RetainDB API on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hermes_memory.plugins.retaindb import RetainDBProvider
+from tests.plugins.fakes.base import closed_port_url
+from tests.plugins.fakes.retaindb import FakeRetainDB
+
+KEY = "rdb-test-key"
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeRetainDB]:
+    server = FakeRetainDB(api_key=KEY).start()
+    yield server
+    server.stop()
+
+
+def make(home: Path, monkeypatch: pytest.MonkeyPatch, url: str, agent_context: str = "primary",
+         session: str = "sess-1") -> RetainDBProvider:
+    monkeypatch.setenv("RETAINDB_API_KEY", KEY)
+    monkeypatch.setenv("RETAINDB_BASE_URL", url)
+    p = RetainDBProvider()
+    p.save_config({"project": "proj-x", "timeout": 0.3}, str(home))
+    p.initialize(session, hermes_home=str(home), platform="cli", agent_context=agent_context, user_id="carol")
+    return p
+
+
+def call(p: RetainDBProvider, tool: str, **args: object) -> dict:
+    return json.loads(p.handle_tool_call(tool, args))
+
+
+def test_memory_tools_round_trip(hermes_home, monkeypatch, fake):
+    p = make(hermes_home, monkeypatch, fake.url)
+    assert len(p.get_tool_schemas()) == 10
+    stored = call(p, "retaindb_remember", content="Carol is allergic to peanuts", memory_type="preference",
+                  importance=0.9)
+    mid = stored["id"]
+    req = fake.calls("POST", "^/v1/memory$")[-1]
+    assert req.body == {"project": "proj-x", "user_id": "carol", "session_id": "sess-1",
+                        "content": "Carol is allergic to peanuts", "memory_type": "preference", "importance": 0.9,
+                        "write_mode": "sync"}
+    assert req.headers["authorization"] == f"Bearer {KEY}" and req.headers["x-api-key"] == KEY
+    assert req.headers["x-sdk-runtime"] == "hermes-plugin"
+
+    assert call(p, "retaindb_profile") == {"memories": [{"id": mid, "content": "Carol is allergic to peanuts"}]}
+    hits = call(p, "retaindb_search", query="peanuts allergy", top_k=50)
+    assert hits["results"][0]["id"] == mid and fake.calls("POST", "/v1/memory/search")[-1].body["top_k"] == 20
+    ctx = call(p, "retaindb_context", query="peanuts")
+    assert ctx["context"] == "- Carol is allergic to peanuts" and ctx["raw"]["results"][0]["id"] == mid
+    assert fake.calls("POST", "/v1/context/query")[-1].body["max_tokens"] == 1200
+    assert call(p, "retaindb_forget", memory_id=mid) == {"deleted": True, "id": mid}
+    assert fake.memories == {}
+
+
+def test_bad_arguments_are_refused_with_a_clear_error(hermes_home, monkeypatch, fake):
+    p = make(hermes_home, monkeypatch, fake.url)
+    assert call(p, "retaindb_search")["error"] == "query is required"
+    assert call(p, "retaindb_remember", content=" ")["error"] == "content is required"
+    assert "memory_type must be one of" in call(p, "retaindb_remember", content="x", memory_type="gossip")["error"]
+    assert "between 0 and 1" in call(p, "retaindb_remember", content="x", importance=3)["error"]
+    assert call(p, "retaindb_read_file")["error"] == "file_id is required"
+    assert "HTTP 404" in call(p, "retaindb_forget", memory_id="mem_missing")["error"]
+    assert fake.memories == {}
+
+
+def test_file_tools_round_trip(hermes_home, monkeypatch, fake, tmp_path):
+    p = make(hermes_home, monkeypatch, fake.url)
+    doc = tmp_path / "notes.md"
+    doc.write_text("# Trip\nCarol visits Kyoto in April.\n")
+    up = call(p, "retaindb_upload_file", local_path=str(doc), scope="user", ingest=True)
+    fid = up["file"]["id"]
+    assert fake.files[fid]["path"] == "/notes.md" and fake.files[fid]["scope"] == "USER"
+    assert fake.files[fid]["ingested"] == {"user_id": "carol", "agent_id": "hermes"}
+    assert [f["id"] for f in call(p, "retaindb_list_files", prefix="/no")["files"]] == [fid]
+    read = call(p, "retaindb_read_file", file_id=fid)
+    assert read["content"] == "# Trip\nCarol visits Kyoto in April.\n" and read["file"]["name"] == "notes.md"
+    assert call(p, "retaindb_ingest_file", file_id=fid) == {"ok": True, "file_id": fid}
+    assert call(p, "retaindb_delete_file", file_id=fid) == {"deleted": True}
+    assert fake.files == {}
+
+    blob = tmp_path / "photo.bin"
+    blob.write_bytes(bytes(range(256)))
+    fid = call(p, "retaindb_upload_file", local_path=str(blob))["file"]["id"]
+    assert "binary file" in call(p, "retaindb_read_file", file_id=fid)["note"]
+
+
+def test_upload_refuses_secret_files(hermes_home, monkeypatch, fake, tmp_path):
+    p = make(hermes_home, monkeypatch, fake.url)
+    (hermes_home / ".env").write_text("RETAINDB_API_KEY=x\n")
+    (tmp_path / ".ssh").mkdir()
+    (tmp_path / ".ssh" / "config").write_text("Host *\n")
+    for path in (hermes_home / ".env", tmp_path / ".ssh" / "config"):
+        assert "refusing to upload" in call(p, "retaindb_upload_file", local_path=str(path))["error"]
+    assert "no such file" in call(p, "retaindb_upload_file", local_path=str(tmp_path / "nope.txt"))["error"]
+    assert fake.calls("POST", "/v1/files") == []
+
+
+def test_legacy_routes_are_used_when_the_primary_ones_are_missing(hermes_home, monkeypatch):
+    legacy = FakeRetainDB(api_key=KEY, legacy_only=True).start()
+    try:
+        p = make(hermes_home, monkeypatch, legacy.url)
+        mid = call(p, "retaindb_remember", content="Carol runs marathons")["id"]
+        assert call(p, "retaindb_profile")["memories"][0]["content"] == "Carol runs marathons"
+        assert call(p, "retaindb_forget", memory_id=mid)["deleted"] is True
+        assert legacy.calls("POST", "^/v1/memories$") and legacy.calls("GET", "^/v1/memories$")
+    finally:
+        legacy.stop()
+
+
+def test_prefetch_serves_context_synthesis_and_agent_model(hermes_home, monkeypatch, fake):
+    p = make(hermes_home, monkeypatch, fake.url)
+    call(p, "retaindb_remember", content="Carol plays the violin")
+    fake.agent_model = {"memory_count": 3, "persona": "patient tutor", "persistent_instructions": ["cite sources"],
+                        "working_style": "brief"}
+    p.queue_prefetch("does Carol play violin")
+    block = p.prefetch("does Carol play violin")
+    assert block == ("[RetainDB Context]\n- Carol plays the violin\n\n"
+                     "[RetainDB User Synthesis]\n(low) The user: Carol plays the violin\n\n"
+                     "[RetainDB Agent Self-Model]\nPersona: patient tutor\n- cite sources\nWorking style: brief")
+    assert len(fake.calls("POST", "/ask")) == 1  # served from the queued batch, not fetched twice
+    assert fake.calls("POST", "/ask")[-1].body == {"project": "proj-x", "query": "does Carol play violin",
+                                                   "reasoning_level": "low"}
+    assert p.prefetch("thanks") == ""
+    assert p.recall_status() == {"ok": True, "errors": []}
+
+
+def test_sync_turn_ingests_the_session_and_switch_moves_writes(hermes_home, monkeypatch, fake):
+    p = make(hermes_home, monkeypatch, fake.url)
+    p.sync_turn("I adopted a puppy", "Congratulations!")
+    p.on_session_switch("sess-2", parent_session_id="sess-1")
+    p.sync_turn("His name is Rex", "Great name")
+    assert [(s["session_id"], [m["content"] for m in s["messages"]]) for s in fake.sessions] == [
+        ("sess-1", ["I adopted a puppy", "Congratulations!"]), ("sess-2", ["His name is Rex", "Great name"])]
+    assert all(s["write_mode"] == "sync" and s["user_id"] == "carol" for s in fake.sessions)
+    assert p.pending() == []
+
+
+def test_memory_write_mirror_types_user_facts_as_preferences(hermes_home, monkeypatch, fake):
+    p = make(hermes_home, monkeypatch, fake.url)
+    p.on_memory_write("add", "user", "Prefers metric units")
+    p.on_memory_write("add", "memory", "Project uses Python 3.11")
+    p.on_memory_write("remove", "memory", "old fact")
+    assert sorted((m["content"], m["memory_type"]) for m in fake.memories.values()) == [
+        ("Prefers metric units", "preference"), ("Project uses Python 3.11", "factual")]
+
+
+@pytest.mark.parametrize("ctx", ["subagent", "cron", "flush"])
+def test_only_the_primary_context_writes(hermes_home, monkeypatch, fake, ctx):
+    p = make(hermes_home, monkeypatch, fake.url, agent_context=ctx)
+    p.sync_turn("u", "a")
+    p.on_memory_write("add", "user", "fact")
+    assert "only the primary agent" in call(p, "retaindb_remember", content="x")["error"]
+    assert "results" in call(p, "retaindb_search", query="x")
+    assert fake.sessions == [] and fake.memories == {} and p.pending() == []
+
+
+def test_server_error_is_a_tool_error_and_the_turn_stays_queued(hermes_home, monkeypatch, fake):
+    p = make(hermes_home, monkeypatch, fake.url)
+    fake.fail(500, times=1, path_prefix="/v1/memory/search")
+    assert call(p, "retaindb_search", query="x")["error"] == \
+        "retaindb: POST /v1/memory/search returned HTTP 500: injected failure"
+    fake.fail(502, times=1, path_prefix="/v1/memory/ingest")
+    p.sync_turn("first turn", "reply one")
+    [row] = p.pending()
+    assert "HTTP 502" in row["last_error"]
+    p.sync_turn("second turn", "reply two")  # drains the kept row first, in order
+    assert [s["messages"][0]["content"] for s in fake.sessions] == ["first turn", "second turn"]
+    assert p.pending() == []
+
+
+def test_timeout_is_a_tool_error_and_an_empty_prefetch(hermes_home, monkeypatch, fake):
+    p = make(hermes_home, monkeypatch, fake.url)
+    fake.stall(5.0)
+    assert "timed out" in call(p, "retaindb_profile")["error"]
+    assert p.prefetch("what do I like") == ""
+    assert p.recall_status()["ok"] is False
+
+
+def test_server_down_keeps_turns_until_it_is_back(hermes_home, monkeypatch, fake):
+    down = make(hermes_home, monkeypatch, closed_port_url())
+    assert "error" in call(down, "retaindb_search", query="x")
+    down.queue_prefetch("what do I like")
+    assert down.prefetch("what do I like") == ""
+    down.sync_turn("remember the milk", "ok, noted")
+    down.on_memory_write("add", "user", "fact")
+    down.shutdown()
+    assert len(RetainDBProvider.pending(down)) == 1
+    up = make(hermes_home, monkeypatch, fake.url)  # initialize replays the queue
+    up.shutdown()
+    assert [m["content"] for m in fake.sessions[0]["messages"]] == ["remember the milk", "ok, noted"]
+    assert up.pending() == []
+
+
+def test_availability_and_schema(hermes_home, monkeypatch):
+    monkeypatch.delenv("RETAINDB_API_KEY", raising=False)
+    p = RetainDBProvider()
+    assert not p.is_available() and "RETAINDB_API_KEY" in p.unavailable_reason()
+    (hermes_home / ".env").write_text("RETAINDB_API_KEY=abc\n")
+    assert p.is_available()
+    assert [(f.key, f.env_var) for f in p.get_config_schema() if f.secret] == [("api_key", "RETAINDB_API_KEY")]
