@@ -119,6 +119,7 @@ class FakeService:
 
         class _H(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
 
             def _handle(self) -> None:
                 service._dispatch(self)
