@@ -62,6 +62,28 @@ def test_every_tool_round_trips_through_the_platform_api(hermes_home, monkeypatc
     p.shutdown()
 
 
+def test_selfhosted_server_contract(hermes_home, monkeypatch, fake):
+    monkeypatch.setenv("MEM0_API_KEY", KEY)
+    monkeypatch.setenv("MEM0_HOST", fake.url)
+    monkeypatch.delenv("MEM0_MODE", raising=False)
+    p = Mem0Provider()
+    assert p.is_available()
+    p.initialize("sess-1", hermes_home=str(hermes_home), platform="cli", agent_context="primary", user_id="alice")
+    assert p.settings["mode"] == "selfhosted"
+    assert call(p, "mem0_add", content="Alice speaks Portuguese") == {"result": "Fact stored."}
+    req = fake.calls("POST", "^/memories$")[-1]
+    assert req.headers["x-api-key"] == KEY and req.body["infer"] is False and req.body["user_id"] == "alice"
+    mid = call(p, "mem0_search", query="Portuguese")["results"][0]["id"]
+    assert fake.calls("POST", "^/search$")[-1].body == {"query": "Portuguese", "top_k": 10,
+                                                        "filters": {"user_id": "alice"}}
+    assert call(p, "mem0_update", memory_id=mid, text="Alice speaks Spanish")["result"] == "Memory updated."
+    p.sync_turn("I also speak French.", "Très bien!")
+    assert call(p, "mem0_delete", memory_id=mid)["result"] == "Memory deleted."
+    assert [m["memory"] for m in fake.memories.values()] == ["I also speak French.", "Très bien!"]
+    assert fake.calls("GET", "/v1/ping/") == []  # no Platform client involved
+    assert "HTTP 404" in call(p, "mem0_delete", memory_id="missing")["error"]
+
+
 def test_missing_arguments_and_unknown_memory_give_clear_errors(hermes_home, monkeypatch, fake):
     p = make(hermes_home, monkeypatch, fake.url)
     assert call(p, "mem0_search", query=" ")["error"] == "query is required"

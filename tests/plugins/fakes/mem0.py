@@ -6,6 +6,11 @@ Routes (providers.md §2.4): ``GET /v1/ping/``; ``POST /v3/memories/add/`` (asyn
 (``{query, filters:{user_id}, top_k, rerank}`` -> ``{results:[{id, memory, score, metadata,
 created_at, user_id}]}``); ``PUT /v1/memories/{id}/`` (``{text}``); ``DELETE /v1/memories/{id}/``.
 Auth: ``Authorization: Token <key>``; a wrong key gets 401.
+
+Also the self-hosted server's routes (the mem0 repository's FastAPI ``server/``), on the same store:
+``POST /memories`` (``{messages, user_id, agent_id, infer, metadata}`` -> ``{results}``),
+``POST /search`` (``{query, top_k, filters:{user_id}}`` -> ``{results}``), ``PUT /memories/{id}``
+(``{text}``), ``DELETE /memories/{id}``; auth by ``X-API-Key: <key>``.
 """
 
 from __future__ import annotations
@@ -31,6 +36,21 @@ class FakeMem0(FakeService):
         self.route("POST", "/v2/memories/search/", self._search)
         self.route("PUT", "/v1/memories/{mid}/", self._update)
         self.route("DELETE", "/v1/memories/{mid}/", self._delete)
+        self.route("POST", "/memories", self._sh(lambda q, p: {"results": self._store(q)}))
+        self.route("POST", "/search", self._sh(self._search))
+        self.route("PUT", "/memories/{mid}", self._sh(self._update))
+        self.route("DELETE", "/memories/{mid}", self._sh(self._delete))
+
+    def _sh(self, handler: Any) -> Any:
+        """Self-hosted auth (``X-API-Key``) in front of a shared handler."""
+
+        def wrapped(req: Request, params: dict[str, str]) -> Any:
+            if req.headers.get("x-api-key") != self.api_key:
+                return Reply(401, {"detail": "Invalid API key"})
+            req.headers["authorization"] = f"Token {self.api_key}"
+            return handler(req, params)
+
+        return wrapped
 
     def _auth(self, req: Request) -> Reply | None:
         if req.headers.get("authorization") != f"Token {self.api_key}":

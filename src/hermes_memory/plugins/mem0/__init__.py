@@ -6,6 +6,10 @@ Behaviour follows the reference plugin (providers.md §2), built on the official
   ``MEM0_HOST`` or ``host`` points it at any server speaking the Platform API), with our own
   ``httpx.Client`` so every call has ``timeout`` seconds. Adds are asynchronous on the Platform
   (``{event_id, status: "PENDING"}``).
+* ``selfhosted`` mode: the mem0 repository's FastAPI ``server/`` at ``host`` (``POST /memories``,
+  ``POST /search``, ``PUT``/``DELETE /memories/{id}``, ``X-API-Key`` when a key is set), through
+  ``httpx``, since ``MemoryClient`` insists on Token auth and ``/v1/ping/``. ``MEM0_HOST`` without
+  ``MEM0_MODE`` selects this mode, as in the reference.
 * ``oss`` mode: ``mem0.Memory.from_config`` in this process, from the ``oss`` block of
   ``$HERMES_HOME/mem0.json`` (``vector_store`` / ``embedder`` / ``llm``, mem0's own format). The
   ``Memory`` object is cached per configuration for the whole process, because embedded Qdrant
@@ -91,6 +95,8 @@ def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str
                      ("agent_id", "MEM0_AGENT_ID")):
         if value := _env(var, home):
             out[key] = value
+    if _env("MEM0_HOST", home) and not _env("MEM0_MODE", home):
+        out["mode"] = "selfhosted"  # the reference: a host means the self-hosted server
     out.update({k: v for k, v in _read_json(home / "mem0.json").items() if v is not None})
     out["api_key"] = _env("MEM0_API_KEY", home)
     out["mode"] = str(out.get("mode") or "platform").lower()
@@ -147,6 +153,49 @@ class _PlatformBackend:
         self._http.close()
 
 
+class _SelfHostedBackend:
+    """The mem0 repository's FastAPI server (``server/main.py``) over ``httpx``."""
+
+    label = "selfhosted"
+
+    def __init__(self, settings: dict[str, Any], home: Path) -> None:
+        import httpx
+
+        if not settings.get("host"):
+            raise RuntimeError("mem0 selfhosted mode needs 'host' (MEM0_HOST), the server's base URL")
+        headers = {"X-API-Key": settings["api_key"]} if settings.get("api_key") else {}
+        self._http = httpx.Client(base_url=str(settings["host"]).rstrip("/"), headers=headers,
+                                  timeout=float(settings["timeout"]))
+
+    def _req(self, method: str, path: str, body: Any = None) -> Any:
+        resp = self._http.request(method, path, json=body)
+        if resp.status_code >= 400:
+            try:
+                detail = resp.json().get("detail", resp.text)
+            except ValueError:
+                detail = resp.text
+            raise RuntimeError(f"HTTP {resp.status_code} from {method} {path}: {str(detail)[:300]}")
+        return resp.json() if resp.content else {}
+
+    def add(self, messages: list[dict[str, str]], *, user_id: str, agent_id: str, infer: bool,
+            metadata: dict[str, Any]) -> dict[str, Any]:
+        return self._req("POST", "/memories", {"messages": messages, "user_id": user_id, "agent_id": agent_id,
+                                               "infer": infer, "metadata": metadata})
+
+    def search(self, query: str, *, user_id: str, top_k: int, rerank: bool) -> list[dict[str, Any]]:
+        out = self._req("POST", "/search", {"query": query, "top_k": top_k, "filters": {"user_id": user_id}})
+        return out.get("results", []) if isinstance(out, dict) else list(out or [])
+
+    def update(self, memory_id: str, text: str) -> Any:
+        return self._req("PUT", f"/memories/{memory_id}", {"text": text})
+
+    def delete(self, memory_id: str) -> Any:
+        return self._req("DELETE", f"/memories/{memory_id}")
+
+    def close(self) -> None:
+        self._http.close()
+
+
 class _OSSBackend:
     """``mem0.Memory`` in this process, one instance per configuration (embedded Qdrant locks its path)."""
 
@@ -196,7 +245,7 @@ class Mem0Provider(MemoryProvider):
         self.agent_context = "primary"
         self.platform = "cli"
         self.user_id = DEFAULT_USER
-        self._backend: _PlatformBackend | _OSSBackend | None = None
+        self._backend: _PlatformBackend | _SelfHostedBackend | _OSSBackend | None = None
         self._backend_lock = threading.Lock()
         self._failures = 0
         self._paused_until = 0.0
@@ -219,6 +268,10 @@ class Mem0Provider(MemoryProvider):
             if not (s.get("oss") or {}).get("vector_store"):
                 return "mem0 oss mode needs an 'oss.vector_store' block in $HERMES_HOME/mem0.json"
             return ""
+        if s["mode"] == "selfhosted":
+            return "" if s.get("host") else "mem0 selfhosted mode needs 'host' (MEM0_HOST), the server's base URL"
+        if s["mode"] != "platform":
+            return f"mem0 mode {s['mode']!r} is not one of platform, selfhosted, oss"
         if not s["api_key"]:
             return "MEM0_API_KEY is not set: run 'hermes-memory memory setup --provider mem0'"
         return ""
@@ -265,12 +318,14 @@ class Mem0Provider(MemoryProvider):
         ]
 
     # -- backend, breaker ----------------------------------------------------------------------------
-    def _get_backend(self) -> _PlatformBackend | _OSSBackend:
+    def _get_backend(self) -> _PlatformBackend | _SelfHostedBackend | _OSSBackend:
         with self._backend_lock:
             if self._backend is None:
                 home = self.home or _home()
                 if self.settings.get("mode") == "oss":
                     self._backend = _OSSBackend(self.settings, home)
+                elif self.settings.get("mode") == "selfhosted":
+                    self._backend = _SelfHostedBackend(self.settings, home)
                 else:
                     self._backend = _PlatformBackend(self.settings, home)
             return self._backend
@@ -300,7 +355,8 @@ class Mem0Provider(MemoryProvider):
 
     # -- prompt, recall --------------------------------------------------------------------------
     def system_prompt_block(self) -> str:
-        mode = "Mem0 Platform" if self.settings.get("mode") != "oss" else "Mem0 (local)"
+        mode = {"oss": "Mem0 (local)", "selfhosted": "Mem0 (self-hosted)"}.get(str(self.settings.get("mode")),
+                                                                              "Mem0 Platform")
         return (f"# External memory: {mode}\nLong-term memory for user '{self.user_id}'. Search it with "
                 "mem0_search before answering questions that may depend on earlier conversations; store "
                 "durable facts with mem0_add.")
@@ -417,9 +473,10 @@ class Mem0Provider(MemoryProvider):
         return [
             ConfigField("api_key", "Mem0 Platform API key (not needed in oss mode)", secret=True,
                         env_var="MEM0_API_KEY", url="https://app.mem0.ai/dashboard/api-keys"),
-            ConfigField("mode", "platform (Mem0 cloud or a Platform-API host) or oss (local library)",
-                        default="platform", choices=("platform", "oss")),
-            ConfigField("host", "Platform API base URL (blank = https://api.mem0.ai)", default=""),
+            ConfigField("mode", "platform (Mem0 cloud API), selfhosted (mem0 server) or oss (library in process)",
+                        default="platform", choices=("platform", "selfhosted", "oss")),
+            ConfigField("host", "Server base URL (platform: blank = https://api.mem0.ai; selfhosted: required)",
+                        default=""),
             ConfigField("user_id", "User id memories are stored under (blank = gateway user, else hermes-user)",
                         default=""),
             ConfigField("agent_id", "Agent id sent with each add", default="hermes"),
