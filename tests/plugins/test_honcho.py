@@ -15,7 +15,7 @@ from hermes_memory.plugins.honcho import (
     load_settings,
     split_message,
 )
-from tests.plugins.fakes.base import closed_port_url
+from tests.plugins.fakes.base import closed_port_url, configure
 from tests.plugins.fakes.honcho import FakeHoncho
 
 KEY = "honcho-test-key"
@@ -32,7 +32,7 @@ def make(home: Path, monkeypatch: pytest.MonkeyPatch, url: str, agent_context: s
          **settings: object) -> HonchoProvider:
     monkeypatch.setenv("HONCHO_API_KEY", KEY)
     p = HonchoProvider()
-    p.save_config({"baseUrl": url, "timeout": 0.3, "workspace": "ws1", "peerName": "dana", **settings}, str(home))
+    configure(home, "honcho", {"baseUrl": url, "timeout": 0.3, "workspace": "ws1", "peerName": "dana", **settings})
     p.initialize("sess/1", hermes_home=str(home), platform="cli", agent_context=agent_context)
     return p
 
@@ -271,7 +271,7 @@ def test_local_server_without_key_gets_a_placeholder(hermes_home, monkeypatch):
         monkeypatch.delenv("HONCHO_API_KEY", raising=False)
         p = HonchoProvider()
         assert not p.is_available() and "HONCHO_API_KEY" in p.unavailable_reason()
-        p.save_config({"baseUrl": server.url, "peerName": "eve"}, str(hermes_home))
+        configure(hermes_home, "honcho", {"baseUrl": server.url, "peerName": "eve"})
         assert p.is_available()
         p.initialize("s1", hermes_home=str(hermes_home), platform="cli", agent_context="primary")
         assert call(p, "honcho_profile", card=["Likes tea"])["card"] == ["Likes tea"]

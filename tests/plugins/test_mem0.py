@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hermes_memory.plugins.mem0 import Mem0Provider
-from tests.plugins.fakes.base import closed_port_url
+from hermes_memory.plugins.mem0 import Mem0Provider, load_settings
+from tests.plugins.fakes.base import closed_port_url, configure
 from tests.plugins.fakes.embeddings import DIMS, FakeEmbeddings
 from tests.plugins.fakes.mem0 import FakeMem0
 
@@ -27,7 +27,7 @@ def make(home: Path, monkeypatch: pytest.MonkeyPatch, host: str, agent_context: 
          **settings: object) -> Mem0Provider:
     monkeypatch.setenv("MEM0_API_KEY", KEY)
     p = Mem0Provider()
-    p.save_config({"mode": "platform", "host": host, "timeout": 0.3, **settings}, str(home))
+    configure(home, "mem0", {"mode": "platform", "host": host, "timeout": 0.3, **settings})
     p.initialize("sess-1", hermes_home=str(home), platform="cli", agent_context=agent_context, user_id="alice")
     return p
 
@@ -174,12 +174,21 @@ def test_availability_needs_a_key_or_an_oss_vector_store(hermes_home, monkeypatc
     (hermes_home / ".env").write_text(f"MEM0_API_KEY={KEY}\n")
     assert p.is_available()
     (hermes_home / ".env").unlink()
-    p.save_config({"mode": "oss"}, str(hermes_home))
+    configure(hermes_home, "mem0", {"mode": "oss"})
     assert "oss.vector_store" in p.unavailable_reason()
-    p.save_config({"oss.vector_store": {"provider": "qdrant", "config": {}}}, str(hermes_home))
+    configure(hermes_home, "mem0", {"oss.vector_store": {"provider": "qdrant", "config": {}}})
     assert p.is_available()
     secret = [f for f in p.get_config_schema() if f.secret]
     assert [(f.key, f.env_var) for f in secret] == [("api_key", "MEM0_API_KEY")]
+
+
+def test_config_yaml_section_wins_over_the_reference_json_and_env(hermes_home, monkeypatch):
+    (hermes_home / "mem0.json").write_text(json.dumps({"user_id": "from-json", "agent_id": "json-agent"}))
+    configure(hermes_home, "mem0", {"user_id": "from-yaml", "host": ""})
+    monkeypatch.setenv("MEM0_USER_ID", "from-env")
+    monkeypatch.setenv("MEM0_AGENT_ID", "env-agent")
+    s = load_settings(hermes_home)
+    assert (s["user_id"], s["agent_id"]) == ("from-yaml", "json-agent")
 
 
 @pytest.mark.slow
@@ -196,7 +205,7 @@ def test_real_mem0_library_offline_add_search_and_prefetch(hermes_home, tmp_path
                                                      "model": "never-called"}},
         }
         p = Mem0Provider()
-        p.save_config({"mode": "oss", "oss": oss, "sync_infer": False}, str(hermes_home))
+        configure(hermes_home, "mem0", {"mode": "oss", "oss": oss, "sync_infer": False})
         assert p.is_available()
         p.initialize("s1", hermes_home=str(hermes_home), platform="cli", agent_context="primary", user_id="bob")
         assert call(p, "mem0_add", content="Bob keeps bees on his rooftop in Porto") == {"result": "Fact stored."}

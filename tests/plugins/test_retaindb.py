@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hermes_memory.plugins.retaindb import RetainDBProvider
-from tests.plugins.fakes.base import closed_port_url
+from tests.plugins.fakes.base import closed_port_url, configure
 from tests.plugins.fakes.retaindb import FakeRetainDB
 
 KEY = "rdb-test-key"
@@ -27,7 +27,7 @@ def make(home: Path, monkeypatch: pytest.MonkeyPatch, url: str, agent_context: s
     monkeypatch.setenv("RETAINDB_API_KEY", KEY)
     monkeypatch.setenv("RETAINDB_BASE_URL", url)
     p = RetainDBProvider()
-    p.save_config({"project": "proj-x", "timeout": 0.3}, str(home))
+    configure(home, "retaindb", {"project": "proj-x", "timeout": 0.3})
     p.initialize(session, hermes_home=str(home), platform="cli", agent_context=agent_context, user_id="carol")
     return p
 

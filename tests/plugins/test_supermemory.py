@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hermes_memory.plugins.supermemory import SupermemoryProvider, detect_category
-from tests.plugins.fakes.base import closed_port_url
+from tests.plugins.fakes.base import closed_port_url, configure
 from tests.plugins.fakes.supermemory import FakeSupermemory
 
 KEY = "sm-test-key"
@@ -26,7 +26,7 @@ def make(home: Path, monkeypatch: pytest.MonkeyPatch, url: str, agent_context: s
          **settings: object) -> SupermemoryProvider:
     monkeypatch.setenv("SUPERMEMORY_API_KEY", KEY)
     p = SupermemoryProvider()
-    p.save_config({"base_url": url, "api_timeout": 0.5, "container_tag": "hermes-{identity}", **settings}, str(home))
+    configure(home, "supermemory", {"base_url": url, "api_timeout": 0.5, "container_tag": "hermes-{identity}", **settings})
     p.initialize("sess-1", hermes_home=str(home), platform="cli", agent_context=agent_context, agent_identity="ada")
     return p
 
@@ -191,7 +191,7 @@ def test_availability_ranges_and_default_tag_guard(hermes_home, monkeypatch):
     assert "SUPERMEMORY_API_KEY" in p.unavailable_reason()
     monkeypatch.setenv("SUPERMEMORY_API_KEY", KEY)
     assert p.is_available()
-    p.save_config({"container_tag": "default", "api_timeout": 99, "max_recall_results": 0}, str(hermes_home))
+    configure(hermes_home, "supermemory", {"container_tag": "default", "api_timeout": 99, "max_recall_results": 0})
     assert "#27226" in p.unavailable_reason()
     p.initialize("s", hermes_home=str(hermes_home), platform="cli", agent_context="primary")
     assert p.settings["api_timeout"] == 15.0 and p.settings["max_recall_results"] == 1

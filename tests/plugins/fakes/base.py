@@ -22,8 +22,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from hermes_memory.config import update_config
 
 
 @dataclass
@@ -222,3 +225,8 @@ def overlap(query: str, text: str) -> float:
     """Share of the query's words found in ``text`` (0..1): the fakes' similarity score."""
     q = words(query)
     return len(q & words(text)) / len(q) if q else 0.0
+
+
+def configure(home: Path, provider: str, values: dict[str, Any]) -> None:
+    """Write provider settings where ``memory setup`` puts them: the ``<provider>:`` section of config.yaml."""
+    update_config(home / "config.yaml", {f"{provider}.{k}": v for k, v in values.items()})

@@ -30,7 +30,8 @@ turn's background result; the dialectic is one pass (``dialecticDepth`` is accep
 the one-time upload of MEMORY.md/USER.md is not done; ``~/.honcho/config.json`` is not read (each
 home is self-contained).
 
-Configuration: ``$HERMES_HOME/honcho.json`` (camelCase keys as in the reference; a ``hosts.<host>``
+Configuration: the ``honcho:`` section of ``config.yaml`` (written by ``memory setup``) over the
+reference's ``$HERMES_HOME/honcho.json`` (camelCase keys as in the reference; a ``hosts.<host>``
 block overrides root keys, host ``hermes`` or ``$HERMES_HONCHO_HOST``), then the environment:
 ``HONCHO_API_KEY`` (secret), ``HONCHO_BASE_URL``/``HONCHO_URL``, ``HONCHO_ENVIRONMENT``,
 ``HONCHO_TIMEOUT``.
@@ -48,6 +49,8 @@ import threading
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+import yaml
 
 from hermes_memory.config import read_env_file
 from hermes_memory.home import resolve_home
@@ -105,6 +108,25 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def _yaml_section(path: Path, name: str) -> dict[str, Any]:
+    """The ``name:`` section of ``config.yaml`` (written by ``memory setup``); ``{}`` when absent or unreadable."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8-sig")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        if not isinstance(exc, FileNotFoundError):
+            log.warning("cannot read %s: %s", path, exc)
+        return {}
+    section = data.get(name) if isinstance(data, dict) else None
+    return section if isinstance(section, dict) else {}
+
+
+def file_settings(home: Path) -> dict[str, Any]:
+    """Settings from files: ``$HERMES_HOME/honcho.json`` (the reference agent's file, still honoured) overlaid
+    by the ``honcho:`` section of ``config.yaml``. Empty values (``None``, ``""``) are dropped."""
+    merged = {**_read_json(home / "honcho.json"), **_yaml_section(home / "config.yaml", "honcho")}
+    return {k: v for k, v in merged.items() if v not in (None, "")}
+
+
 def sanitize_id(value: str, fallback: str = "default") -> str:
     """Honcho ids keep ``[A-Za-z0-9_-]``; other characters become ``-`` (reference)."""
     cleaned = re.sub(r"[^A-Za-z0-9_-]", "-", str(value or "").strip()).strip("-")
@@ -124,13 +146,13 @@ def is_local_url(url: str) -> bool:
 
 
 def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """Defaults < ``honcho.json`` root keys < its ``hosts.<host>`` block; environment fills what is unset.
+    """Defaults < file root keys (:func:`file_settings`) < their ``hosts.<host>`` block; environment fills what is unset.
 
     Returns camelCase keys plus ``apiKey``. ``recallMode`` is normalised (``auto`` -> ``hybrid``),
     levels and cadences are validated (bad values fall back to the default with a warning).
     """
     home = _home(hermes_home)
-    data = _read_json(home / "honcho.json")
+    data = file_settings(home)
     host = _env("HERMES_HONCHO_HOST", home) or "hermes"
     out = dict(DEFAULTS)
     out.update({k: v for k, v in data.items() if k != "hosts" and v is not None})
@@ -166,7 +188,7 @@ def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str
 
 
 def _warn(key: str, value: Any, default: Any) -> Any:
-    log.warning("honcho.json: %s=%r is not valid; using %r", key, value, default)
+    log.warning("honcho settings: %s=%r is not valid; using %r", key, value, default)
     return default
 
 
@@ -260,7 +282,7 @@ class HonchoProvider(MemoryProvider):
             return "HONCHO_API_KEY (or a baseUrl for a self-hosted server) is not set: " \
                    "run 'hermes-memory memory setup --provider honcho'"
         if not s["enabled"]:
-            return "honcho is disabled in honcho.json (enabled: false)"
+            return "honcho is disabled by its settings (enabled: false in config.yaml honcho: or honcho.json)"
         return ""
 
     def initialize(self, session_id: str, **kwargs: Any) -> None:
@@ -634,18 +656,10 @@ class HonchoProvider(MemoryProvider):
             ConfigField("timeout", "Seconds per request", default=8.0, type="float"),
         ]
 
-    def save_config(self, values: dict[str, Any], hermes_home: str) -> None:
-        """Merge non-secret ``values`` into the root of ``$HERMES_HOME/honcho.json``."""
-        path = Path(hermes_home) / "honcho.json"
-        data = _read_json(path)
-        data.update({k: v for k, v in values.items() if k != "apiKey" and v is not None})
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
 
     def backup_paths(self) -> list[str]:
-        return [str((self.home or _home()) / "honcho.json")]
+        path = (self.home or _home()) / "honcho.json"
+        return [str(path)] if path.exists() else []
 
     def shutdown(self) -> None:
         timeout = float(self.settings.get("timeout", 8.0)) + 1.0

@@ -11,7 +11,7 @@ Behaviour follows the reference plugin (providers.md §2), built on the official
   ``httpx``, since ``MemoryClient`` insists on Token auth and ``/v1/ping/``. ``MEM0_HOST`` without
   ``MEM0_MODE`` selects this mode, as in the reference.
 * ``oss`` mode: ``mem0.Memory.from_config`` in this process, from the ``oss`` block of
-  ``$HERMES_HOME/mem0.json`` (``vector_store`` / ``embedder`` / ``llm``, mem0's own format). The
+  settings (``vector_store`` / ``embedder`` / ``llm``, mem0's own format). The
   ``Memory`` object is cached per configuration for the whole process, because embedded Qdrant
   allows one client per path (reference issue #58705).
 
@@ -23,8 +23,9 @@ Tools (4): ``mem0_search``, ``mem0_add`` (stored verbatim, ``infer=False``), ``m
 120 s after 5 consecutive failures (client errors such as "not found" do not count).
 
 Configuration: ``MEM0_API_KEY`` (secret, in ``$HERMES_HOME/.env``), ``MEM0_HOST``, ``MEM0_MODE``,
-``MEM0_USER_ID``, ``MEM0_AGENT_ID`` and ``$HERMES_HOME/mem0.json`` (its keys win over the
-environment, as in the reference).
+``MEM0_USER_ID``, ``MEM0_AGENT_ID``, then the ``mem0:`` section of ``config.yaml`` (written by
+``memory setup``) and the reference's ``$HERMES_HOME/mem0.json``; file keys win over the environment,
+as in the reference.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from hermes_memory.config import read_env_file
 from hermes_memory.home import resolve_home
@@ -83,8 +86,27 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def _yaml_section(path: Path, name: str) -> dict[str, Any]:
+    """The ``name:`` section of ``config.yaml`` (written by ``memory setup``); ``{}`` when absent or unreadable."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8-sig")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        if not isinstance(exc, FileNotFoundError):
+            log.warning("cannot read %s: %s", path, exc)
+        return {}
+    section = data.get(name) if isinstance(data, dict) else None
+    return section if isinstance(section, dict) else {}
+
+
+def file_settings(home: Path) -> dict[str, Any]:
+    """Settings from files: ``$HERMES_HOME/mem0.json`` (the reference agent's file, still honoured) overlaid
+    by the ``mem0:`` section of ``config.yaml``. Empty values (``None``, ``""``) are dropped."""
+    merged = {**_read_json(home / "mem0.json"), **_yaml_section(home / "config.yaml", "mem0")}
+    return {k: v for k, v in merged.items() if v not in (None, "")}
+
+
 def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """Resolved settings: defaults < environment < ``$HERMES_HOME/mem0.json``. Never touches the network.
+    """Resolved settings: defaults < environment < files (:func:`file_settings`). Never touches the network.
 
     The API key is read from ``MEM0_API_KEY`` (process environment, then ``$HERMES_HOME/.env``) and
     returned under ``api_key``.
@@ -97,7 +119,7 @@ def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str
             out[key] = value
     if _env("MEM0_HOST", home) and not _env("MEM0_MODE", home):
         out["mode"] = "selfhosted"  # the reference: a host means the self-hosted server
-    out.update({k: v for k, v in _read_json(home / "mem0.json").items() if v is not None})
+    out.update(file_settings(home))
     out["api_key"] = _env("MEM0_API_KEY", home)
     out["mode"] = str(out.get("mode") or "platform").lower()
     return out
@@ -266,7 +288,7 @@ class Mem0Provider(MemoryProvider):
         s = load_settings(self.home)
         if s["mode"] == "oss":
             if not (s.get("oss") or {}).get("vector_store"):
-                return "mem0 oss mode needs an 'oss.vector_store' block in $HERMES_HOME/mem0.json"
+                return "mem0 oss mode needs an 'oss.vector_store' block in the mem0: section of config.yaml"
             return ""
         if s["mode"] == "selfhosted":
             return "" if s.get("host") else "mem0 selfhosted mode needs 'host' (MEM0_HOST), the server's base URL"
@@ -486,13 +508,10 @@ class Mem0Provider(MemoryProvider):
             ConfigField("timeout", "Seconds per Mem0 call", default=10.0, type="float"),
         ]
 
-    def save_config(self, values: dict[str, Any], hermes_home: str) -> None:
-        """Merge non-secret ``values`` into ``$HERMES_HOME/mem0.json`` (dotted keys nest: ``oss.embedder``)."""
-        _merge_json(Path(hermes_home) / "mem0.json", values, secret_keys={"api_key"})
 
     def backup_paths(self) -> list[str]:
         home = self.home or _home()
-        return [str(home / "mem0.json")]
+        return [str(home / "mem0.json")] if (home / "mem0.json").exists() else []
 
     def shutdown(self) -> None:
         job, self._search_job = self._search_job, None
@@ -511,24 +530,6 @@ def _describe(exc: BaseException) -> str:
     if text:
         parts.append(text[:300])
     return ": ".join(parts)
-
-
-def _merge_json(path: Path, values: dict[str, Any], secret_keys: set[str]) -> None:
-    data = _read_json(path)
-    for dotted, value in values.items():
-        if dotted in secret_keys:
-            continue
-        node = data
-        *parents, leaf = dotted.split(".")
-        for part in parents:
-            if not isinstance(node.get(part), dict):
-                node[part] = {}
-            node = node[part]
-        node[leaf] = value
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def register(ctx: Any) -> None:

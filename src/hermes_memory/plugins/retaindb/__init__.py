@@ -19,7 +19,7 @@ Behaviour follows the reference plugin (providers.md §5):
   ``factual`` otherwise). Only the primary agent context writes.
 
 Configuration: ``RETAINDB_API_KEY`` (secret), ``RETAINDB_BASE_URL`` (default
-``https://api.retaindb.com``), ``RETAINDB_PROJECT`` (else ``retaindb.json`` ``project``, else
+``https://api.retaindb.com``), ``RETAINDB_PROJECT`` (else ``project`` in config.yaml's ``retaindb:`` section or ``retaindb.json``, else
 ``default``), ``timeout`` seconds per request (default 10).
 """
 
@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import yaml
 
 from hermes_memory.config import read_env_file
 from hermes_memory.home import resolve_home
@@ -71,13 +72,33 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def _yaml_section(path: Path, name: str) -> dict[str, Any]:
+    """The ``name:`` section of ``config.yaml`` (written by ``memory setup``); ``{}`` when absent or unreadable."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8-sig")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        if not isinstance(exc, FileNotFoundError):
+            log.warning("cannot read %s: %s", path, exc)
+        return {}
+    section = data.get(name) if isinstance(data, dict) else None
+    return section if isinstance(section, dict) else {}
+
+
+def file_settings(home: Path) -> dict[str, Any]:
+    """Settings from files: ``$HERMES_HOME/retaindb.json`` (the reference agent's file, still honoured) overlaid
+    by the ``retaindb:`` section of ``config.yaml``. Empty values (``None``, ``""``) are dropped."""
+    merged = {**_read_json(home / "retaindb.json"), **_yaml_section(home / "config.yaml", "retaindb")}
+    return {k: v for k, v in merged.items() if v not in (None, "")}
+
+
 def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """Defaults < ``$HERMES_HOME/retaindb.json`` < environment (``RETAINDB_*``). No network."""
+    """Defaults < files (:func:`file_settings`) < environment (``RETAINDB_*``). No network."""
     home = _home(hermes_home)
     out = dict(DEFAULTS)
-    out.update({k: v for k, v in _read_json(home / "retaindb.json").items() if v not in (None, "")})
+    out.update(file_settings(home))
     if url := _env("RETAINDB_BASE_URL", home):
         out["base_url"] = url
+    out["base_url"] = out.get("base_url") or DEFAULT_BASE_URL
     if project := _env("RETAINDB_PROJECT", home):
         out["project"] = project
     out["project"] = out["project"] or "default"
@@ -497,24 +518,15 @@ class RetainDBProvider(MemoryProvider):
         return [
             ConfigField("api_key", "RetainDB API key", secret=True, required=True, env_var="RETAINDB_API_KEY",
                         url="https://retaindb.com"),
-            ConfigField("base_url", "API base URL", default=DEFAULT_BASE_URL),
+            ConfigField("base_url", f"API base URL (blank = {DEFAULT_BASE_URL})", default=""),
             ConfigField("project", "Project name (blank = default)", default=""),
             ConfigField("timeout", "Seconds per request", default=10.0, type="float"),
         ]
 
-    def save_config(self, values: dict[str, Any], hermes_home: str) -> None:
-        """Merge non-secret ``values`` into ``$HERMES_HOME/retaindb.json``."""
-        path = Path(hermes_home) / "retaindb.json"
-        data = _read_json(path)
-        data.update({k: v for k, v in values.items() if k != "api_key"})
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
 
     def backup_paths(self) -> list[str]:
         home = self.home or _home()
-        return [str(home / "retaindb.json"), str(home / "retaindb_queue.db")]
+        return [str(p) for p in (home / "retaindb.json", home / "retaindb_queue.db") if p.exists()]
 
     def shutdown(self) -> None:
         thread = self._prefetch_thread

@@ -17,8 +17,9 @@ Behaviour follows the reference plugin (providers.md §6):
 * Writes are disabled outside the primary agent context (cron, flush, subagent).
 
 Configuration: ``SUPERMEMORY_API_KEY`` (secret), ``SUPERMEMORY_BASE_URL``,
-``SUPERMEMORY_CONTAINER_TAG``, and ``$HERMES_HOME/supermemory.json`` (keys and ranges below; file
-values win over the environment). Every call has ``api_timeout`` seconds and no retries.
+``SUPERMEMORY_CONTAINER_TAG``, then the ``supermemory:`` section of ``config.yaml`` and the
+reference's ``$HERMES_HOME/supermemory.json`` (keys and ranges below; file values win over the
+environment). Every call has ``api_timeout`` seconds and no retries.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from hermes_memory.config import read_env_file
 from hermes_memory.home import resolve_home
@@ -87,20 +90,39 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def _yaml_section(path: Path, name: str) -> dict[str, Any]:
+    """The ``name:`` section of ``config.yaml`` (written by ``memory setup``); ``{}`` when absent or unreadable."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8-sig")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        if not isinstance(exc, FileNotFoundError):
+            log.warning("cannot read %s: %s", path, exc)
+        return {}
+    section = data.get(name) if isinstance(data, dict) else None
+    return section if isinstance(section, dict) else {}
+
+
+def file_settings(home: Path) -> dict[str, Any]:
+    """Settings from files: ``$HERMES_HOME/supermemory.json`` (the reference agent's file, still honoured) overlaid
+    by the ``supermemory:`` section of ``config.yaml``. Empty values (``None``, ``""``) are dropped."""
+    merged = {**_read_json(home / "supermemory.json"), **_yaml_section(home / "config.yaml", "supermemory")}
+    return {k: v for k, v in merged.items() if v not in (None, "")}
+
+
 def sanitize_tag(tag: str) -> str:
     """Container tags keep ``[A-Za-z0-9_]``; anything else becomes ``_`` (reference)."""
     return re.sub(r"[^A-Za-z0-9_]", "_", tag.strip())[:100]
 
 
 def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """Defaults < environment < ``$HERMES_HOME/supermemory.json``, numbers clamped to their ranges. No network."""
+    """Defaults < environment < files (:func:`file_settings`), numbers clamped to their ranges. No network."""
     home = _home(hermes_home)
     out = dict(DEFAULTS)
     if url := _env("SUPERMEMORY_BASE_URL", home):
         out["base_url"] = url
     if tag := _env("SUPERMEMORY_CONTAINER_TAG", home):
         out["container_tag"] = tag
-    out.update({k: v for k, v in _read_json(home / "supermemory.json").items() if v is not None})
+    out.update(file_settings(home))
     for key, (lo, hi) in RANGES.items():
         kind = float if isinstance(DEFAULTS[key], float) else int
         try:
@@ -432,7 +454,7 @@ class SupermemoryProvider(MemoryProvider):
             ConfigField("api_key", "Supermemory API key", secret=True, required=True, env_var="SUPERMEMORY_API_KEY",
                         url="https://console.supermemory.ai"),
             ConfigField("container_tag", "Container tag ({identity} = agent identity)", default="hermes"),
-            ConfigField("base_url", "API base URL", default=DEFAULT_BASE_URL),
+            ConfigField("base_url", f"API base URL (blank = {DEFAULT_BASE_URL})", default=""),
             ConfigField("auto_recall", "Recall memories before each turn", default=True, type="bool"),
             ConfigField("auto_capture", "Store conversations at session end", default=True, type="bool"),
             ConfigField("max_recall_results", "Memories per recall (1-20)", default=10, type="int"),
@@ -441,18 +463,10 @@ class SupermemoryProvider(MemoryProvider):
             ConfigField("api_timeout", "Seconds per API call (0.5-15)", default=5.0, type="float"),
         ]
 
-    def save_config(self, values: dict[str, Any], hermes_home: str) -> None:
-        """Merge non-secret ``values`` into ``$HERMES_HOME/supermemory.json``."""
-        path = Path(hermes_home) / "supermemory.json"
-        data = _read_json(path)
-        data.update({k: v for k, v in values.items() if k != "api_key"})
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
 
     def backup_paths(self) -> list[str]:
-        return [str((self.home or _home()) / "supermemory.json")]
+        path = (self.home or _home()) / "supermemory.json"
+        return [str(path)] if path.exists() else []
 
     def shutdown(self) -> None:
         if self._writes_ok():
