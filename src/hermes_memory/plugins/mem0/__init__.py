@@ -260,9 +260,11 @@ class _OSSBackend:
 class Mem0Provider(MemoryProvider):
     """Mem0 (Platform API or open-source library). See the module docstring for behaviour."""
 
-    def __init__(self) -> None:
+    def __init__(self, hermes_home: str | os.PathLike[str] | None = None) -> None:
+        """``hermes_home`` is the data home used by :meth:`is_available` before :meth:`initialize`
+        (default: ``$HERMES_HOME``, else ``~/.hermes``)."""
         self.settings: dict[str, Any] = {}
-        self.home: Path | None = None
+        self.home: Path | None = Path(hermes_home) if hermes_home else None
         self.session_id = ""
         self.agent_context = "primary"
         self.platform = "cli"
@@ -299,7 +301,7 @@ class Mem0Provider(MemoryProvider):
         return ""
 
     def initialize(self, session_id: str, **kwargs: Any) -> None:
-        self.home = _home(kwargs.get("hermes_home"))
+        self.home = _home(kwargs.get("hermes_home") or self.home)
         self.settings = load_settings(self.home)
         self.session_id = session_id
         self.agent_context = kwargs.get("agent_context") or "primary"
@@ -533,5 +535,5 @@ def _describe(exc: BaseException) -> str:
 
 
 def register(ctx: Any) -> None:
-    """Plugin entry point: register the provider with the discovery collector."""
-    ctx.register_memory_provider(Mem0Provider())
+    """Plugin entry point: register the provider with the discovery collector (its ``hermes_home``, if any)."""
+    ctx.register_memory_provider(Mem0Provider(hermes_home=getattr(ctx, "hermes_home", None)))

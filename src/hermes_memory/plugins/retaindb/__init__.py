@@ -163,9 +163,11 @@ class _Client:
 class RetainDBProvider(MemoryProvider):
     """RetainDB (cloud REST API). See the module docstring for behaviour."""
 
-    def __init__(self) -> None:
+    def __init__(self, hermes_home: str | os.PathLike[str] | None = None) -> None:
+        """``hermes_home`` is the data home used by :meth:`is_available` before :meth:`initialize`
+        (default: ``$HERMES_HOME``, else ``~/.hermes``)."""
         self.settings: dict[str, Any] = {}
-        self.home: Path | None = None
+        self.home: Path | None = Path(hermes_home) if hermes_home else None
         self.session_id = ""
         self.user_id = "default"
         self.agent_id = "hermes"
@@ -190,7 +192,7 @@ class RetainDBProvider(MemoryProvider):
             "RETAINDB_API_KEY is not set: run 'hermes-memory memory setup --provider retaindb'"
 
     def initialize(self, session_id: str, **kwargs: Any) -> None:
-        self.home = _home(kwargs.get("hermes_home"))
+        self.home = _home(kwargs.get("hermes_home") or self.home)
         self.settings = load_settings(self.home)
         self.session_id = session_id
         self.user_id = str(kwargs.get("user_id") or "default")
@@ -572,5 +574,5 @@ def _blocked(path: Path, home: Path | None) -> bool:
 
 
 def register(ctx: Any) -> None:
-    """Plugin entry point: register the provider with the discovery collector."""
-    ctx.register_memory_provider(RetainDBProvider())
+    """Plugin entry point: register the provider with the discovery collector (its ``hermes_home``, if any)."""
+    ctx.register_memory_provider(RetainDBProvider(hermes_home=getattr(ctx, "hermes_home", None)))
