@@ -221,5 +221,13 @@ def test_real_mem0_library_offline_add_search_and_prefetch(hermes_home, tmp_path
         assert all(r["id"] != mid for r in call(p, "mem0_search", query="bees")["results"])
         assert emb.calls("POST", "/v1/embeddings") and not emb.calls("POST", "/chat/completions")
         p.shutdown()
+
+        # a stuck embeddings endpoint: the call is bounded by the provider's timeout
+        configure(hermes_home, "mem0", {"timeout": 0.5})
+        slow = Mem0Provider()
+        slow.initialize("s2", hermes_home=str(hermes_home), platform="cli", agent_context="primary", user_id="bob")
+        emb.stall(10.0)
+        assert "did not finish within 0.5s" in call(slow, "mem0_search", query="bees")["error"]
+        assert slow.prefetch("who keeps bees") == ""
     finally:
         emb.stop()

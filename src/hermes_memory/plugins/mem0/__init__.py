@@ -218,12 +218,41 @@ class _SelfHostedBackend:
         self._http.close()
 
 
+def _bounded(fn: Any, timeout: float, what: str) -> Any:
+    """Run ``fn()`` in a daemon thread and wait at most ``timeout`` seconds.
+
+    mem0's in-process ``Memory`` calls its embedder and LLM clients without a deadline of ours, so
+    the wait is bounded here; on timeout :class:`TimeoutError` is raised and the call finishes (or
+    not) in the background.
+    """
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # handed to the caller below
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, name=f"mem0-oss-{what}", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise TimeoutError(f"mem0 {what} did not finish within {timeout:g}s")
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
 class _OSSBackend:
-    """``mem0.Memory`` in this process, one instance per configuration (embedded Qdrant locks its path)."""
+    """``mem0.Memory`` in this process, one instance per configuration (embedded Qdrant locks its path).
+
+    Every call is bounded by ``timeout`` seconds (see :func:`_bounded`).
+    """
 
     label = "oss"
 
     def __init__(self, settings: dict[str, Any], home: Path) -> None:
+        self.timeout = float(settings["timeout"])
         mem0 = _import_mem0(home)
         cfg = json.loads(json.dumps(settings.get("oss") or {}))
         (home / "mem0").mkdir(parents=True, exist_ok=True)
@@ -241,17 +270,19 @@ class _OSSBackend:
 
     def add(self, messages: list[dict[str, str]], *, user_id: str, agent_id: str, infer: bool,
             metadata: dict[str, Any]) -> dict[str, Any]:
-        return self.memory.add(messages, user_id=user_id, agent_id=agent_id, infer=infer, metadata=metadata)
+        return _bounded(lambda: self.memory.add(messages, user_id=user_id, agent_id=agent_id, infer=infer,
+                                                metadata=metadata), self.timeout, "add")
 
     def search(self, query: str, *, user_id: str, top_k: int, rerank: bool) -> list[dict[str, Any]]:
-        out = self.memory.search(query, filters={"user_id": user_id}, top_k=top_k)
+        out = _bounded(lambda: self.memory.search(query, filters={"user_id": user_id}, top_k=top_k),
+                       self.timeout, "search")
         return out.get("results", []) if isinstance(out, dict) else list(out or [])
 
     def update(self, memory_id: str, text: str) -> Any:
-        return self.memory.update(memory_id, text)
+        return _bounded(lambda: self.memory.update(memory_id, text), self.timeout, "update")
 
     def delete(self, memory_id: str) -> Any:
-        return self.memory.delete(memory_id)
+        return _bounded(lambda: self.memory.delete(memory_id), self.timeout, "delete")
 
     def close(self) -> None:
         """The cached ``Memory`` stays open for the process (see class docstring)."""
