@@ -13,6 +13,14 @@ from tests.plugins.fakes.base import closed_port_url, configure
 from tests.plugins.fakes.retaindb import FakeRetainDB
 
 KEY = "rdb-test-key"
+_made: list = []  # providers built by make(), shut down after each test
+
+
+@pytest.fixture(autouse=True)
+def _shutdown_providers() -> Iterator[None]:
+    yield
+    while _made:
+        _made.pop().shutdown()
 
 
 @pytest.fixture
@@ -29,6 +37,7 @@ def make(home: Path, monkeypatch: pytest.MonkeyPatch, url: str, agent_context: s
     p = RetainDBProvider()
     configure(home, "retaindb", {"project": "proj-x", "timeout": 0.3})
     p.initialize(session, hermes_home=str(home), platform="cli", agent_context=agent_context, user_id="carol")
+    _made.append(p)
     return p
 
 
@@ -196,6 +205,18 @@ def test_server_down_keeps_turns_until_it_is_back(hermes_home, monkeypatch, fake
     up.shutdown()
     assert [m["content"] for m in fake.sessions[0]["messages"]] == ["remember the milk", "ok, noted"]
     assert up.pending() == []
+
+
+def test_soul_md_seeds_the_agent_identity_once(hermes_home, monkeypatch, fake):
+    (hermes_home / "SOUL.md").write_text("You are Hermes, a careful research assistant.\n")
+    make(hermes_home, monkeypatch, fake.url).shutdown()
+    make(hermes_home, monkeypatch, fake.url).shutdown()  # same content: not sent again
+    assert fake.seeds == [{"agent": "hermes", "project": "proj-x", "source": "soul_md",
+                           "content": "You are Hermes, a careful research assistant."}]
+    (hermes_home / "SOUL.md").write_text("You are Hermes, now terse.\n")
+    make(hermes_home, monkeypatch, fake.url, agent_context="subagent").shutdown()  # subagents never seed
+    make(hermes_home, monkeypatch, fake.url).shutdown()
+    assert [s["content"] for s in fake.seeds][-1] == "You are Hermes, now terse." and len(fake.seeds) == 2
 
 
 def test_availability_and_schema(hermes_home, monkeypatch):

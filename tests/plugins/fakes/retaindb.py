@@ -22,6 +22,7 @@ class FakeRetainDB(FakeService):
         self.memories: dict[str, dict[str, Any]] = {}
         self.files: dict[str, dict[str, Any]] = {}
         self.sessions: list[dict[str, Any]] = []
+        self.seeds: list[dict[str, Any]] = []
         self.agent_model: dict[str, Any] = {"memory_count": 0, "persona": "", "persistent_instructions": [],
                                             "working_style": ""}
         r = self.route
@@ -30,7 +31,7 @@ class FakeRetainDB(FakeService):
         r("POST", "/v1/memory/ingest/session", self._ingest_session)
         r("POST", "/v1/memory/profile/{user}/ask", self._ask)
         r("GET", "/v1/memory/agent/{agent}/model", self._agent_model)
-        r("POST", "/v1/memory/agent/{agent}/seed", lambda q, p: {"ok": True})
+        r("POST", "/v1/memory/agent/{agent}/seed", self._seed)
         if not legacy_only:
             r("GET", "/v1/memory/profile/{user}", self._profile)
             r("POST", "/v1/memory", self._add)
@@ -97,6 +98,10 @@ class FakeRetainDB(FakeService):
         facts = [m["content"] for m in self._user_memories(p["user"])]
         level = req.body["reasoning_level"]
         return {"answer": f"({level}) The user: " + "; ".join(facts) if facts else ""}
+
+    def _seed(self, req: Request, p: dict[str, str]) -> Any:
+        self.seeds.append({"agent": p["agent"], **req.body})
+        return {"ok": True}
 
     def _agent_model(self, req: Request, p: dict[str, str]) -> Any:
         return self.agent_model
