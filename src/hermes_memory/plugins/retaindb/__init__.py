@@ -9,7 +9,8 @@ Behaviour follows the reference plugin (providers.md §5):
 * Writes go through a durable SQLite queue, ``$HERMES_HOME/retaindb_queue.db`` (table ``pending``):
   ``sync_turn`` enqueues the turn then drains the queue with ``POST /v1/memory/ingest/session``; a
   failed row stays with its ``last_error`` and is retried on the next turn, at ``initialize``
-  (up to 200 rows) and at ``shutdown``.
+  (up to 200 rows) and at ``shutdown``. ``initialize`` also seeds the agent identity from
+  ``$HERMES_HOME/SOUL.md`` (``POST /v1/memory/agent/{agent}/seed``), once per distinct content.
 * ``queue_prefetch`` fetches, in one background thread: the context overlay (profile + context
   query), the user "dialectic" (``/ask``, reasoning level low/medium/high by query length) and the
   agent self-model; ``prefetch`` serves it (or fetches synchronously) as ``[RetainDB Context]``,
@@ -25,6 +26,7 @@ Configuration: ``RETAINDB_API_KEY`` (secret), ``RETAINDB_BASE_URL`` (default
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import mimetypes
@@ -32,6 +34,8 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -177,6 +181,7 @@ class RetainDBProvider(MemoryProvider):
         self._generation = 0
         self._prefetch: dict[str, Any] = {}
         self._prefetch_thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
         self._last_recall: dict[str, Any] | None = None
 
     # -- required ------------------------------------------------------------------------------
@@ -202,7 +207,10 @@ class RetainDBProvider(MemoryProvider):
                                str(self.settings["project"]), float(self.settings["timeout"]))
         self._open_queue()
         if self.writes_allowed(self.agent_context):
-            threading.Thread(target=self._drain_queue, name="retaindb-replay", daemon=True).start()
+            for target, label in ((self._drain_queue, "replay"), (self._seed_identity, "seed")):
+                thread = threading.Thread(target=target, name=f"retaindb-{label}", daemon=True)
+                self._threads.append(thread)
+                thread.start()
 
     def get_tool_schemas(self) -> list[dict[str, Any]]:
         def tool(name: str, desc: str, props: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -443,11 +451,17 @@ class RetainDBProvider(MemoryProvider):
     def queue_path(self) -> Path:
         return (self.home or _home()) / "retaindb_queue.db"
 
-    def _db(self) -> sqlite3.Connection:
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        """A connection to the queue database, committed and closed on exit (callers hold ``_db_lock``)."""
         conn = sqlite3.connect(self.queue_path, timeout=5.0)
-        conn.execute("CREATE TABLE IF NOT EXISTS pending (id INTEGER PRIMARY KEY AUTOINCREMENT, user_id TEXT, "
-                     "session_id TEXT, messages_json TEXT, created_at REAL, last_error TEXT)")
-        return conn
+        try:
+            conn.execute("CREATE TABLE IF NOT EXISTS pending (id INTEGER PRIMARY KEY AUTOINCREMENT, user_id TEXT, "
+                         "session_id TEXT, messages_json TEXT, created_at REAL, last_error TEXT)")
+            yield conn
+            conn.commit()
+        finally:
+            conn.close()
 
     def _open_queue(self) -> None:
         self.queue_path.parent.mkdir(parents=True, exist_ok=True)
@@ -483,6 +497,31 @@ class RetainDBProvider(MemoryProvider):
         except (sqlite3.Error, RetainDBError) as exc:
             log.warning("retaindb: queue drain failed: %s", exc)
         return sent
+
+    def _seed_identity(self) -> None:
+        """Send ``SOUL.md`` as the agent's identity seed, unless this exact content was sent before."""
+        soul = (self.home or _home()) / "SOUL.md"
+        try:
+            content = soul.read_text(encoding="utf-8").strip()
+        except OSError:
+            return
+        if not content:
+            return
+        digest = hashlib.sha256(content.encode()).hexdigest()
+        try:
+            with self._db_lock, self._db() as conn:
+                conn.execute("CREATE TABLE IF NOT EXISTS seeded (agent_id TEXT, project TEXT, sha256 TEXT, "
+                             "PRIMARY KEY (agent_id, project, sha256))")
+                if conn.execute("SELECT 1 FROM seeded WHERE agent_id=? AND project=? AND sha256=?",
+                                (self.agent_id, self.client.project, digest)).fetchone():
+                    return
+            self.client.request("POST", f"/v1/memory/agent/{self.agent_id}/seed",
+                                json_body={"project": self.client.project, "content": content, "source": "soul_md"})
+            with self._db_lock, self._db() as conn:
+                conn.execute("INSERT OR IGNORE INTO seeded VALUES (?, ?, ?)", (self.agent_id, self.client.project, digest))
+                conn.commit()
+        except (sqlite3.Error, RetainDBError) as exc:
+            log.warning("retaindb: identity seed from SOUL.md failed (retried next session): %s", exc)
 
     def sync_turn(self, user_content: str, assistant_content: str, *, session_id: str = "",
                   messages: list[dict[str, Any]] | None = None) -> None:
@@ -531,9 +570,11 @@ class RetainDBProvider(MemoryProvider):
         return [str(p) for p in (home / "retaindb.json", home / "retaindb_queue.db") if p.exists()]
 
     def shutdown(self) -> None:
-        thread = self._prefetch_thread
-        if thread is not None:
-            thread.join(float(self.settings.get("timeout", 10.0)))
+        timeout = float(self.settings.get("timeout", 10.0))
+        for thread in [self._prefetch_thread, *self._threads]:
+            if thread is not None:
+                thread.join(timeout)
+        self._threads = []
         if self._client is not None:
             if self.writes_allowed(self.agent_context):
                 self._drain_queue()
