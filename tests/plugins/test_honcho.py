@@ -126,12 +126,16 @@ def test_cadences_and_first_turn_injection_limit_calls(hermes_home, monkeypatch,
     fake.conclusions["c1"] = {"id": "c1", "content": "Dana sails", "observer_id": "hermes", "observed_id": "dana",
                               "session_id": None, "created_at": "2026-01-01T00:00:00+00:00"}
     p = make(hermes_home, monkeypatch, fake.url, contextCadence=2, dialecticCadence=3)
-    blocks = []
-    for turn in range(1, 6):
+    blocks, chats_by_turn = [], []
+    for turn in range(1, 7):
         p.on_turn_start(turn, "tell me about my hobbies")
         blocks.append(p.prefetch("tell me about my hobbies"))
+        p.queue_prefetch("tell me about my hobbies")  # after the turn, as the manager does
+        assert p.wait_for_background(5.0)
+        chats_by_turn.append(len(fake.calls("POST", "/chat")))
     assert len(fake.calls("GET", "/context")) == 3  # turns 1, 3, 5
-    assert len(fake.calls("POST", "/chat")) == 2  # turns 1, 4
+    # turn 1 runs the cold dialectic at once; the next ones (turns 4 and 7) are queued after turns 3 and 6
+    assert chats_by_turn == [1, 1, 2, 2, 2, 3]
     assert fake.calls("POST", "/chat")[0].body["query"].startswith("Summarize what you know about this user")
     assert fake.calls("POST", "/chat")[1].body["query"] == "tell me about my hobbies"
     assert all("Dana sails" in b for b in blocks)  # cached pieces are reused between refreshes
@@ -150,8 +154,14 @@ def test_manual_reasoning_restarts_the_dialectic_cadence(hermes_home, monkeypatc
     p.prefetch("hello there, what do you know")  # auto dialectic at turn 1
     p.on_turn_start(3, "q")
     call(p, "honcho_reasoning", query="what does Dana do?")  # manual at turn 3
-    p.prefetch("what does Dana do for a living")  # turn 3: cadence restarted, no auto call
+    p.prefetch("what does Dana do for a living")  # served from the cache
+    p.queue_prefetch("what does Dana do for a living")  # turn 4 is 1 < 2 turns after the manual call
+    assert p.wait_for_background(5.0)
     assert len(fake.calls("POST", "/chat")) == 2
+    p.on_turn_start(4, "q")
+    p.queue_prefetch("what does Dana do for a living")  # turn 5: due again
+    assert p.wait_for_background(5.0)
+    assert len(fake.calls("POST", "/chat")) == 3
 
 
 def test_reasoning_level_heuristic_and_cap(hermes_home, monkeypatch, fake):

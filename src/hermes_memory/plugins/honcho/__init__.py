@@ -11,6 +11,9 @@ Behaviour follows the reference plugin (providers.md §1):
 * Tools (5): ``honcho_profile`` (read or replace a peer card), ``honcho_search`` (raw excerpts, no
   LLM), ``honcho_reasoning`` (dialectic answer), ``honcho_context`` (summary, representation, card,
   last 5 messages), ``honcho_conclude`` (create or delete a conclusion).
+* Recall: ``prefetch`` returns the base context (session summary, representation, card) and a
+  dialectic supplement; the first dialectic of a session runs at once, later ones are started by
+  ``queue_prefetch`` after a turn and served on the next.
 * Cost controls: ``injectionFrequency`` (``every-turn`` or ``first-turn``), ``contextCadence``
   (refresh the base context every N turns), ``dialecticCadence`` (run the dialectic every N turns;
   a ``honcho_reasoning`` call restarts the count), ``dialecticReasoningLevel`` (default ``low``)
@@ -24,9 +27,9 @@ Behaviour follows the reference plugin (providers.md §1):
   ``on_memory_write`` turns built-in user-profile adds into conclusions. Only the primary agent
   context writes.
 
-Differences from the reference, on purpose: ``prefetch`` fetches synchronously (bounded by
-``timeout``; the manager already bounds and backgrounds recall) instead of serving the previous
-turn's background result; the dialectic is one pass (``dialecticDepth`` is accepted and ignored);
+Differences from the reference, on purpose: the base context is fetched synchronously when its
+cadence is due (bounded by ``timeout``; the manager already bounds recall) rather than served from
+a background fetch; the dialectic is one pass (``dialecticDepth`` is accepted and ignored);
 the one-time upload of MEMORY.md/USER.md is not done; ``~/.honcho/config.json`` is not read (each
 home is self-contained).
 
@@ -46,6 +49,7 @@ import logging
 import os
 import re
 import threading
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -265,6 +269,8 @@ class HonchoProvider(MemoryProvider):
         self._context_cache: tuple[int, str] | None = None  # (turn fetched, text)
         self._dialectic_cache: tuple[int, str] | None = None
         self._last_dialectic_turn: int | None = None
+        self._dialectic_thread: threading.Thread | None = None
+        self._dialectic_started = 0.0
         self._threads: list[threading.Thread] = []
         self._last_recall: dict[str, Any] | None = None
 
@@ -544,22 +550,66 @@ class HonchoProvider(MemoryProvider):
         return text
 
     def _auto_dialectic(self, query: str, turn: int, errors: list[str]) -> str:
+        """The dialectic supplement for this turn.
+
+        Before any dialectic ran in this session it runs now with the cold prompt (bounded by
+        ``timeout``); afterwards the result :meth:`queue_prefetch` produced is served while it is
+        fresh (fired at most ``dialecticCadence`` x 2 turns ago, reference), else nothing.
+        """
+        if self._last_dialectic_turn is None:
+            self._last_dialectic_turn = turn
+            try:
+                answer = self._run_dialectic(COLD_PROMPT + query, query)
+            except Exception as exc:
+                errors.append(f"dialectic: {_describe(exc)}")
+                return ""
+            self._dialectic_cache = (turn, answer)
+            return answer
+        cached = self._dialectic_cache
         cadence = int(self.settings["dialecticCadence"])
-        last = self._last_dialectic_turn
-        if last is not None and turn - last < cadence:
-            cached = self._dialectic_cache
-            return cached[1] if cached and turn - cached[0] <= cadence * 2 else ""
+        return cached[1] if cached and turn - cached[0] <= cadence * 2 else ""
+
+    def _run_dialectic(self, prompt: str, query: str) -> str:
         s = self.settings
-        prompt = (COLD_PROMPT + query if turn <= 1 else query)[: s["dialecticMaxInputChars"]]
         level = auto_level(query, s["dialecticReasoningLevel"], s["reasoningLevelCap"], bool(s["reasoningHeuristic"]))
-        self._last_dialectic_turn = turn
-        try:
-            answer = self._dialectic(prompt, self.user_peer_id, level)
-        except Exception as exc:
-            errors.append(f"dialectic: {_describe(exc)}")
-            return ""
-        self._dialectic_cache = (turn, answer)
-        return answer
+        return self._dialectic(prompt[: s["dialecticMaxInputChars"]], self.user_peer_id, level)
+
+    def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
+        """After a turn: run the next turn's dialectic in the background when ``dialecticCadence`` says it is due.
+
+        Skipped while the previous one still runs (one older than 2 x ``timeout`` counts as dead,
+        reference). :meth:`prefetch` serves the result on the next turn.
+        """
+        if self.disabled or self.settings.get("recallMode") == "tools" or is_trivial_prompt(query):
+            return
+        next_turn = max(self.turn, 1) + 1
+        last = self._last_dialectic_turn
+        if last is not None and next_turn - last < int(self.settings["dialecticCadence"]):
+            return
+        running = self._dialectic_thread
+        timeout = float(self.settings["timeout"])
+        if running is not None and running.is_alive() and time.monotonic() - self._dialectic_started < 2 * timeout:
+            return
+        self._last_dialectic_turn = next_turn
+
+        def run() -> None:
+            try:
+                answer = self._run_dialectic(query, query)
+            except Exception as exc:
+                log.warning("honcho: background dialectic failed: %s", _describe(exc))
+                return
+            self._dialectic_cache = (next_turn, answer)
+
+        self._dialectic_started = time.monotonic()
+        self._dialectic_thread = threading.Thread(target=run, name="honcho-dialectic", daemon=True)
+        self._dialectic_thread.start()
+
+    def wait_for_background(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for a queued dialectic; True when none is running."""
+        thread = self._dialectic_thread
+        if thread is not None:
+            thread.join(timeout)
+        return thread is None or not thread.is_alive()
 
     def recall_status(self) -> dict[str, Any] | None:
         return self._last_recall
@@ -665,7 +715,9 @@ class HonchoProvider(MemoryProvider):
 
     def shutdown(self) -> None:
         timeout = float(self.settings.get("timeout", 8.0)) + 1.0
-        for thread in self._threads:
+        for thread in [*self._threads, self._dialectic_thread]:
+            if thread is None:
+                continue
             thread.join(timeout)
         self._threads = []
         if self._writes_ok():
