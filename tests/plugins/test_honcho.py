@@ -277,6 +277,10 @@ def test_server_down_never_raises_out_of_hooks(hermes_home, monkeypatch):
     assert "ConnectionError" in call(p, "honcho_reasoning", query="x")["error"]
     p.on_turn_start(1, "what do I like")
     assert p.prefetch("what do I like") == ""
+    p.queue_prefetch("what do I like")
+    assert p.wait_for_background(5.0)
+    p.on_turn_start(2, "what do I like")
+    assert p.prefetch("what do I like") == ""
     p.sync_turn("u", "a")
     p.on_memory_write("add", "user", "fact")
     p.on_session_switch("s2")
