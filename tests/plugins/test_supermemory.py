@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_memory.plugins.supermemory import SupermemoryProvider, detect_category
+from hermes_memory.plugins.supermemory import SupermemoryProvider, detect_category, sdk_problem
 from tests.plugins.fakes.base import closed_port_url, configure
 from tests.plugins.fakes.supermemory import FakeSupermemory
 
@@ -205,3 +205,9 @@ def test_availability_ranges_and_default_tag_guard(hermes_home, monkeypatch):
     p.initialize("s", hermes_home=str(hermes_home), platform="cli", agent_context="primary")
     assert p.settings["api_timeout"] == 15.0 and p.settings["max_recall_results"] == 1
     assert detect_category("We chose Rust") == "decision" and detect_category("hmm") == "other"
+
+
+def test_the_sdk_major_version_is_checked_without_importing_it():
+    assert sdk_problem("supermemory", 3) == ""
+    assert "needs supermemory 5.x" in sdk_problem("supermemory", 5)  # the 5.x SDK speaks another API
+    assert "not installed" in sdk_problem("no-such-distribution-xyz", 1)

@@ -30,7 +30,7 @@ as in the reference.
 
 from __future__ import annotations
 
-import importlib.util
+import importlib.metadata
 import json
 import logging
 import os
@@ -103,6 +103,17 @@ def file_settings(home: Path) -> dict[str, Any]:
     by the ``mem0:`` section of ``config.yaml``. Empty values (``None``, ``""``) are dropped."""
     merged = {**_read_json(home / "mem0.json"), **_yaml_section(home / "config.yaml", "mem0")}
     return {k: v for k, v in merged.items() if v not in (None, "")}
+
+
+def sdk_problem(dist: str, major: int) -> str:
+    """Why the installed ``dist`` SDK cannot be used (not installed, or not major version ``major``); ``""`` if fine."""
+    try:
+        version = importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return f"the {dist} package is not installed: pip install 'hermes-memory[providers]'"
+    if not version.split(".")[0].isdigit() or int(version.split(".")[0]) != major:
+        return f"{dist} {version} is installed but this provider needs {dist} {major}.x: pip install '{dist}>={major},<{major + 1}'"
+    return ""
 
 
 def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, Any]:
@@ -316,8 +327,8 @@ class Mem0Provider(MemoryProvider):
         return not self.unavailable_reason()
 
     def unavailable_reason(self) -> str:
-        if importlib.util.find_spec("mem0") is None:
-            return "the mem0ai package is not installed: pip install 'hermes-memory[providers]'"
+        if problem := sdk_problem("mem0ai", 2):
+            return problem
         s = load_settings(self.home)
         if s["mode"] == "oss":
             if not (s.get("oss") or {}).get("vector_store"):

@@ -24,7 +24,7 @@ environment). Every call has ``api_timeout`` seconds and no retries.
 
 from __future__ import annotations
 
-import importlib.util
+import importlib.metadata
 import json
 import logging
 import os
@@ -114,6 +114,17 @@ def sanitize_tag(tag: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", tag.strip())[:100]
 
 
+def sdk_problem(dist: str, major: int) -> str:
+    """Why the installed ``dist`` SDK cannot be used (not installed, or not major version ``major``); ``""`` if fine."""
+    try:
+        version = importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return f"the {dist} package is not installed: pip install 'hermes-memory[providers]'"
+    if not version.split(".")[0].isdigit() or int(version.split(".")[0]) != major:
+        return f"{dist} {version} is installed but this provider needs {dist} {major}.x: pip install '{dist}>={major},<{major + 1}'"
+    return ""
+
+
 def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """Defaults < environment < files (:func:`file_settings`), numbers clamped to their ranges. No network."""
     home = _home(hermes_home)
@@ -193,8 +204,8 @@ class SupermemoryProvider(MemoryProvider):
         return not self.unavailable_reason()
 
     def unavailable_reason(self) -> str:
-        if importlib.util.find_spec("supermemory") is None:
-            return "the supermemory package is not installed: pip install 'hermes-memory[providers]'"
+        if problem := sdk_problem("supermemory", 3):
+            return problem
         s = load_settings(self.home)
         if not s["api_key"]:
             return "SUPERMEMORY_API_KEY is not set: run 'hermes-memory memory setup --provider supermemory'"
