@@ -260,9 +260,16 @@ def test_server_error_is_a_tool_error_and_messages_stay_buffered(hermes_home, mo
     p.sync_turn("next turn", "ok")
     assert [c for _, c in fake.messages("sess-1")] == ["kept for later", "ok", "next turn", "ok"]
     fake.fail(500, times=2, path_prefix="/v3/workspaces/ws1/")
-    p.on_turn_start(2, "what do I like")
+    p.on_turn_start(1, "what do I like")
     assert p.prefetch("what do I like") == ""
     assert p.recall_status()["ok"] is False
+    fake.fail(500, times=1, path_prefix="/v3/workspaces/ws1/peers/hermes/chat")
+    p.queue_prefetch("what do I like")  # fails in the background...
+    assert p.wait_for_background(5.0)
+    p.on_turn_start(2, "what do I like")
+    p.queue_prefetch("what do I like")  # ...so it is retried after the next turn, not cached as empty
+    assert p.wait_for_background(5.0)
+    assert len(fake.calls("POST", "/chat")) == 3  # turn-1 prefetch, failed background run, its retry
 
 
 def test_timeout_is_a_tool_error(hermes_home, monkeypatch, fake):

@@ -608,6 +608,8 @@ class HonchoProvider(MemoryProvider):
                 answer = self._run_dialectic(query, query)
             except Exception as exc:
                 log.warning("honcho: background dialectic failed: %s", _describe(exc))
+                if self._last_dialectic_turn == next_turn:
+                    self._last_dialectic_turn = last  # a failure is not a result: due again after the next turn
                 return
             self._dialectic_cache = (next_turn, answer)
 
