@@ -138,6 +138,10 @@ def test_prefetch_serves_context_synthesis_and_agent_model(hermes_home, monkeypa
                                                    "reasoning_level": "low"}
     assert p.prefetch("thanks") == ""
     assert p.recall_status() == {"ok": True, "errors": []}
+    p.queue_prefetch("anything else about Carol?")  # after this turn: the next turn serves this batch
+    p.on_session_switch("sess-2")  # ...unless the session changes: stale recall is dropped
+    p.prefetch("does Carol play violin")
+    assert [c.body["query"] for c in fake.calls("POST", "/ask")][-1] == "does Carol play violin"
 
 
 def test_sync_turn_ingests_the_session_and_switch_moves_writes(hermes_home, monkeypatch, fake):

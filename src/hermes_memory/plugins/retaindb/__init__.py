@@ -11,9 +11,10 @@ Behaviour follows the reference plugin (providers.md §5):
   failed row stays with its ``last_error`` and is retried on the next turn, at ``initialize``
   (up to 200 rows) and at ``shutdown``. ``initialize`` also seeds the agent identity from
   ``$HERMES_HOME/SOUL.md`` (``POST /v1/memory/agent/{agent}/seed``), once per distinct content.
-* ``queue_prefetch`` fetches, in one background thread: the context overlay (profile + context
-  query), the user "dialectic" (``/ask``, reasoning level low/medium/high by query length) and the
-  agent self-model; ``prefetch`` serves it (or fetches synchronously) as ``[RetainDB Context]``,
+* ``queue_prefetch`` (after a turn) fetches, in one background thread: the context overlay (profile
+  + context query), the user "dialectic" (``/ask``, reasoning level low/medium/high by query
+  length) and the agent self-model; the next ``prefetch`` serves that batch (on the first turn, or
+  after a session switch, it fetches synchronously) as ``[RetainDB Context]``,
   ``[RetainDB User Synthesis]`` and ``[RetainDB Agent Self-Model]`` sections.
 * ``on_session_switch`` moves writes to the new session and drops cached recall.
 * ``on_memory_write`` mirrors built-in ``add`` writes (``preference`` for the user profile,
@@ -419,8 +420,9 @@ class RetainDBProvider(MemoryProvider):
         thread = self._prefetch_thread
         if thread is not None and thread.is_alive():
             thread.join(float(self.settings.get("timeout", 10.0)))
+        # the batch queued after the previous turn is this turn's recall (reference), whatever its query
         cached, self._prefetch = self._prefetch, {}
-        result = cached.get("result") if cached.get("query") == query else None
+        result = cached.get("result")
         if result is None:
             result = self._fetch_recall(query)
         self._last_recall = {"ok": not result["errors"], "errors": result["errors"]}
