@@ -155,6 +155,15 @@ def test_sync_turn_ingests_the_session_and_switch_moves_writes(hermes_home, monk
     assert p.pending() == []
 
 
+def test_session_end_retries_what_is_still_queued(hermes_home, monkeypatch, fake):
+    p = make(hermes_home, monkeypatch, fake.url)
+    fake.fail(503, times=1, path_prefix="/v1/memory/ingest")
+    p.sync_turn("last words", "goodbye")
+    assert len(p.pending()) == 1 and fake.sessions == []
+    p.on_session_end([{"role": "user", "content": "last words"}, {"role": "assistant", "content": "goodbye"}])
+    assert p.pending() == [] and [m["content"] for m in fake.sessions[0]["messages"]] == ["last words", "goodbye"]
+
+
 def test_memory_write_mirror_types_user_facts_as_preferences(hermes_home, monkeypatch, fake):
     p = make(hermes_home, monkeypatch, fake.url)
     p.on_memory_write("add", "user", "Prefers metric units")

@@ -542,6 +542,11 @@ class RetainDBProvider(MemoryProvider):
             return
         self._drain_queue()
 
+    def on_session_end(self, messages: list[dict[str, Any]]) -> None:
+        """At a real session boundary, retry whatever is still queued (the turns themselves went at sync time)."""
+        if self.writes_allowed(self.agent_context) and self._client is not None:
+            self._drain_queue()
+
     def on_session_switch(self, new_session_id: str, *, parent_session_id: str = "", reset: bool = False,
                           rewound: bool = False, **kwargs: Any) -> None:
         self.session_id = new_session_id
