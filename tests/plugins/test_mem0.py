@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -120,6 +121,18 @@ def test_sync_turn_adds_both_messages_cut_at_a_sentence(hermes_home, monkeypatch
     assert body["messages"] == [{"role": "user", "content": "I moved to Lisbon."},
                                 {"role": "assistant", "content": "Welcome to Lisbon!"}]
     assert body["metadata"] == {"channel": "cli", "session_id": "sess-1"} and body["infer"] is False
+
+
+def test_session_end_sends_nothing_more_and_shutdown_joins_the_search(hermes_home, monkeypatch, fake):
+    p = make(hermes_home, monkeypatch, fake.url)
+    p.sync_turn("I like jazz", "Noted")
+    writes = len(fake.calls("POST", "/memories/add/"))
+    p.on_turn_start(2, "what music do I like")
+    p.on_session_end([{"role": "user", "content": "I like jazz"}])  # turns were stored at sync time
+    p.shutdown()
+    assert len(fake.calls("POST", "/memories/add/")) == writes == 1
+    assert not [t for t in threading.enumerate() if t.name == "mem0-prefetch"]
+    assert fake.calls("POST", "/memories/search/")[-1].body["query"] == "what music do I like"
 
 
 def test_session_switch_moves_writes_to_the_new_session(hermes_home, monkeypatch, fake):
