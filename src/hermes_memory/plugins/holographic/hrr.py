@@ -44,6 +44,22 @@ def _atom_cached(word: str, dim: int) -> Any:
     return vec
 
 
+@lru_cache(maxsize=4096)
+def _unit_cached(word: str, dim: int) -> Any:
+    vec = np.exp(1j * _atom_cached(word, dim))
+    vec.setflags(write=False)
+    return vec
+
+
+def _unit(total: Any) -> Any:
+    """Normalise a complex sum to unit phasors (a zero component becomes phase 0)."""
+    mag = np.abs(total)
+    out = np.ones_like(total)
+    nz = mag > 1e-12
+    out[nz] = total[nz] / mag[nz]
+    return out
+
+
 def atom(word: str, dim: int = DEFAULT_DIM) -> Any:
     """Deterministic phase vector for ``word``: SHA-256 of ``f"{word}:{i}"`` as little-endian uint16 × 2π/65536."""
     _need()
@@ -67,8 +83,8 @@ def bundle(*vectors: Any) -> Any:
     _need()
     if not vectors:
         raise ValueError("bundle() needs at least one vector")
-    total = np.sum(np.exp(1j * np.stack(vectors)), axis=0)
-    return np.mod(np.angle(total), TWO_PI)
+    stacked = np.stack(vectors)
+    return np.mod(np.arctan2(np.sin(stacked).sum(axis=0), np.cos(stacked).sum(axis=0)), TWO_PI)
 
 
 def similarity(a: Any, b: Any) -> float:
@@ -93,15 +109,22 @@ def encode_text(text: str, dim: int = DEFAULT_DIM) -> Any:
     toks = tokens(text)
     if not toks:
         return atom(EMPTY, dim)
-    return bundle(*(atom(t, dim) for t in toks))
+    # circular mean computed on cached unit phasors (same result as bundle(), no trigonometry per call)
+    total = np.sum([_unit_cached(t, dim) for t in toks], axis=0)
+    return np.mod(np.angle(total), TWO_PI)
 
 
 def encode_fact(content: str, entities: list[str], dim: int = DEFAULT_DIM) -> Any:
     """``bundle(bind(encode_text(content), ROLE_CONTENT), bind(atom(e.lower()), ROLE_ENTITY)...)``."""
     _need()
-    parts = [bind(encode_text(content, dim), atom(ROLE_CONTENT, dim))]
-    parts += [bind(atom(e.lower(), dim), atom(ROLE_ENTITY, dim)) for e in entities]
-    return bundle(*parts)
+    toks = tokens(content)
+    text_sum = np.sum([_unit_cached(t, dim) for t in toks], axis=0) if toks else _unit_cached(EMPTY, dim)
+    # exp(i·bind(x, r)) = exp(i·x)·exp(i·r): bind and bundle in the phasor domain
+    total = _unit(text_sum) * _unit_cached(ROLE_CONTENT, dim)
+    if entities:
+        role_e = _unit_cached(ROLE_ENTITY, dim)
+        total = total + np.sum([_unit_cached(e.lower(), dim) for e in entities], axis=0) * role_e
+    return np.mod(np.angle(total), TWO_PI)
 
 
 def to_bytes(vec: Any) -> bytes:

@@ -299,9 +299,9 @@ class FactStore:
         if total is None or len(total) != self.dim:
             total = np.zeros(self.dim, dtype=np.complex128)
         if add is not None:
-            total = total + np.exp(1j * add)
+            total = total + (np.cos(add) + 1j * np.sin(add))
         if sub is not None:
-            total = total - np.exp(1j * sub)
+            total = total - (np.cos(sub) + 1j * np.sin(sub))
         n = max(0, (row["fact_count"] if row else 0) + count_delta)
         self.conn.execute(
             "INSERT INTO memory_banks(bank_name, vector, dim, fact_count, updated_at) VALUES (?,?,?,?,?) "
@@ -526,12 +526,24 @@ class FactStore:
             match = fts_query(query)
             if not match:
                 return []
+            limit = max(1, int(limit))
+            cap = max(limit * 4, 50)
             try:
-                rows = self.conn.execute(
-                    f"SELECT f.*, bm25(facts_fts) AS rank FROM facts_fts JOIN facts f ON f.fact_id = facts_fts.rowid "
-                    f"WHERE facts_fts MATCH ? AND f.trust_score >= ?{extra} ORDER BY rank LIMIT ?",
-                    [match, min_trust, *args, max(1, int(limit))]).fetchall()
+                # fast path: rank in the FTS index alone, then fetch and filter the few full rows
+                ranked = self.conn.execute("SELECT rowid, bm25(facts_fts) AS r FROM facts_fts WHERE facts_fts MATCH ? "
+                                           "ORDER BY r LIMIT ?", (match, cap)).fetchall()
+                by_id = {r["fact_id"]: r for r in self.rows(r[0] for r in ranked)}
+                hits = [(by_id[i], float(rank)) for i, rank in ranked if i in by_id
+                        and by_id[i]["trust_score"] >= min_trust and (not category or by_id[i]["category"] == category)]
+                if len(hits) >= limit or len(ranked) < cap:
+                    return hits[:limit]
+                # many low-trust / other-category matches: filter inside SQLite
+                ranked = self.conn.execute(
+                    f"SELECT f.fact_id, bm25(facts_fts) AS r FROM facts_fts JOIN facts f ON f.fact_id = facts_fts.rowid "
+                    f"WHERE facts_fts MATCH ? AND f.trust_score >= ?{extra} ORDER BY r LIMIT ?",
+                    [match, min_trust, *args, limit]).fetchall()
             except sqlite3.OperationalError as exc:
                 logger.debug("FTS query %r failed: %s", match, exc)
                 return []
-        return [(r, float(r["rank"])) for r in rows]
+            by_id = {r["fact_id"]: r for r in self.rows(r[0] for r in ranked)}
+        return [(by_id[i], float(rank)) for i, rank in ranked if i in by_id]
