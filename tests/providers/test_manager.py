@@ -432,3 +432,19 @@ def test_builtin_provider_adapter():
     assert "error" in json.loads(p.handle_tool_call("memory", {}))
     assert BuiltinMemoryProvider().system_prompt_block() == ""
     assert BuiltinMemoryProvider(store).system_prompt_block() == ""
+
+
+def test_create_memory_manager_from_config(hermes_home):
+    from hermes_memory.config import load_config, update_config
+    from hermes_memory.errors import ProviderError
+    from hermes_memory.providers.manager import create_memory_manager
+
+    cfg = load_config(hermes_home / "config.yaml")
+    m = create_memory_manager(cfg, str(hermes_home))
+    assert [p.name for p in m.providers] == ["builtin"] and m.prefetch_timeout == 8.0
+    update_config(hermes_home / "config.yaml", {"memory.provider": "holographic", "memory.prefetch_timeout": 2.5})
+    m = create_memory_manager(load_config(hermes_home / "config.yaml"), str(hermes_home))
+    assert [p.name for p in m.providers] == ["builtin", "holographic"] and m.prefetch_timeout == 2.5
+    update_config(hermes_home / "config.yaml", {"memory.provider": "ghost"})
+    with pytest.raises(ProviderError, match="ghost"):
+        create_memory_manager(load_config(hermes_home / "config.yaml"), str(hermes_home))

@@ -56,6 +56,7 @@ __all__ = [
     "MemoryManager",
     "StreamingContextScrubber",
     "build_memory_context_block",
+    "create_memory_manager",
     "redact_secrets",
     "sanitize_context",
     "strip_memory_context",
@@ -663,3 +664,27 @@ class MemoryManager:
         for name, provider in reversed(self._named()):
             self._safe(name, "shutdown", provider.shutdown, drain_timeout)
         return self.shutdown_drain_state
+
+
+def create_memory_manager(config: Any, hermes_home: str | None = None, *, memory_store: Any = None,
+                          prefetch_timeout: float | None = None) -> MemoryManager:
+    """Build the manager the agent uses: builtin (over ``memory_store``) + the ``memory.provider`` plugin.
+
+    ``config`` is a :class:`~hermes_memory.config.HermesConfig`. The prefetch timeout comes from
+    ``prefetch_timeout``, else ``memory.prefetch_timeout`` in ``config.yaml``, else 8 s. A
+    configured provider that is unknown, fails to load or is unavailable raises
+    :class:`~hermes_memory.errors.ProviderError` (logged at ERROR level) — it is never silently
+    dropped. ``initialize_all`` is left to the caller (it needs the session id).
+    """
+    from hermes_memory.providers.builtin import BuiltinMemoryProvider
+    from hermes_memory.providers.discovery import load_configured_provider
+
+    mem = config.memory
+    timeout = prefetch_timeout if prefetch_timeout is not None else getattr(mem, "prefetch_timeout", None)
+    manager = MemoryManager(prefetch_timeout=float(timeout) if timeout else DEFAULT_PREFETCH_TIMEOUT)
+    manager.add_provider(BuiltinMemoryProvider(memory_store, memory_enabled=bool(mem.memory_enabled),
+                                               user_profile_enabled=bool(mem.user_profile_enabled)))
+    external = load_configured_provider(mem.provider, hermes_home)
+    if external is not None:
+        manager.add_provider(external)
+    return manager

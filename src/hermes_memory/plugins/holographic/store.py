@@ -187,6 +187,7 @@ class FactStore:
         self.use_hrr = bool(use_hrr and hrr.HAVE_NUMPY)
         self.conn, self.lock = _open(self.path)
         self._closed = False
+        self._snr_warned: set[str] = set()
         try:
             with self.lock:
                 self.conn.executescript(_SCHEMA)
@@ -308,7 +309,8 @@ class FactStore:
             "ON CONFLICT(bank_name) DO UPDATE SET vector=excluded.vector, dim=excluded.dim, "
             "fact_count=excluded.fact_count, updated_at=excluded.updated_at",
             (name, hrr.sum_to_bytes(total), self.dim, n, time.time()))
-        if n and hrr.snr(self.dim, n) < 2.0 and n % 100 == 1:
+        if n and hrr.snr(self.dim, n) < 2.0 and name not in self._snr_warned:
+            self._snr_warned.add(name)  # once per bank and store instance
             logger.warning("holographic bank %s holds %d facts: HRR signal-to-noise %.2f < 2 "
                            "(raise hrr_dim for reliable probe results)", name, n, hrr.snr(self.dim, n))
 
