@@ -2,7 +2,8 @@
 
 * ``search`` — FTS5 candidates (3 × limit) re-ranked by ``0.4·fts + 0.3·jaccard + 0.3·hrr``
   (``hrr_weight`` sets the last weight; without numpy ``0.6·fts + 0.4·jaccard``), times trust,
-  times an optional half-life decay on the age in days.
+  times an optional half-life decay on the age in days. The HRR term compares the query with the
+  fact's content component (``unbind(fact, ROLE_CONTENT)``), not with the whole role-bound vector.
 * ``probe(entity)`` — facts about an entity: similarity of each fact vector to the entity's role
   binding ``bind(atom(entity), ROLE_ENTITY)`` (a bundle is similar to each of its members); with a
   category, the reference's bank probe ``unbind(bank, key)`` is used instead. Candidates are the
@@ -106,15 +107,18 @@ class FactRetriever:
         qtok = _tokens(" ".join(query_terms(query)) or query)
         if self.use_hrr:
             w_fts, w_jac, w_hrr = 0.4 / 0.7 * (1 - self.hrr_weight), 0.3 / 0.7 * (1 - self.hrr_weight), self.hrr_weight
-            qvec = hrr.encode_text(query, self.store.dim)
+            # compare with the fact's *content* component: unbind ROLE_CONTENT first (comparing with the
+            # whole, role-bound fact vector — as the reference does — scores as noise); stopwords dropped
+            qvec = hrr.encode_text(" ".join(query_terms(query)) or query, self.store.dim)
+            role_c = hrr.atom(hrr.ROLE_CONTENT, self.store.dim)
         else:
-            w_fts, w_jac, w_hrr, qvec = 0.6, 0.4, 0.0, None
+            w_fts, w_jac, w_hrr, qvec, role_c = 0.6, 0.4, 0.0, None, None
         scored = []
         for row, rank in cands:
             fts = abs(rank) / max_rank if max_rank else 0.0
             jac = _jaccard(qtok, _tokens(f"{row['content']} {row['tags']}"))
             vec = self.store.vector(row) if qvec is not None else None
-            sim = (hrr.similarity(qvec, vec) + 1) / 2 if vec is not None else 0.5
+            sim = (hrr.similarity(qvec, hrr.unbind(vec, role_c)) + 1) / 2 if vec is not None else 0.5
             relevance = w_fts * fts + w_jac * jac + w_hrr * sim
             score = relevance * float(row["trust_score"]) * self._decay(row)
             scored.append((score, row))
