@@ -90,6 +90,16 @@ def test_raising_schema_call_leaves_manager_unchanged():
     assert m.add_provider(FakeProvider("good", tools=["t"]))  # the slot is still free
 
 
+def test_hanging_schema_call_is_refused_within_the_timeout():
+    stuck = FakeProvider("stuck", tools=["t"], hang_in={"get_tool_schemas"}, max_hang=600)
+    m = MemoryManager(hook_timeout=0.1)
+    try:
+        assert m.add_provider(stuck) is False
+        assert m.providers == [] and "did not return" in m.errors["stuck"]
+    finally:
+        stuck.release()
+
+
 def test_schemas_normalised_and_deduplicated_and_reserved():
     wrapped = {"type": "function", "function": {"name": "ext_tool", "description": "d", "parameters": {}}}
     p1 = FakeProvider("builtin", tools=["shared"])

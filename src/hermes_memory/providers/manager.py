@@ -226,8 +226,8 @@ class MemoryManager:
 
         ``builtin`` is always accepted (once). A second external provider is refused with a
         warning naming both (no exception). The provider's tool schemas are read *before* any
-        state changes, so a provider whose ``get_tool_schemas`` raises leaves the manager as it
-        was (and is refused). Tool names: the first registration wins; reserved core names are
+        state changes (external providers: within :attr:`hook_timeout`), so a provider whose
+        ``get_tool_schemas`` raises or hangs leaves the manager as it was (and is refused). Tool names: the first registration wins; reserved core names are
         skipped with a warning.
         """
         try:
@@ -247,7 +247,9 @@ class MemoryManager:
                                    name, external[0])
                     return False
             try:
-                schemas = _normalise_schemas(provider.get_tool_schemas())
+                schemas = _normalise_schemas(_call_bounded(provider.get_tool_schemas,
+                                                           None if name == BUILTIN_NAME else self.hook_timeout,
+                                                           f"{name}.get_tool_schemas"))
             except Exception as exc:  # noqa: BLE001
                 logger.warning("memory provider %r refused: get_tool_schemas() raised %s: %s",
                                name, type(exc).__name__, exc)
