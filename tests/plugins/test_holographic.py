@@ -394,3 +394,34 @@ def test_holographic_through_the_manager(hermes_home):
     assert "<memory-context>" in block and "User drinks oolong tea" in block
     m.shutdown_all()
     assert p.store is None
+
+
+WRITER = textwrap.dedent("""
+    import sys
+    from hermes_memory.plugins.holographic.store import FactStore
+    store = FactStore(sys.argv[1])
+    for i in range(60):
+        store.add_fact(f"Writer {sys.argv[2]} stored fact number {i} about Topic{i % 5}", "project", "")
+    store.close()
+""")
+
+
+@pytest.mark.slow
+def test_two_processes_write_concurrently(hermes_home):
+    db = hermes_home / "memory_store.db"
+    env = {**os.environ, "PYTHONPATH": SRC}
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(db), name], env=env, stderr=subprocess.PIPE, text=True)
+             for name in ("alpha", "beta")]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+    store = FactStore(db)
+    try:
+        assert store.count() == 120
+        assert len(store.fts("alpha", limit=500)) == 60 and len(store.fts("beta", limit=500)) == 60
+        with store.lock:
+            fts_rows = store.conn.execute("SELECT count(*) FROM facts_fts").fetchone()[0]
+        assert fts_rows == 120
+        assert store.conn.execute("SELECT fact_count FROM memory_banks WHERE bank_name='cat:project'").fetchone()[0] == 120
+    finally:
+        store.close()
