@@ -126,6 +126,7 @@ def test_setup_required_secret_missing_is_usage_error(hermes_home, monkeypatch):
     assert not (hermes_home / "config.yaml").exists()
 
 
+@pytest.mark.filterwarnings("ignore::getpass.GetPassWarning")
 def test_setup_interactive_wizard(hermes_home, monkeypatch):
     monkeypatch.delenv("CLOUDY_API_KEY", raising=False)
     _install_cloudy(hermes_home)
@@ -140,6 +141,7 @@ def test_setup_interactive_wizard(hermes_home, monkeypatch):
     assert read_env_file(hermes_home / ".env") == {"CLOUDY_API_KEY": "secret-key"}
 
 
+@pytest.mark.filterwarnings("ignore::getpass.GetPassWarning")
 def test_setup_interactive_cancel_saves_nothing(hermes_home):
     _install_cloudy(hermes_home)
     listed = [r["name"] for r in json.loads(_invoke(hermes_home, "providers", "list", "--json").stdout)]

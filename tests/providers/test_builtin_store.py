@@ -31,3 +31,32 @@ def test_builtin_empty_store_gives_empty_block(hermes_home):
     provider = BuiltinMemoryProvider(MemoryStore(hermes_home / "memories"), True, True)
     provider.initialize("s")
     assert provider.system_prompt_block() == ""
+
+
+def test_memory_tool_writes_are_mirrored_to_holographic(hermes_home):
+    import json
+
+    from hermes_memory.memory.tool import memory_tool
+    from hermes_memory.plugins.holographic import HolographicProvider
+
+    store = MemoryStore(hermes_home / "memories", 500, 300)
+    holo = HolographicProvider()
+    m = MemoryManager()
+    assert m.add_provider(BuiltinMemoryProvider(store, True, True)) and m.add_provider(holo)
+    m.initialize_all("s1", hermes_home=str(hermes_home))
+
+    def tool(**args):
+        result = memory_tool(store=store, **args)
+        m.notify_memory_tool_write(result, args)
+        return json.loads(result)
+
+    assert tool(action="add", target="user", content="Prefers dark mode")["success"]
+    assert tool(action="add", content="Deploys with Ansible")["success"]
+    assert not tool(action="remove", old_text="no such entry")["success"]           # failed: not mirrored
+    assert tool(action="replace", target="user", old_text="dark mode", content="Prefers light mode")["success"]
+    assert tool(operations=[{"action": "remove", "old_text": "Ansible"},
+                            {"action": "add", "content": "Deploys with Terraform"}])["success"]
+    facts = json.loads(holo.handle_tool_call("fact_store", {"action": "list"}))["facts"]
+    assert sorted((f["content"], f["category"]) for f in facts) == [("Deploys with Terraform", "general"),
+                                                                   ("Prefers light mode", "user_pref")]
+    m.shutdown_all()
