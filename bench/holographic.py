@@ -1,6 +1,6 @@
 """Benchmark of the Holographic provider's fact store. Prints one JSON object.
 
-1. Latency: ``add_fact`` and hybrid ``search`` at 10k and 100k stored facts (synthetic facts with
+1. Latency: ``add_fact`` and hybrid ``search`` (plus probe, related, reason, contradict) at 10k and 100k stored facts (synthetic facts with
    names, places and words drawn Zipf-distributed from a 5k-word vocabulary). Medians and p95 in milliseconds over N operations
    measured in this run, plus the 100k/10k ratio.
 2. Recall@5 on the LoCoMo dev split (``$HERMES_SHARED/data/locomo/locomo-dev.json``; Maharana et al.,
@@ -91,7 +91,22 @@ def latency(sizes: list[int], ops: int, seed: int = 7) -> dict[str, object]:
                 t = time.perf_counter()
                 retriever.search(q, min_trust=0.0, limit=10, touch=False)
                 searches.append(time.perf_counter() - t)
+            entity_ops: dict[str, list[float]] = {"probe": [], "related": [], "reason": [], "contradict": []}
+            for j in range(max(5, ops // 10)):
+                a, b = rng.sample(NAMES, 2)
+                city = rng.choice(CITIES)
+                for op, call in (("probe", lambda a=a: retriever.probe(a, limit=10)),
+                                 ("related", lambda a=a: retriever.related(a, limit=10)),
+                                 ("reason", lambda a=a, c=city: retriever.reason([a, c], limit=10))):
+                    t = time.perf_counter()
+                    call()
+                    entity_ops[op].append(time.perf_counter() - t)
+                if j < 3:
+                    t = time.perf_counter()
+                    retriever.contradict(limit=10)
+                    entity_ops["contradict"].append(time.perf_counter() - t)
             out[str(size)] = {"facts": store.count(), "add": _ms(adds), "search": _ms(searches),
+                              **{op: _ms(v) for op, v in entity_ops.items()},
                               "bulk_load_facts_per_s": round(size / load_s) if load_s else None}
         store.close()
     keys = sorted(out, key=int)

@@ -48,6 +48,14 @@ for _a, _b in _ANTONYMS:
     _ANT.setdefault(_b, set()).add(_a)
 _TOKEN = re.compile(r"[\w'’]+", re.UNICODE)
 
+# Bounds that keep entity operations fast on large stores (most recently updated facts first).
+MAX_ENTITY_FACTS = 2000        # facts per entity considered by probe / reason
+MAX_RELATED_OWN = 200          # the entity's own facts considered by related
+MAX_RELATED_ENTITIES = 20      # co-occurring entities followed by related
+MAX_RELATED_PER_ENTITY = 50    # facts per co-occurring entity
+MAX_CHAIN_FACTS = 300          # facts per end of a reason chain
+MAX_CHAINS = 200               # chains examined
+
 
 def _tokens(text: str) -> set[str]:
     """Lowercased tokens with ``/`` and ``=`` split out; CJK runs become bigrams (Jaccard input)."""
@@ -130,7 +138,7 @@ class FactRetriever:
 
     # ------------------------------------------------------------------ entity operations
     def _entity_candidates(self, entity: str, limit: int) -> list[Any]:
-        ids = set(self.store.facts_for_entity(entity))
+        ids = set(self.store.facts_for_entity(entity, limit=MAX_ENTITY_FACTS))
         ids.update(r["fact_id"] for r, _ in self.store.fts(entity, limit=max(50, limit * 5)))
         return self.store.rows(ids)
 
@@ -154,7 +162,7 @@ class FactRetriever:
         if category:
             bank = self.store.bank(category)
             bank_probe = hrr.unbind(bank, key) if bank is not None else None
-        linked = set(self.store.facts_for_entity(entity))
+        linked = set(self.store.facts_for_entity(entity, limit=MAX_ENTITY_FACTS))
         out = []
         for row in self._entity_candidates(entity, limit):
             if row["trust_score"] < min_trust or (category and row["category"] != category):
@@ -181,15 +189,17 @@ class FactRetriever:
             return []
         if not self.use_hrr:
             return self._keyword(entity, min_trust, limit, "keyword")
-        own = set(self.store.facts_for_entity(entity))
+        own = set(self.store.facts_for_entity(entity, limit=MAX_RELATED_OWN))
         neighbours: dict[int, str] = {}
+        others: dict[str, str] = {}
         for fid in own:
             for other in self.store.entities_of(fid):
-                if other.casefold() == entity.casefold():
-                    continue
-                for nid in self.store.facts_for_entity(other):
-                    if nid not in own:
-                        neighbours.setdefault(nid, other)
+                if other.casefold() != entity.casefold():
+                    others.setdefault(other.casefold(), other)
+        for other in list(others.values())[:MAX_RELATED_ENTITIES]:
+            for nid in self.store.facts_for_entity(other, limit=MAX_RELATED_PER_ENTITY):
+                if nid not in own:
+                    neighbours.setdefault(nid, other)
         dim = self.store.dim
         ea = hrr.atom(entity.lower(), dim)
         re_, rc = hrr.atom(hrr.ROLE_ENTITY, dim), hrr.atom(hrr.ROLE_CONTENT, dim)
@@ -224,8 +234,7 @@ class FactRetriever:
         dim = self.store.dim
         role_e = hrr.atom(hrr.ROLE_ENTITY, dim)
         keys = [hrr.bind(hrr.atom(n.lower(), dim), role_e) for n in names]
-        per_entity = [set(self.store.facts_for_entity(n)) for n in names]
-        direct_ids = set.intersection(*per_entity) if per_entity else set()
+        direct_ids = set(self.store.facts_for_all_entities(names, MAX_ENTITY_FACTS))
         # keyword candidates mentioning every name also count (entities not extracted, e.g. lowercase)
         for row, _ in self.store.fts(" ".join(names), limit=limit * 5):
             text = row["content"].casefold()
@@ -243,28 +252,26 @@ class FactRetriever:
             out.append((score, self.store.row_to_fact(row, score=round(score, 4), method="hrr",
                                                       entity_scores={n: round(s, 4) for n, s in zip(names, sims, strict=True)})))
         if not out and len(names) >= 2:
-            out = self._chains(names, per_entity, min_trust)
+            out = self._chains(names, min_trust)
         out.sort(key=lambda t: -t[0])
         return [r for _, r in out[:limit]]
 
-    def _chains(self, names: list[str], per_entity: list[set[int]], min_trust: float) -> list[tuple[float, dict[str, Any]]]:
+    def _chains(self, names: list[str], min_trust: float) -> list[tuple[float, dict[str, Any]]]:
         """Two-fact chains: a fact about names[0] and one about names[1] sharing a third entity."""
-        a_ids, b_ids = per_entity[0], per_entity[1]
-        ents_a = {fid: {e.casefold(): e for e in self.store.entities_of(fid)} for fid in a_ids}
-        ents_b = {fid: {e.casefold(): e for e in self.store.entities_of(fid)} for fid in b_ids}
-        skip = {n.casefold() for n in names}
-        rows = {r["fact_id"]: r for r in self.store.rows(a_ids | b_ids)}
+        a_ids = self.store.facts_for_entity(names[0], limit=MAX_CHAIN_FACTS)
+        b_ids = self.store.facts_for_entity(names[1], limit=MAX_CHAIN_FACTS)
+        exclude = [i for n in names for i in self.store.entity_ids(n)]
+        links = self.store.bridges(a_ids, b_ids, exclude, MAX_CHAINS)
+        rows = {r["fact_id"]: r for r in self.store.rows({i for a, b, _ in links for i in (a, b)})}
         out = []
-        for fa, fb in itertools.product(a_ids, b_ids):
-            if fa == fb:
-                continue
-            shared = (set(ents_a[fa]) & set(ents_b[fb])) - skip
+        seen: set[tuple[int, int]] = set()
+        for fa, fb, via in links:
             ra, rb = rows.get(fa), rows.get(fb)
-            if not shared or ra is None or rb is None:
+            if ra is None or rb is None or (fa, fb) in seen:
                 continue
+            seen.add((fa, fb))
             if min(ra["trust_score"], rb["trust_score"]) < min_trust:
                 continue
-            via = ents_a[fa][sorted(shared)[0]]
             score = 0.5 * float(ra["trust_score"]) * float(rb["trust_score"])
             out.append((score, {"chain": [self.store.row_to_fact(ra), self.store.row_to_fact(rb)], "via": via,
                                 "score": round(score, 4), "method": "chain",
@@ -285,21 +292,49 @@ class FactRetriever:
             rows = self.store.conn.execute(
                 "SELECT * FROM facts WHERE trust_score >= ? ORDER BY updated_at DESC, fact_id DESC LIMIT ?",
                 (min_trust, max_facts)).fetchall()
-        ents = {r["fact_id"]: {e.casefold(): e for e in self.store.entities_of(r["fact_id"])} for r in rows}
-        vecs = {r["fact_id"]: self.store.vector(r) for r in rows} if self.use_hrr else {}
+            ids = [r["fact_id"] for r in rows]
+            ents: dict[int, dict[str, str]] = {i: {} for i in ids}
+            for chunk in range(0, len(ids), 500):
+                part = ids[chunk:chunk + 500]
+                for fid, name in self.store.conn.execute(
+                        f"SELECT fe.fact_id, e.name FROM fact_entities fe JOIN entities e ON e.entity_id = fe.entity_id "
+                        f"WHERE fe.fact_id IN ({','.join('?' * len(part))})", part):
+                    ents[fid][name.casefold()] = name
+        index = {r["fact_id"]: n for n, r in enumerate(rows)}
+        sims = None
+        if self.use_hrr and rows:  # all pairwise HRR similarities in one matrix product
+            import numpy as np
+
+            vecs = [self.store.vector(r) for r in rows]
+            has = np.array([v is not None for v in vecs])
+            mat = np.stack([v if v is not None else np.zeros(self.store.dim) for v in vecs])
+            phasors = np.exp(1j * mat)
+            sims = (phasors @ phasors.conj().T).real / self.store.dim
+            sims[~has, :] = np.nan
+            sims[:, ~has] = np.nan
+        # candidate pairs share at least one entity (inverted index instead of all n² pairs)
+        by_entity: dict[str, list[int]] = {}
+        for fid, names in ents.items():
+            for key in names:
+                by_entity.setdefault(key, []).append(fid)
+        pairs: set[tuple[int, int]] = set()
+        for members in by_entity.values():
+            for a, b in itertools.combinations(sorted(members, key=index.__getitem__), 2):
+                pairs.add((a, b))
+        words = {r["fact_id"]: _words(r["content"]) for r in rows}
         out = []
-        for ra, rb in itertools.combinations(rows, 2):
-            ea, eb = ents[ra["fact_id"]], ents[rb["fact_id"]]
-            if not ea or not eb:
-                continue
+        for fa, fb in sorted(pairs, key=lambda p: (index[p[0]], index[p[1]])):
+            ra, rb = rows[index[fa]], rows[index[fb]]
+            ea, eb = ents[fa], ents[fb]
             overlap = len(set(ea) & set(eb)) / len(set(ea) | set(eb))
             if overlap < 0.3:
                 continue
             shared = sorted(ea[k] for k in set(ea) & set(eb))
-            va, vb = vecs.get(ra["fact_id"]), vecs.get(rb["fact_id"])
-            content_sim = hrr.similarity(va, vb) if va is not None and vb is not None else None
+            content_sim = None
+            if sims is not None and not math.isnan(float(sims[index[fa], index[fb]])):
+                content_sim = float(sims[index[fa], index[fb]])
             hrr_score = overlap * (1 - (content_sim + 1) / 2) if content_sim is not None else 0.0
-            lex_score, why = self._lexical_conflict(ra["content"], rb["content"], set(ea) & set(eb))
+            lex_score, why = self._lexical_conflict(words[fa], words[fb], set(ea) & set(eb))
             score = max(hrr_score, lex_score)
             if score < threshold:
                 continue
@@ -316,15 +351,15 @@ class FactRetriever:
         return out[:max(1, int(limit))]
 
     @staticmethod
-    def _lexical_conflict(a: str, b: str, entity_keys: set[str]) -> tuple[float, str]:
+    def _lexical_conflict(a: list[str], b: list[str], entity_keys: set[str]) -> tuple[float, str]:
         """``(score in [0,1], reason)`` from negation, antonyms, or different values for one predicate.
 
         ``entity_keys`` are the *shared* entities (the common subject); their words are ignored, while
         entities only one fact names count as values ("lives in Paris" vs "lives in London").
         """
         ent_words = {w for k in entity_keys for w in _words(k)}
-        wa = [w for w in _words(a) if w not in ent_words]
-        wb = [w for w in _words(b) if w not in ent_words]
+        wa = [w for w in a if w not in ent_words]
+        wb = [w for w in b if w not in ent_words]
         sa, sb = set(wa), set(wb)
         neg_a, neg_b = sa & _NEGATIONS, sb & _NEGATIONS
         core_a, core_b = sa - _NEGATIONS - {"a", "an", "the"}, sb - _NEGATIONS - {"a", "an", "the"}

@@ -264,13 +264,45 @@ class FactStore:
                     ids.append(r[0])
         return ids
 
-    def facts_for_entity(self, name: str) -> list[int]:
+    def facts_for_entity(self, name: str, limit: int | None = None) -> list[int]:
+        """Ids of facts linked to entity ``name``; with ``limit``, the most recently updated ones only."""
         ids = self.entity_ids(name)
         if not ids:
             return []
+        sql = (f"SELECT DISTINCT fe.fact_id FROM fact_entities fe JOIN facts f ON f.fact_id = fe.fact_id "
+               f"WHERE fe.entity_id IN ({','.join('?' * len(ids))}) ORDER BY f.updated_at DESC, fe.fact_id DESC")
+        args: list[Any] = list(ids)
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(int(limit))
         with self.lock:
-            return [r[0] for r in self.conn.execute(
-                f"SELECT DISTINCT fact_id FROM fact_entities WHERE entity_id IN ({','.join('?' * len(ids))})", ids)]
+            return [r[0] for r in self.conn.execute(sql, args)]
+
+    def facts_for_all_entities(self, names: list[str], limit: int) -> list[int]:
+        """Ids of facts linked to *every* entity in ``names`` (most recent first, at most ``limit``)."""
+        groups = [self.entity_ids(n) for n in names]
+        if not groups or any(not g for g in groups):
+            return []
+        sql = ("SELECT fe.fact_id FROM fact_entities fe JOIN facts f ON f.fact_id = fe.fact_id WHERE "
+               + " AND ".join(f"EXISTS (SELECT 1 FROM fact_entities x WHERE x.fact_id = fe.fact_id AND x.entity_id IN "
+                              f"({','.join('?' * len(g))}))" for g in groups)
+               + " GROUP BY fe.fact_id ORDER BY max(f.updated_at) DESC LIMIT ?")
+        with self.lock:
+            return [r[0] for r in self.conn.execute(sql, [i for g in groups for i in g] + [int(limit)])]
+
+    def bridges(self, a_ids: list[int], b_ids: list[int], exclude_entities: list[int],
+                limit: int) -> list[tuple[int, int, str]]:
+        """``(fact_a, fact_b, entity name)`` where a fact from ``a_ids`` and one from ``b_ids`` share an entity."""
+        if not a_ids or not b_ids:
+            return []
+        ex = exclude_entities or [-1]
+        sql = (f"SELECT fa.fact_id, fb.fact_id, e.name FROM fact_entities fa "
+               f"JOIN fact_entities fb ON fb.entity_id = fa.entity_id AND fb.fact_id != fa.fact_id "
+               f"JOIN entities e ON e.entity_id = fa.entity_id "
+               f"WHERE fa.fact_id IN ({','.join('?' * len(a_ids))}) AND fb.fact_id IN ({','.join('?' * len(b_ids))}) "
+               f"AND fa.entity_id NOT IN ({','.join('?' * len(ex))}) LIMIT ?")
+        with self.lock:
+            return [(r[0], r[1], r[2]) for r in self.conn.execute(sql, [*a_ids, *b_ids, *ex, int(limit)])]
 
     def add_alias(self, name: str, alias: str) -> None:
         with self.lock:
