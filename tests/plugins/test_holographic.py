@@ -425,3 +425,24 @@ def test_two_processes_write_concurrently(hermes_home):
         assert store.conn.execute("SELECT fact_count FROM memory_banks WHERE bank_name='cat:project'").fetchone()[0] == 120
     finally:
         store.close()
+
+
+def test_bad_setting_is_a_clear_error_and_dim_change_is_tolerated(hermes_home):
+    from hermes_memory.errors import ConfigError
+
+    p = HolographicProvider()
+    p.initialize("s", hermes_home=str(hermes_home), platform="cli", agent_context="primary")
+    add(p, "Alice Smith works at Acme Corp")
+    p.shutdown()
+    update_config(hermes_home / "config.yaml", {"holographic.hrr_dim": "lots"})
+    with pytest.raises(ConfigError, match="holographic.hrr_dim"):
+        HolographicProvider().initialize("s", hermes_home=str(hermes_home), platform="cli", agent_context="primary")
+    update_config(hermes_home / "config.yaml", {"holographic.hrr_dim": 512})
+    p = HolographicProvider()
+    p.initialize("s", hermes_home=str(hermes_home), platform="cli", agent_context="primary")
+    try:  # old 1024-d vectors are ignored, not mixed with 512-d ones
+        assert call(p, action="search", query="Acme")["count"] == 1
+        fid = add(p, "Bob Jones works at Acme Corp")
+        assert fid in [r["fact_id"] for r in call(p, action="probe", entity="Bob Jones")["results"]]
+    finally:
+        p.shutdown()

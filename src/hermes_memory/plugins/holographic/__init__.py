@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_memory.config import load_config
+from hermes_memory.errors import ConfigError
 from hermes_memory.plugins.holographic import hrr
 from hermes_memory.plugins.holographic.retrieval import FactRetriever
 from hermes_memory.plugins.holographic.store import CATEGORIES, FactStore
@@ -170,9 +171,14 @@ class HolographicProvider(MemoryProvider):
         defaults = {f.key: f.default for f in self.get_config_schema()}
         out = {**defaults, **{k: v for k, v in values.items() if v is not None}}
         out["auto_extract"] = parse_bool(out["auto_extract"])
-        for key in ("default_trust", "min_trust_threshold", "temporal_decay_half_life", "hrr_weight"):
-            out[key] = float(out[key])
-        out["hrr_dim"] = max(16, int(out["hrr_dim"]))
+        for key, kind in (("default_trust", float), ("min_trust_threshold", float),
+                          ("temporal_decay_half_life", float), ("hrr_weight", float), ("hrr_dim", int)):
+            try:
+                out[key] = kind(out[key])
+            except (TypeError, ValueError):
+                raise ConfigError(f"holographic.{key} in {home}/config.yaml must be a {kind.__name__}, "
+                                  f"got {out[key]!r}; fix it or delete the key to use the default") from None
+        out["hrr_dim"] = max(16, out["hrr_dim"])
         raw = str(out["db_path"] or defaults["db_path"])
         raw = raw.replace("${HERMES_HOME}", home).replace("$HERMES_HOME", home)
         out["db_path"] = str(Path(os.path.expanduser(raw)))

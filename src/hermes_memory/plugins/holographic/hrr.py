@@ -137,13 +137,18 @@ def to_bytes(vec: Any) -> bytes:
 
 
 def from_bytes(blob: bytes | None, dim: int | None = None) -> Any:
-    """Inverse of :func:`to_bytes`; also reads legacy raw float64. ``None``/empty → ``None``."""
+    """Inverse of :func:`to_bytes`; also reads legacy raw float64. ``None``/empty/unreadable → ``None``.
+
+    ``dim`` is accepted for symmetry; callers compare the length with their own dimension.
+    """
     _need()
     if not blob:
         return None
-    if blob[:4] == _MAGIC and (len(blob) - 4) % 4 == 0 and (dim is None or (len(blob) - 4) // 4 == dim):
+    if blob[:4] == _MAGIC and (len(blob) - 4) % 4 == 0 and len(blob) > 8:
         return np.frombuffer(blob[4:], dtype="<f4").astype(np.float64)
-    return np.frombuffer(blob, dtype="<f8").copy()
+    if len(blob) % 8 == 0:
+        return np.frombuffer(blob, dtype="<f8").copy()
+    return None  # not a vector we can read: treated as "no vector"
 
 
 def complex_sum(vectors: list[Any]) -> Any:

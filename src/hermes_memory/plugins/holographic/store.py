@@ -376,7 +376,11 @@ class FactStore:
                 raise
 
     def vector(self, row: sqlite3.Row) -> Any:
-        return hrr.from_bytes(row["hrr_vector"], self.dim) if self.use_hrr and row["hrr_vector"] else None
+        """The fact's HRR vector, or ``None`` (no numpy, no vector, or one of another ``hrr_dim``)."""
+        if not self.use_hrr or not row["hrr_vector"]:
+            return None
+        vec = hrr.from_bytes(row["hrr_vector"], self.dim)
+        return vec if vec is not None and len(vec) == self.dim else None
 
     # ------------------------------------------------------------------ writes
     def _insert(self, content: str, category: str, tags: str, trust: float | None, now: float) -> tuple[int, bool]:
