@@ -15,7 +15,9 @@ from hermes_memory.plugins.honcho import (
     load_settings,
     split_message,
 )
+from hermes_memory.providers.manager import MemoryManager
 from tests.plugins.fakes.base import closed_port_url, configure
+from tests.plugins.fakes.cli import listed, wizard
 from tests.plugins.fakes.honcho import FakeHoncho
 
 KEY = "honcho-test-key"
@@ -319,3 +321,35 @@ def test_host_block_overrides_root_keys_and_enabled_false(hermes_home, monkeypat
     assert "disabled" in HonchoProvider().unavailable_reason()
     secret = [(f.key, f.env_var) for f in HonchoProvider().get_config_schema() if f.secret]
     assert secret == [("apiKey", "HONCHO_API_KEY")]
+
+
+def test_setup_wizard_configures_honcho_and_providers_list_shows_it_available(hermes_home, monkeypatch):
+    monkeypatch.delenv("HONCHO_API_KEY", raising=False)  # restored after the wizard exports it
+    assert listed(hermes_home, "honcho")["available"] is False
+    out = wizard(hermes_home, "honcho", "apiKey=hk-wizard", "recallMode=tools", "dialecticCadence=3",
+                 "reasoningLevelCap=medium", "peerName=dana")
+    assert out["env"] == ["HONCHO_API_KEY"] and out["config"]["honcho.recallMode"] == "tools"
+    assert listed(hermes_home, "honcho") == {"available": True, "active": True, "reason": ""}
+    p = HonchoProvider(hermes_home=hermes_home)
+    p.initialize("s", hermes_home=str(hermes_home), platform="cli", agent_context="primary")
+    s = p.settings
+    assert (s["apiKey"], s["recallMode"], s["dialecticCadence"], s["reasoningLevelCap"], p.user_peer_id) == (
+        "hk-wizard", "tools", 3, "medium", "dana")
+
+
+def test_a_turn_through_the_memory_manager_recalls_and_survives_a_dead_server(hermes_home, monkeypatch, fake):
+    for url, alive in ((fake.url, True), (closed_port_url(), False)):
+        p = make(hermes_home, monkeypatch, url)
+        m = MemoryManager(prefetch_timeout=5.0)
+        assert m.add_provider(p)
+        m.initialize_all("sess-1", hermes_home=str(hermes_home), agent_context="primary")
+        saved = json.loads(m.handle_tool_call("honcho_conclude", {"conclusion": "Dana collects stamps"}))
+        assert ("error" in saved) is not alive
+        m.on_turn_start(1, "what do I collect")
+        message = m.build_user_message("what do I collect")
+        assert message.startswith("what do I collect")
+        assert ("Dana collects stamps" in message) is alive
+        m.sync_all("I started a new album", "Nice")
+        assert m.flush_pending(10)
+        m.shutdown_all()
+    assert [c for _, c in fake.messages("sess-1")] == ["I started a new album", "Nice"]

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from hermes_memory.plugins.mem0 import Mem0Provider, load_settings
+from hermes_memory.providers.manager import MemoryManager
 from tests.plugins.fakes.base import closed_port_url, configure
+from tests.plugins.fakes.cli import listed, wizard
 from tests.plugins.fakes.embeddings import DIMS, FakeEmbeddings
 from tests.plugins.fakes.mem0 import FakeMem0
 
@@ -253,3 +255,31 @@ def test_real_mem0_library_offline_add_search_and_prefetch(hermes_home, tmp_path
         assert slow.prefetch("who keeps bees") == ""
     finally:
         emb.stop()
+
+
+def test_setup_wizard_configures_mem0_and_providers_list_shows_it_available(hermes_home, monkeypatch):
+    monkeypatch.delenv("MEM0_API_KEY", raising=False)  # restored after the wizard exports it
+    assert listed(hermes_home, "mem0")["available"] is False
+    out = wizard(hermes_home, "mem0", "api_key=m0-wizard-key", "user_id=alice", "timeout=2.5")
+    assert out["env"] == ["MEM0_API_KEY"] and out["config"]["mem0.user_id"] == "alice"
+    assert listed(hermes_home, "mem0") == {"available": True, "active": True, "reason": ""}
+    p = Mem0Provider(hermes_home=hermes_home)
+    p.initialize("s", hermes_home=str(hermes_home), platform="cli", agent_context="primary")
+    assert (p.settings["api_key"], p.user_id, p.settings["timeout"]) == ("m0-wizard-key", "alice", 2.5)
+
+
+def test_a_turn_through_the_memory_manager_recalls_and_survives_a_dead_server(hermes_home, monkeypatch, fake):
+    for url, alive in ((fake.url, True), (closed_port_url(), False)):
+        p = make(hermes_home, monkeypatch, url)
+        m = MemoryManager(prefetch_timeout=5.0)
+        assert m.add_provider(p)
+        m.initialize_all("sess-1", hermes_home=str(hermes_home), agent_context="primary", user_id="alice")
+        added = json.loads(m.handle_tool_call("mem0_add", {"content": "Alice drinks green tea"}))
+        assert ("error" in added) is not alive
+        m.on_turn_start(1, "what tea do I drink")
+        message = m.build_user_message("what tea do I drink")
+        assert message.startswith("what tea do I drink")
+        assert ("Alice drinks green tea" in message) is alive
+        m.sync_all("I also like matcha", "Noted")
+        assert m.flush_pending(10)
+        m.shutdown_all()

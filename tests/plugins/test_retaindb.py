@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from hermes_memory.plugins.retaindb import RetainDBProvider
+from hermes_memory.plugins.retaindb import RetainDBProvider, load_settings
+from hermes_memory.providers.manager import MemoryManager
 from tests.plugins.fakes.base import closed_port_url, configure
+from tests.plugins.fakes.cli import listed, wizard
 from tests.plugins.fakes.retaindb import FakeRetainDB
 
 KEY = "rdb-test-key"
@@ -239,3 +241,33 @@ def test_availability_and_schema(hermes_home, monkeypatch):
     (hermes_home / ".env").write_text("RETAINDB_API_KEY=abc\n")
     assert p.is_available()
     assert [(f.key, f.env_var) for f in p.get_config_schema() if f.secret] == [("api_key", "RETAINDB_API_KEY")]
+
+
+def test_setup_wizard_configures_retaindb_and_providers_list_shows_it_available(hermes_home, monkeypatch):
+    monkeypatch.delenv("RETAINDB_API_KEY", raising=False)  # restored after the wizard exports it
+    monkeypatch.delenv("RETAINDB_BASE_URL", raising=False)
+    assert listed(hermes_home, "retaindb")["available"] is False
+    out = wizard(hermes_home, "retaindb", "api_key=rdb-wizard", "project=acme")
+    assert out["env"] == ["RETAINDB_API_KEY"] and out["config"]["retaindb.project"] == "acme"
+    assert listed(hermes_home, "retaindb") == {"available": True, "active": True, "reason": ""}
+    s = load_settings(hermes_home)
+    assert (s["api_key"], s["project"], s["base_url"]) == ("rdb-wizard", "acme", "https://api.retaindb.com")
+
+
+def test_a_turn_through_the_memory_manager_recalls_and_survives_a_dead_server(hermes_home, monkeypatch, fake):
+    for url, alive in ((fake.url, True), (closed_port_url(), False)):
+        p = make(hermes_home, monkeypatch, url)
+        m = MemoryManager(prefetch_timeout=5.0)
+        assert m.add_provider(p)
+        m.initialize_all("sess-1", hermes_home=str(hermes_home), agent_context="primary", user_id="carol")
+        stored = json.loads(m.handle_tool_call("retaindb_remember", {"content": "Carol grows tomatoes"}))
+        assert ("error" in stored) is not alive
+        m.queue_prefetch_all("what does Carol grow")
+        assert m.flush_pending(10)
+        message = m.build_user_message("what does Carol grow")
+        assert message.startswith("what does Carol grow")
+        assert ("Carol grows tomatoes" in message) is alive
+        m.sync_all("Also basil", "Lovely")
+        assert m.flush_pending(10)
+        m.shutdown_all()
+    assert [s["messages"][0]["content"] for s in fake.sessions] == ["Also basil"]

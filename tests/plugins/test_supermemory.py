@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from hermes_memory.plugins.supermemory import SupermemoryProvider, detect_category, sdk_problem
+from hermes_memory.providers.manager import MemoryManager
 from tests.plugins.fakes.base import closed_port_url, configure
+from tests.plugins.fakes.cli import listed, wizard
 from tests.plugins.fakes.supermemory import FakeSupermemory
 
 KEY = "sm-test-key"
@@ -211,3 +213,33 @@ def test_the_sdk_major_version_is_checked_without_importing_it():
     assert sdk_problem("supermemory", 3) == ""
     assert "needs supermemory 5.x" in sdk_problem("supermemory", 5)  # the 5.x SDK speaks another API
     assert "not installed" in sdk_problem("no-such-distribution-xyz", 1)
+
+
+def test_setup_wizard_configures_supermemory_and_providers_list_shows_it_available(hermes_home, monkeypatch):
+    monkeypatch.delenv("SUPERMEMORY_API_KEY", raising=False)  # restored after the wizard exports it
+    assert listed(hermes_home, "supermemory")["available"] is False
+    out = wizard(hermes_home, "supermemory", "api_key=sm-wizard", "container_tag=team-a", "search_mode=memories")
+    assert out["env"] == ["SUPERMEMORY_API_KEY"] and out["config"]["supermemory.container_tag"] == "team-a"
+    assert listed(hermes_home, "supermemory") == {"available": True, "active": True, "reason": ""}
+    p = SupermemoryProvider(hermes_home=hermes_home)
+    p.initialize("s", hermes_home=str(hermes_home), platform="cli", agent_context="primary")
+    assert (p.settings["api_key"], p.container_tag, p.settings["search_mode"]) == ("sm-wizard", "team_a", "memories")
+
+
+def test_a_turn_through_the_memory_manager_recalls_and_survives_a_dead_server(hermes_home, monkeypatch, fake):
+    for url, alive in ((fake.url, True), (closed_port_url(), False)):
+        p = make(hermes_home, monkeypatch, url)
+        m = MemoryManager(prefetch_timeout=5.0)
+        assert m.add_provider(p)
+        m.initialize_all("sess-1", hermes_home=str(hermes_home), agent_context="primary", agent_identity="ada")
+        saved = json.loads(m.handle_tool_call("supermemory_store", {"content": "Ada rides a red bicycle"}))
+        assert ("error" in saved) is not alive
+        m.on_turn_start(1, "what bicycle do I ride")
+        message = m.build_user_message("what bicycle do I ride")
+        assert message.startswith("what bicycle do I ride")
+        assert ("Ada rides a red bicycle" in message) is alive
+        m.sync_all("I bought a helmet", "Stay safe")
+        assert m.flush_pending(10)
+        m.on_session_end([{"role": "user", "content": "I bought a helmet"}, {"role": "assistant", "content": "Stay safe"}])
+        m.shutdown_all()
+    assert [c["metadata"]["type"] for c in fake.conversations] == ["full_session"]
