@@ -30,6 +30,7 @@ as in the reference.
 
 from __future__ import annotations
 
+import atexit
 import importlib.metadata
 import json
 import logging
@@ -67,6 +68,21 @@ _CLIENT_ERROR = re.compile(r"not found|valid uuid|404", re.IGNORECASE)
 
 _OSS_CACHE: dict[str, Any] = {}
 _OSS_LOCK = threading.Lock()
+
+
+@atexit.register
+def _close_oss_memories() -> None:
+    """Close the cached in-process stores at exit (embedded Qdrant releases its lock; reference)."""
+    with _OSS_LOCK:
+        memories = list(_OSS_CACHE.values())
+        _OSS_CACHE.clear()
+    for memory in memories:
+        close = getattr(getattr(getattr(memory, "vector_store", None), "client", None), "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception as exc:  # exiting anyway: report, do not raise
+                log.debug("mem0: closing the vector store failed: %s", exc)
 
 
 def _home(hermes_home: str | os.PathLike[str] | None = None) -> Path:
