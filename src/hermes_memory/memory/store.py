@@ -11,7 +11,8 @@ Behaviour follows reference-behaviour.md §1 (NEWEST where versions differ) and 
 * Every mutation takes the sidecar lock ``<file>.lock`` (:mod:`filelock`, mode 0600, a symlinked
   lock is refused), re-reads the file under the lock (so concurrent writers and hand edits merge),
   then writes a temp file in the same directory, fsyncs it and ``os.replace``-s it over the file.
-  A symlinked ``MEMORY.md`` stays a symlink: the temp file goes next to the resolved target.
+  A symlinked ``MEMORY.md`` stays a symlink: the lock and the temp file go next to the resolved
+  target, so homes whose files link to one shared file serialise on one lock.
 * The frozen snapshot: :meth:`MemoryStore.load_from_disk` renders each block once;
   :meth:`MemoryStore.format_for_system_prompt` returns that text for the whole session while the
   results of mutations report the live state.
@@ -695,6 +696,11 @@ class MemoryStore:
             return _Disk([], error=f"not valid UTF-8 at byte {exc.start}")
         return _Disk(parse_entries(text), text=text)
 
+    @staticmethod
+    def _real(path: Path) -> Path:
+        """The file that is really written: the resolved target when ``path`` is a symlink."""
+        return Path(os.path.realpath(path)) if path.is_symlink() else path
+
     def _lock_for(self, path: Path) -> FileLock:
         key = str(path)
         lock = self._locks.get(key)
@@ -705,6 +711,10 @@ class MemoryStore:
 
     @contextmanager
     def _locked(self, path: Path):
+        # The sidecar sits next to the file really written, so two homes whose MEMORY.md links to
+        # one shared file serialise on one lock (a lock per link lost updates, and one writer's
+        # temp sweep deleted the other's live temp file).
+        path = self._real(path)
         lock_path = f"{path}.lock"
         try:
             st = os.lstat(lock_path)
@@ -736,32 +746,31 @@ class MemoryStore:
         Runs under the file's lock: every writer holds that lock while its temp file exists, so any
         temp file with this file's prefix found now belongs to a dead writer.
         """
-        key = str(path)
+        real = self._real(path)
+        key = str(real)
         if key in self._swept:
             return
         self._swept.add(key)
-        real = Path(os.path.realpath(path))
-        prefix = self._temp_prefix(path)
-        for folder in {path.parent, real.parent}:
+        prefix = self._temp_prefix(real)
+        try:
+            with os.scandir(real.parent) as it:
+                stale = [e.path for e in it if e.name.startswith(prefix) and e.name.endswith(".tmp")]
+        except OSError:
+            return
+        for p in stale:
             try:
-                with os.scandir(folder) as it:
-                    stale = [e.path for e in it if e.name.startswith(prefix) and e.name.endswith(".tmp")]
+                os.unlink(p)
             except OSError:
-                continue
-            for p in stale:
-                try:
-                    os.unlink(p)
-                except OSError:
-                    pass
+                pass
 
     def _write(self, path: Path, text: str) -> None:
         """Write ``text`` (UTF-8, LF) to ``path`` atomically: temp in the real target's folder, fsync, replace."""
-        real = Path(os.path.realpath(path)) if path.is_symlink() else path
+        real = self._real(path)
         real.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         data = text.encode("utf-8")
         tmp = None
         try:
-            fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=self._temp_prefix(path), suffix=".tmp")
+            fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=self._temp_prefix(real), suffix=".tmp")
             try:
                 view = memoryview(data)
                 while view:

@@ -1,0 +1,87 @@
+"""Review of Layer 1: defects found by attacking the store and the CLI as a user would."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from hermes_memory.cli.main import app
+from hermes_memory.memory import MemoryStore
+from hermes_memory.memory.store import parse_entries
+
+_WRITER = """
+import sys
+from hermes_memory.memory import MemoryStore
+s = MemoryStore(sys.argv[1], memory_char_limit=100000)
+for i in range(int(sys.argv[3])):
+    r = s.add("memory", f"{sys.argv[2]}-{i}")
+    assert r["success"], r
+"""
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env["PYTHONPATH"] = os.pathsep.join([src, env.get("PYTHONPATH", "")])
+    return env
+
+
+def test_two_homes_whose_memory_md_links_to_one_file_lose_no_update(tmp_path: Path) -> None:
+    """Two profiles sharing one MEMORY.md through symlinks must serialise on the *target*.
+
+    With the lock next to each link, the writers raced (lost updates) and one writer's temp-file
+    sweep deleted the other's live temp file (``Failed to write memory file``).
+    """
+    shared = tmp_path / "dotfiles" / "MEMORY.md"
+    shared.parent.mkdir()
+    shared.write_text("")
+    homes = []
+    for k in (1, 2):
+        d = tmp_path / f"home{k}" / "memories"
+        d.mkdir(parents=True)
+        (d / "MEMORY.md").symlink_to(shared)
+        homes.append(d)
+    n = 30
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _WRITER, str(d), f"p{k}", str(n)], env=_env(),
+                         stderr=subprocess.PIPE, text=True)
+        for k, d in enumerate(homes)
+    ]
+    errs = [p.communicate()[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], errs
+    entries = parse_entries(shared.read_text(encoding="utf-8"))
+    assert sorted(entries) == sorted(f"p{k}-{i}" for k in range(2) for i in range(n))
+    assert all((d / "MEMORY.md").is_symlink() for d in homes)
+
+
+def test_show_does_not_pass_terminal_escape_sequences_through(tmp_path: Path) -> None:
+    """A hand-edited (or poisoned) MEMORY.md must not drive the user's terminal via ``memory show``."""
+    mem = tmp_path / "memories"
+    mem.mkdir()
+    (mem / "MEMORY.md").write_text("title \x1b]0;pwned\x07 and \x1b[2J clear\n§\nplain", encoding="utf-8")
+    res = CliRunner().invoke(app, ["--home", str(tmp_path), "memory", "show", "--target", "memory"])
+    assert res.exit_code == 0, res.output
+    assert "\x1b" not in res.output and "\x07" not in res.output
+    assert "\\x1b" in res.output  # shown, visibly
+    assert "plain" in res.output
+
+
+def test_refusal_that_echoes_entries_does_not_pass_escape_sequences_through(tmp_path: Path) -> None:
+    mem = tmp_path / "memories"
+    mem.mkdir()
+    (mem / "MEMORY.md").write_text("vim \x1b[8m hidden\n§\nvim plugins", encoding="utf-8")
+    res = CliRunner().invoke(app, ["--home", str(tmp_path), "memory", "remove", "vim"])
+    assert res.exit_code == 1
+    assert "\x1b" not in res.output
+
+
+def test_control_characters_are_refused_in_content(tmp_path: Path) -> None:
+    s = MemoryStore(tmp_path)
+    r = s.add("memory", "red \x1b[31mALERT\x1b[0m")
+    assert r["success"] is False and "U+001B" in r["error"]
+    assert not (tmp_path / "MEMORY.md").exists()
+    assert s.add("memory", "tabs\tare fine\nand so are newlines")["success"] is True
