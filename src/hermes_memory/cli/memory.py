@@ -8,6 +8,7 @@ match...), 2 usage (bad option, unsafe ``--user-id``).
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -31,6 +32,16 @@ UserOpt = Annotated[
 ]
 
 
+# C0 controls but tab/newline, DEL, C1 controls and the bidi overrides/isolates: a hand-edited or
+# poisoned file must not drive the terminal (colours, title, clear screen) or reorder what is shown.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _visible(text: str) -> str:
+    """``text`` safe for the terminal: control characters shown as ``\\xNN`` / ``\\uNNNN`` escapes."""
+    return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], text)
+
+
 def _store(ctx: typer.Context, user_id: str | None) -> MemoryStore:
     st = state(ctx)
     cfg = st.config.memory
@@ -48,7 +59,7 @@ def _finish(result: dict[str, Any], as_json: bool) -> None:
     elif result.get("success"):
         console.print(f"[green]ok:[/] {escape(result['message'])}  [dim]({escape(result['usage'])})[/]", highlight=False)
     else:
-        fail(escape(result.get("error", "refused")), EXIT_REFUSED)
+        fail(escape(_visible(result.get("error", "refused"))), EXIT_REFUSED)
     if not result.get("success"):
         raise typer.Exit(EXIT_REFUSED)
 
@@ -96,12 +107,12 @@ def register(app: typer.Typer) -> None:
                 f"[bold]{title}[/] — {d['percent']}% — {d['chars']:,}/{d['limit']:,} chars, "
                 f"{len(d['entries'])} entries{flag}", highlight=False,
             )
-            console.print(f"  [dim]{escape(d['path'])}[/]", highlight=False)
+            console.print(f"  [dim]{escape(_visible(d['path']))}[/]", highlight=False)
             if not d["enabled"]:
                 key = "memory_enabled" if t == "memory" else "user_profile_enabled"
                 console.print(f"  [yellow]disabled in config.yaml (memory.{key}: false): the agent neither reads nor writes it[/]")
             if d["read_error"]:
-                console.print(f"  [red]could not be read: {escape(d['read_error'])}; edits are refused until fixed[/]")
+                console.print(f"  [red]could not be read: {escape(_visible(d['read_error']))}; edits are refused until fixed[/]")
             elif not d["entries"]:
                 flag_t = "" if t == "memory" else " --target user"
                 console.print(
@@ -110,7 +121,7 @@ def register(app: typer.Typer) -> None:
                 )
             for i, e in enumerate(d["entries"], 1):
                 warn = f" [red]⚠ blocked from prompt ({', '.join(d['blocked'][i])})[/]" if i in d["blocked"] else ""
-                console.print(f"  [cyan]{i}.[/] {escape(e)}{warn}", highlight=False)
+                console.print(f"  [cyan]{i}.[/] {escape(_visible(e))}{warn}", highlight=False)
             console.print()
 
     @app.command("add")

@@ -7,7 +7,8 @@ snapshot is built (a file edited by hand or by another tool is not trusted).
 Two checks, first hit wins:
 
 1. Invisible and bidirectional-control characters on the *raw* text (U+200B-200D, U+2060,
-   U+2062-2064, U+2066-2069, U+202A-202E, U+FEFF). A U+200D ZERO WIDTH JOINER between two emoji
+   U+2062-2064, U+2066-2069, U+202A-202E, U+FEFF, and C0/C1 control characters other than tab
+   and line ends). A U+200D ZERO WIDTH JOINER between two emoji
    (e.g. the family emoji) is ordinary text and passes.
 2. Case-insensitive regular expressions on the NFKC-normalised text (so full-width or styled
    letters cannot dodge them). Ids follow the reference: the twelve original kinds
@@ -33,6 +34,10 @@ _INVISIBLE = frozenset(
     [0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x2062, 0x2063, 0x2064]
     + list(range(0x202A, 0x202F))
     + list(range(0x2066, 0x206A))
+    # C0 controls but tab/LF/CR, DEL and C1 controls: never part of a note, and ESC sequences can
+    # hide or restyle text in a terminal (reviewed beyond the reference list).
+    + [c for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)]
+    + list(range(0x7F, 0xA0))
 )
 _ZWJ = 0x200D
 _EMOJI_MODIFIERS = frozenset([0xFE0F, 0xFE0E] + list(range(0x1F3FB, 0x1F400)))
