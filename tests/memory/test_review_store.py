@@ -7,15 +7,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from hermes_memory.cli.main import app
-from hermes_memory.memory import MemoryStore
+from hermes_memory.memory import LockFileError, MemoryStore, validate_user_id
 from hermes_memory.memory.store import parse_entries
 
 _WRITER = """
 import sys
-from hermes_memory.memory import MemoryStore
+from hermes_memory.memory import LockFileError, MemoryStore, validate_user_id
 s = MemoryStore(sys.argv[1], memory_char_limit=100000)
 for i in range(int(sys.argv[3])):
     r = s.add("memory", f"{sys.argv[2]}-{i}")
@@ -85,3 +86,24 @@ def test_control_characters_are_refused_in_content(tmp_path: Path) -> None:
     assert r["success"] is False and "U+001B" in r["error"]
     assert not (tmp_path / "MEMORY.md").exists()
     assert s.add("memory", "tabs\tare fine\nand so are newlines")["success"] is True
+
+
+def test_memories_path_that_is_a_file_gives_a_store_error_not_a_raw_oserror(tmp_path: Path) -> None:
+    """A broken home (``memories`` is a file) must raise the documented error, and the CLI must say so."""
+    (tmp_path / "memories").write_text("not a folder")
+    s = MemoryStore(tmp_path / "memories")
+    with pytest.raises(LockFileError, match="memories"):
+        s.add("memory", "fact")
+    res = subprocess.run(
+        [sys.executable, "-m", "hermes_memory", "--home", str(tmp_path), "memory", "add", "fact"],
+        env=_env(), capture_output=True, text=True,
+    )
+    assert res.returncode == 1
+    assert "Traceback" not in res.stderr and "error:" in res.stderr
+    assert (tmp_path / "memories").read_text() == "not a folder"
+
+
+def test_user_id_with_trailing_newline_is_refused() -> None:
+    with pytest.raises(ValueError, match="unsafe user_id"):
+        validate_user_id("alice\n")
+    assert validate_user_id("alice") == "alice"

@@ -67,7 +67,7 @@ _RETRY_HINT = (
 
 
 class LockFileError(MemoryStoreError, OSError):
-    """The sidecar lock file is unsafe (a symlink) or cannot be opened. Nothing was written."""
+    """The sidecar lock file is unsafe (a symlink) or cannot be created, opened or locked. Nothing was written."""
 
 
 @dataclass
@@ -87,7 +87,7 @@ def validate_user_id(user_id: str | None) -> str | None:
     """
     if user_id is None:
         return None
-    if not isinstance(user_id, str) or not _SAFE_USER_ID.match(user_id):
+    if not isinstance(user_id, str) or not _SAFE_USER_ID.fullmatch(user_id):  # fullmatch: "$" allows a final \n
         raise ValueError(
             f"unsafe user_id {user_id!r}: it becomes a folder name under memories/users/, so use 1-128 "
             "letters, digits, '.', '_', '@' or '-', starting with a letter or digit (no '/', no '..')."
@@ -158,7 +158,8 @@ class MemoryStore:
     Entries load lazily on first access; call :meth:`load_from_disk` at session start to take the
     frozen snapshot. Mutations (:meth:`add`, :meth:`replace`, :meth:`remove`, :meth:`apply_batch`)
     return result dicts and never raise for bad input; :class:`LockFileError` (an ``OSError``) is
-    raised when the sidecar lock is a symlink, :class:`MemoryStoreError` when the write itself fails.
+    raised when the sidecar lock is a symlink or cannot be created or locked (e.g. the folder is not
+    writable), :class:`MemoryStoreError` when the write itself fails.
     """
 
     def __init__(
@@ -716,25 +717,35 @@ class MemoryStore:
         # temp sweep deleted the other's live temp file).
         path = self._real(path)
         lock_path = f"{path}.lock"
+        lock = self._lock_for(path)
         try:
-            st = os.lstat(lock_path)
-        except FileNotFoundError:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             try:
+                st = os.lstat(lock_path)
+            except FileNotFoundError:
+                path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
                 fd = os.open(lock_path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
-            except OSError as exc:
-                raise LockFileError(exc.errno or errno.EIO, f"cannot create lock file {lock_path}: {exc.strerror}") from exc
-            os.close(fd)
-        else:
-            if stat.S_ISLNK(st.st_mode):
-                raise LockFileError(
-                    errno.ELOOP,
-                    f"refusing to use lock file {lock_path}: it is a symlink. Delete it (the store recreates it) and retry.",
-                )
-            if st.st_mode & 0o077:
-                os.chmod(lock_path, 0o600)
-        with self._lock_for(path):
+                os.close(fd)
+            else:
+                if stat.S_ISLNK(st.st_mode):
+                    raise LockFileError(
+                        errno.ELOOP,
+                        f"refusing to use lock file {lock_path}: it is a symlink. Delete it (the store recreates it) and retry.",
+                    )
+                if st.st_mode & 0o077:
+                    os.chmod(lock_path, 0o600)
+            lock.acquire()
+        except LockFileError:
+            raise
+        except OSError as exc:  # a broken home: the folder is a file, read-only, missing rights...
+            raise LockFileError(
+                exc.errno or errno.EIO,
+                f"cannot use lock file {lock_path}: {exc.strerror or exc}. Nothing was written; make "
+                f"{path.parent} a writable folder and retry.",
+            ) from exc
+        try:
             yield
+        finally:
+            lock.release()
 
     @staticmethod
     def _temp_prefix(path: Path) -> str:
