@@ -489,7 +489,7 @@ class MemoryStore:
                         continue
                     work.append(op["content"])
                     continue
-                idx, err = self._match(work, op["old_text"], new_content=op.get("content"))
+                idx, err = self._match(work, op["old_text"], new_content=op.get("content"), name=path.name)
                 if err is not None:
                     if single:
                         return self._counted_fail(target, err)
@@ -539,19 +539,30 @@ class MemoryStore:
             msg += f" {skipped} duplicate add(s) were already present and skipped."
         return self._success(target, msg, work, **extra)
 
-    def _match(self, entries: list[str], old_text: str, *, new_content: str | None) -> tuple[int, dict[str, Any] | None]:
-        """Index of the entry addressed by ``old_text`` or a failure dict (no match / ambiguous)."""
+    def _match(
+        self, entries: list[str], old_text: str, *, new_content: str | None, name: str
+    ) -> tuple[int, dict[str, Any] | None]:
+        """Index of the entry addressed by ``old_text`` or a failure dict (no match / ambiguous).
+
+        A model only ever sees a poisoned entry as its ``[BLOCKED: ...]`` placeholder, so that exact
+        placeholder text also addresses it (the first such entry). Previews in an ambiguity error are
+        an echo and use the same sanitiser (``name`` is the file name shown in placeholders).
+        """
         needle = normalise_newlines(old_text).strip()
         for i, e in enumerate(entries):
             if e == needle:
                 return i, None
         hits = [i for i, e in enumerate(entries) if needle in e]
+        if not hits and needle.startswith(BLOCKED_PREFIX):
+            for i, e in enumerate(entries):
+                if sanitise_entry(e, name) == needle:
+                    return i, None
         if not hits:
             return -1, {"error": f"No entry matched '{_preview(needle)}'.", "kind": "no_match"}
         distinct = {entries[i] for i in hits}
         if len(distinct) == 1:
             return hits[0], None
-        matches = [{"index": i + 1, "preview": _preview(entries[i])} for i in hits]
+        matches = [{"index": i + 1, "preview": _preview(sanitise_entry(entries[i], name))} for i in hits]
         msg = (
             f"Multiple entries matched '{_preview(needle)}'. Be more specific: use old_text copied from exactly "
             "one entry (the whole entry text always works). Matching entries: "
