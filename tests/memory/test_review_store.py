@@ -133,3 +133,30 @@ def test_poisoned_entry_is_removable_by_the_placeholder_the_model_sees(tmp_path:
     r = s.remove("memory", shown[1])
     assert r["success"] is True, r
     assert (tmp_path / "MEMORY.md").read_text(encoding="utf-8") == "alpha"
+
+
+def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hermes_memory", "--home", str(home), "memory", *args],
+        env=_env(), capture_output=True, text=True,
+    )
+
+
+def test_cli_drift_refusal_says_how_to_repair_the_file(tmp_path: Path) -> None:
+    """An editor's blank lines around '§' trip the drift guard; the CLI must show the remediation."""
+    mem = tmp_path / "memories"
+    mem.mkdir()
+    before = "alpha \n\n§\n\nbeta\n"
+    (mem / "MEMORY.md").write_text(before, encoding="utf-8")
+    res = _cli(tmp_path, "remove", "beta")
+    assert res.returncode == 1
+    assert "blank lines" in res.stderr  # names the actual cause
+    assert "MEMORY.md.bak." in res.stderr and "retry" in res.stderr  # and the way out
+    assert (mem / "MEMORY.md").read_text(encoding="utf-8") == before
+
+
+def test_cli_no_match_points_to_memory_show(tmp_path: Path) -> None:
+    assert _cli(tmp_path, "add", "alpha").returncode == 0
+    res = _cli(tmp_path, "remove", "nope", "--target", "memory")
+    assert res.returncode == 1
+    assert "No entry matched" in res.stderr and "memory show --target memory" in res.stderr

@@ -53,13 +53,18 @@ def _store(ctx: typer.Context, user_id: str | None) -> MemoryStore:
     return store
 
 
-def _finish(result: dict[str, Any], as_json: bool) -> None:
+def _finish(result: dict[str, Any], as_json: bool, target: str) -> None:
     if as_json:
         print_json(result)
     elif result.get("success"):
         console.print(f"[green]ok:[/] {escape(result['message'])}  [dim]({escape(result['usage'])})[/]", highlight=False)
     else:
-        fail(escape(_visible(result.get("error", "refused"))), EXIT_REFUSED)
+        msg = result.get("error", "refused")
+        if result.get("remediation"):
+            msg += f"\nTo fix: {result['remediation']}"
+        if "current_entries" in result:
+            msg += f"\nSee the entries with: hermes-memory memory show --target {target}"
+        fail(escape(_visible(msg)), EXIT_REFUSED)
     if not result.get("success"):
         raise typer.Exit(EXIT_REFUSED)
 
@@ -133,7 +138,7 @@ def register(app: typer.Typer) -> None:
         user_id: UserOpt = None,
     ) -> None:
         """Add an entry (an exact duplicate succeeds without writing)."""
-        _finish(_store(ctx, user_id).add(target.value, content), as_json)
+        _finish(_store(ctx, user_id).add(target.value, content), as_json, target.value)
 
     @app.command("replace")
     def replace(
@@ -145,7 +150,7 @@ def register(app: typer.Typer) -> None:
         user_id: UserOpt = None,
     ) -> None:
         """Replace the whole entry matched by OLD_TEXT with CONTENT."""
-        _finish(_store(ctx, user_id).replace(target.value, old_text, content), as_json)
+        _finish(_store(ctx, user_id).replace(target.value, old_text, content), as_json, target.value)
 
     @app.command("remove")
     def remove(
@@ -156,4 +161,4 @@ def register(app: typer.Typer) -> None:
         user_id: UserOpt = None,
     ) -> None:
         """Remove the entry matched by OLD_TEXT."""
-        _finish(_store(ctx, user_id).remove(target.value, old_text), as_json)
+        _finish(_store(ctx, user_id).remove(target.value, old_text), as_json, target.value)

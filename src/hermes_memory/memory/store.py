@@ -590,19 +590,25 @@ class MemoryStore:
             os.chmod(backup, 0o600)
         except OSError as exc:  # pragma: no cover - depends on the filesystem
             raise MemoryStoreError(f"could not back up drifted {path} to {backup}: {exc}") from exc
-        why = (
-            f"an entry is longer than the whole {limit}-char limit ({len(too_big[0])} chars)"
-            if too_big else "its text is not in the entry-delimiter format this store writes"
-        )
+        # Pieces are compared stripped, so without an over-long entry the only possible difference
+        # is whitespace around a delimiter line or an empty entry (typical of an editor).
+        if too_big:
+            why = f"an entry is longer than the whole {limit}-char limit ({len(too_big[0])} chars)"
+            fix = (
+                f"Open {path} and split the added text into entries separated by a line holding only '§' "
+                f"(each entry under {limit} chars), or restore it from {backup.name}; then retry."
+            )
+        else:
+            why = "it has blank lines or spaces around a '§' line, or an empty entry, which this store does not write"
+            fix = (
+                f"Open {path} and delete the blank lines, trailing spaces and empty entries around the lines "
+                f"holding only '§', or restore it from {backup.name}; then retry."
+            )
         return _fail(
             f"Refusing to write {path.name}: it was changed outside the memory tool ({why}). A copy was saved "
             f"to {backup.name} (.bak.); the file was left untouched.",
             drift_backup=str(backup),
-            remediation=(
-                f"Open {path} and split the added text into entries separated by a line holding only '§' "
-                f"(each entry under {limit} chars), or restore it from {backup.name}; then retry. "
-                "Adding entries still works meanwhile."
-            ),
+            remediation=f"{fix} Adding entries still works meanwhile.",
         )
 
     # ------------------------------------------------------------------ internals: results
