@@ -90,7 +90,7 @@ THREAT_PATTERNS: tuple[tuple[str, str], ...] = (
      rf"{_W3}(?:instructions?|directives?|prompts?|guidelines?|rules|commands?)\b"),
     ("role_hijack", r"\byou\s+are\s+(?:\w+\s+){0,3}?now\s+(?:a|an|the|my)\s+\w+"),
     ("deception_hide",
-     r"\b(?:do\s+not|don'?t|never)\s+(?:(?:tell|inform|mention\s+(?:this\s+)?to|reveal\s+(?:this\s+)?to)\s+(?:the\s+)?user\b"
+     r"\b(?:do\s+not|don'?t|never)\s+(?:(?:tell|inform|mention\s+(?:this\s+)?to|reveal\s+(?:this\s+)?to)\s+(?:the\s+)?user\b(?!\s+to\b)"  # "...user to restart" is advice
      r"|let\s+(?:the\s+)?user\s+(?:know|see|find\s+out|notice|learn)\b)"),
     ("sys_prompt_override",
      r"\b(?:system\s+prompt\s+override|new\s+system\s+prompt|override\s+(?:the\s+|your\s+)?system\s+(?:prompt|instructions?))\b"),
