@@ -190,10 +190,12 @@ class MemoryStore:
     # ------------------------------------------------------------------ paths and properties
     @property
     def memory_char_limit(self) -> int:
+        """Limit of MEMORY.md in characters, delimiters included."""
         return self.limits["memory"]
 
     @property
     def user_char_limit(self) -> int:
+        """Limit of USER.md in characters, delimiters included."""
         return self.limits["user"]
 
     def path_for(self, target: str) -> Path:
@@ -215,12 +217,15 @@ class MemoryStore:
         return self.entries("user")
 
     def entries(self, target: str) -> list[str]:
-        """Live entries of ``target`` (a copy; loads from disk on first use)."""
+        """Live entries of ``target`` (a copy; loads from disk on first use). ``ValueError`` for an unknown target."""
         self._ensure_loaded()
         return list(self._entries[self._check_target(target)])
 
     def current_entries(self, target: str) -> list[str]:
-        """Live entries of ``target`` as shown to a model: poisoned ones replaced by ``[BLOCKED: ...]``."""
+        """Live entries of ``target`` as shown to a model: poisoned ones replaced by ``[BLOCKED: ...]``.
+
+        Raises ``ValueError`` for an unknown target.
+        """
         self._ensure_loaded()
         return self._echo(self._check_target(target))
 
@@ -228,7 +233,8 @@ class MemoryStore:
         """Live usage of ``target``: ``{"chars", "limit", "percent", "entry_count", "over_budget", "text"}``.
 
         ``chars`` is ``len("\\n§\\n".join(entries))``; ``percent`` is ``min(100, int(chars/limit*100))``;
-        ``text`` is ``"P% — C/L chars"``.
+        ``text`` is ``"P% — C/L chars"``; ``read_error`` is why the file could not be read, else
+        ``None``. Raises ``ValueError`` for an unknown target.
         """
         self._ensure_loaded()
         target = self._check_target(target)
