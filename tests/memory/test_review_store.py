@@ -160,3 +160,23 @@ def test_cli_no_match_points_to_memory_show(tmp_path: Path) -> None:
     res = _cli(tmp_path, "remove", "nope", "--target", "memory")
     assert res.returncode == 1
     assert "No entry matched" in res.stderr and "memory show --target memory" in res.stderr
+
+
+def test_repeated_drift_refusals_reuse_one_private_backup(tmp_path: Path) -> None:
+    """Each refused call used to add another identical MEMORY.md.bak.* copy (a model retries)."""
+    path = tmp_path / "MEMORY.md"
+    path.write_text("seed\n§\n" + "z" * 2400, encoding="utf-8")
+    s = MemoryStore(tmp_path)
+    r1 = s.replace("memory", "seed", "seed2")
+    r2 = s.remove("memory", "seed")
+    r3 = s.apply_batch("memory", [{"action": "add", "content": "x"}])
+    assert not (r1["success"] or r2["success"] or r3["success"])
+    backups = sorted(tmp_path.glob("MEMORY.md.bak.*"))
+    assert len(backups) == 1
+    assert r1["drift_backup"] == r2["drift_backup"] == r3["drift_backup"] == str(backups[0])
+    assert backups[0].read_bytes() == path.read_bytes()
+    assert (backups[0].stat().st_mode & 0o777) == 0o600
+    with path.open("a", encoding="utf-8") as f:  # a different drifted state gets its own copy
+        f.write("more")
+    r4 = s.remove("memory", "seed")
+    assert r4["drift_backup"] != r1["drift_backup"] and len(list(tmp_path.glob("MEMORY.md.bak.*"))) == 2

@@ -26,6 +26,7 @@ can fix the call). A refused call never changes the file.
 from __future__ import annotations
 
 import errno
+import glob
 import logging
 import os
 import re
@@ -586,16 +587,7 @@ class MemoryStore:
         too_big = [e for e in disk.entries if len(e) > limit]
         if canonical == disk.text.strip() and not too_big:
             return None
-        backup = path.with_name(f"{path.name}.bak.{int(time.time())}")
-        n = 0
-        while backup.exists():
-            n += 1
-            backup = path.with_name(f"{path.name}.bak.{int(time.time())}.{n}")
-        try:
-            backup.write_bytes(path.read_bytes())
-            os.chmod(backup, 0o600)
-        except OSError as exc:  # pragma: no cover - depends on the filesystem
-            raise MemoryStoreError(f"could not back up drifted {path} to {backup}: {exc}") from exc
+        backup = self._backup(path)
         # Pieces are compared stripped, so without an over-long entry the only possible difference
         # is whitespace around a delimiter line or an empty entry (typical of an editor).
         if too_big:
@@ -616,6 +608,39 @@ class MemoryStore:
             drift_backup=str(backup),
             remediation=f"{fix} Adding entries still works meanwhile.",
         )
+
+    @staticmethod
+    def _backup(path: Path) -> Path:
+        """Copy ``path`` to ``<name>.bak.<unix_ts>`` (mode 0600 from the start) and return the copy.
+
+        An existing backup with the same bytes is reused, so a model retrying against one drifted
+        file does not pile up identical copies. Raises :class:`MemoryStoreError` if it cannot copy.
+        """
+        try:
+            data = path.read_bytes()
+            for old in sorted(path.parent.glob(f"{glob.escape(path.name)}.bak.*")):
+                try:
+                    if old.is_file() and not old.is_symlink() and old.read_bytes() == data:
+                        return old
+                except OSError:
+                    continue
+            stamp, n = int(time.time()), 0
+            while True:
+                backup = path.with_name(f"{path.name}.bak.{stamp}" + (f".{n}" if n else ""))
+                try:
+                    fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+                    break
+                except FileExistsError:
+                    n += 1
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
+            return backup
+        except OSError as exc:  # pragma: no cover - depends on the filesystem
+            raise MemoryStoreError(f"could not back up drifted {path}: {exc}") from exc
 
     # ------------------------------------------------------------------ internals: results
     def _echo(self, target: str, entries: Sequence[str] | None = None) -> list[str]:
