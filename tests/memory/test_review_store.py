@@ -180,3 +180,15 @@ def test_repeated_drift_refusals_reuse_one_private_backup(tmp_path: Path) -> Non
         f.write("more")
     r4 = s.remove("memory", "seed")
     assert r4["drift_backup"] != r1["drift_backup"] and len(list(tmp_path.glob("MEMORY.md.bak.*"))) == 2
+
+
+def test_cli_user_id_without_target_user_is_a_usage_error(tmp_path: Path) -> None:
+    """``--user-id alice`` on a MEMORY.md edit would put Alice's fact in the file all users share."""
+    res = _cli(tmp_path, "add", "--user-id", "alice", "Alice's partner is Bob")
+    assert res.returncode == 2
+    assert "--target user" in res.stderr
+    assert not (tmp_path / "memories" / "MEMORY.md").exists()
+    ok = _cli(tmp_path, "add", "--target", "user", "--user-id", "alice", "Alice's partner is Bob")
+    assert ok.returncode == 0
+    assert (tmp_path / "memories" / "users" / "alice" / "USER.md").exists()
+    assert _cli(tmp_path, "show", "--user-id", "alice").returncode == 0

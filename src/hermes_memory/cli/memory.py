@@ -3,7 +3,7 @@
 Limits come from ``config.yaml`` (``memory.memory_char_limit`` / ``memory.user_char_limit``).
 Edits go through :class:`~hermes_memory.memory.MemoryStore`, so they take the same lock, threat
 scan and limits as the agent's ``memory`` tool. Exit codes: 0 ok, 1 refused (scan, limit, no
-match...), 2 usage (bad option, unsafe ``--user-id``).
+match...), 2 usage (bad option, unsafe ``--user-id``, ``--user-id`` on a MEMORY.md edit).
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ class Target(StrEnum):
 TargetOpt = Annotated[Target, typer.Option("--target", "-t", help="memory (agent notes, MEMORY.md) or user (USER.md).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 UserOpt = Annotated[
-    str | None, typer.Option("--user-id", help="Gateway mode: edit memories/users/<id>/USER.md (MEMORY.md stays shared).")
+    str | None,
+    typer.Option("--user-id", help="Gateway mode: USER.md is memories/users/<id>/USER.md (MEMORY.md stays shared)."),
 ]
 
 
@@ -42,7 +43,14 @@ def _visible(text: str) -> str:
     return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], text)
 
 
-def _store(ctx: typer.Context, user_id: str | None) -> MemoryStore:
+def _store(ctx: typer.Context, user_id: str | None, edit_target: str | None = None) -> MemoryStore:
+    if user_id is not None and edit_target == "memory":
+        # MEMORY.md is shared by every user: a per-user fact written there would reach them all.
+        fail(
+            "--user-id only applies to --target user (MEMORY.md is shared by all users). Add --target user to "
+            "edit this user's USER.md, or drop --user-id to edit the shared MEMORY.md.",
+            EXIT_USAGE,
+        )
     st = state(ctx)
     cfg = st.config.memory
     try:
@@ -138,7 +146,7 @@ def register(app: typer.Typer) -> None:
         user_id: UserOpt = None,
     ) -> None:
         """Add an entry (an exact duplicate succeeds without writing)."""
-        _finish(_store(ctx, user_id).add(target.value, content), as_json, target.value)
+        _finish(_store(ctx, user_id, target.value).add(target.value, content), as_json, target.value)
 
     @app.command("replace")
     def replace(
@@ -150,7 +158,7 @@ def register(app: typer.Typer) -> None:
         user_id: UserOpt = None,
     ) -> None:
         """Replace the whole entry matched by OLD_TEXT with CONTENT."""
-        _finish(_store(ctx, user_id).replace(target.value, old_text, content), as_json, target.value)
+        _finish(_store(ctx, user_id, target.value).replace(target.value, old_text, content), as_json, target.value)
 
     @app.command("remove")
     def remove(
@@ -161,4 +169,4 @@ def register(app: typer.Typer) -> None:
         user_id: UserOpt = None,
     ) -> None:
         """Remove the entry matched by OLD_TEXT."""
-        _finish(_store(ctx, user_id).remove(target.value, old_text), as_json, target.value)
+        _finish(_store(ctx, user_id, target.value).remove(target.value, old_text), as_json, target.value)
