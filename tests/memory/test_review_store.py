@@ -192,3 +192,32 @@ def test_cli_user_id_without_target_user_is_a_usage_error(tmp_path: Path) -> Non
     assert ok.returncode == 0
     assert (tmp_path / "memories" / "users" / "alice" / "USER.md").exists()
     assert _cli(tmp_path, "show", "--user-id", "alice").returncode == 0
+
+
+_HOLDER = """
+import fcntl, sys, time
+fd = open(sys.argv[1], "a")
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("held", flush=True)
+sys.stdin.read()  # hold until the test closes stdin
+"""
+
+
+def test_lock_held_by_a_stuck_process_gives_an_error_not_a_hang(tmp_path: Path) -> None:
+    """A writer stopped mid-write (Ctrl-Z) must not hang every agent turn forever."""
+    s = MemoryStore(tmp_path)
+    assert s.add("memory", "alpha")["success"]
+    before = (tmp_path / "MEMORY.md").read_bytes()
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(tmp_path / "MEMORY.md.lock")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        s.lock_timeout_s = 0.2
+        with pytest.raises(LockFileError, match="another process"):
+            s.add("memory", "beta")
+        assert (tmp_path / "MEMORY.md").read_bytes() == before
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait()
+    assert s.add("memory", "beta")["success"]

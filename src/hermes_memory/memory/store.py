@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 from hermes_memory.errors import MemoryStoreError
 from hermes_memory.memory.scan import MAX_SCAN_CHARS, find_threats, scan_memory_content
@@ -51,6 +51,8 @@ DEFAULT_MEMORY_CHAR_LIMIT = 2200
 DEFAULT_USER_CHAR_LIMIT = 1375
 #: Reference NEWEST ``_MAX_CONSOLIDATION_FAILURES_PER_TURN``.
 MAX_CONSOLIDATION_FAILURES_PER_TURN = 3
+#: Seconds a mutation waits for the sidecar lock (a write holds it for milliseconds; ours, not the reference's).
+LOCK_TIMEOUT_S = 30.0
 TARGETS = ("memory", "user")
 FILE_NAMES = {"memory": "MEMORY.md", "user": "USER.md"}
 SUCCESS_NOTE = "Write saved. This update is complete — do not repeat it."
@@ -160,7 +162,7 @@ class MemoryStore:
     frozen snapshot. Mutations (:meth:`add`, :meth:`replace`, :meth:`remove`, :meth:`apply_batch`)
     return result dicts and never raise for bad input; :class:`LockFileError` (an ``OSError``) is
     raised when the sidecar lock is a symlink or cannot be created or locked (e.g. the folder is not
-    writable), :class:`MemoryStoreError` when the write itself fails.
+    writable, or another process held it for more than ``lock_timeout_s`` seconds), :class:`MemoryStoreError` when the write itself fails.
     """
 
     def __init__(
@@ -186,6 +188,8 @@ class MemoryStore:
         self._loaded = False
         self._failures = 0
         self._locks: dict[str, FileLock] = {}
+        #: Seconds a mutation waits for the sidecar lock before giving up with LockFileError.
+        self.lock_timeout_s: float = LOCK_TIMEOUT_S
         self._swept: set[str] = set()
 
     # ------------------------------------------------------------------ paths and properties
@@ -781,9 +785,15 @@ class MemoryStore:
                     )
                 if st.st_mode & 0o077:
                     os.chmod(lock_path, 0o600)
-            lock.acquire()
+            lock.acquire(timeout=self.lock_timeout_s)
         except LockFileError:
             raise
+        except Timeout as exc:  # a writer stopped mid-write (Ctrl-Z, a hung disk) must not hang every turn
+            raise LockFileError(
+                errno.EAGAIN,
+                f"another process has held {lock_path} for more than {self.lock_timeout_s:g} s; nothing was "
+                "written. Retry later, or find and resume/stop the stuck hermes-memory process.",
+            ) from exc
         except OSError as exc:  # a broken home: the folder is a file, read-only, missing rights...
             raise LockFileError(
                 exc.errno or errno.EIO,
