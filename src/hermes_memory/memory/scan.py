@@ -260,14 +260,29 @@ def _regex_hits(norm: str, first_only: bool) -> list[str]:
     return hits
 
 
-@lru_cache(maxsize=512)
+#: Only texts up to this many chars are cached: the cache must not pin large refused contents.
+_CACHE_MAX_CHARS = 8192
+
+
 def scan_memory_content(text: str) -> str | None:
     """Scan one field that is about to be written to memory.
 
     Returns ``None`` when ``text`` is clean, else a message starting ``"Blocked: "`` that names
-    the threat id (or the invisible code point) and says why. Never raises. Results are cached
-    (pure function of ``text``) so a value checked by a caller is not scanned twice.
+    the threat id (or the invisible code point) and says why. Never raises. Results for texts up to
+    8,192 chars are cached (pure function of ``text``) so a value checked by a caller is not
+    scanned twice; longer texts are scanned each time rather than kept alive by the cache.
     """
+    if len(text) <= _CACHE_MAX_CHARS:
+        return _scan_cached(text)
+    return _scan(text)
+
+
+@lru_cache(maxsize=512)
+def _scan_cached(text: str) -> str | None:
+    return _scan(text)
+
+
+def _scan(text: str) -> str | None:
     text = text[:MAX_SCAN_CHARS]
     bad = find_invisible(text)
     if bad:
