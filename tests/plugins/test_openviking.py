@@ -363,3 +363,86 @@ def test_config_schema_and_save_config(hermes_home: Path) -> None:
     with pytest.raises(ConfigError, match="user info"):
         p.save_config({"endpoint": "http://a:b@host"}, str(hermes_home))
     assert (hermes_home / "config.yaml").read_text() == text  # a refused write changes nothing
+
+
+# -- the real backend --------------------------------------------------------------------------------------
+# openviking-server 0.5.2 from PyPI (its own venv, see fakes_ii/backends.py), local vector DB and file store,
+# embeddings and VLM from a local OpenAI-compatible endpoint started here (fakes_ii/model_server.py).
+
+
+@pytest.fixture(scope="module")
+def real_openviking(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    import subprocess
+
+    from tests.plugins.fakes_ii import backends
+    from tests.plugins.fakes_ii.model_server import ModelServer
+
+    exe = backends.ensure("openviking")
+    root = tmp_path_factory.mktemp("openviking-real")
+    with ModelServer() as models:
+        conf = root / "ov.conf"
+        conf.write_text(json.dumps({
+            "storage": {"workspace": str(root / "data"), "vectordb": {"name": "context", "backend": "local"},
+                        "agfs": {"backend": "local"}},
+            "embedding": {"dense": {"provider": "openai", "api_base": models.base_url, "api_key": "local",
+                                    "model": "hash-embed", "dimension": models.dim}},
+            "vlm": {"provider": "openai", "api_base": models.base_url, "api_key": "local", "model": "echo"},
+        }))
+        port = backends.free_port()
+        log = root / "server.log"
+        with log.open("wb") as fh:
+            proc = subprocess.Popen([str(exe), "--config", str(conf), "--host", "127.0.0.1", "--port", str(port)],
+                                    cwd=root, env=backends.server_env(root), stdout=fh, stderr=subprocess.STDOUT)
+        try:
+            backends.wait_http(f"http://127.0.0.1:{port}/health", proc, log)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            backends.stop(proc)
+
+
+def _eventually(fn, deadline_s: float = 120.0):
+    """Poll ``fn`` until it returns a truthy value (the server indexes writes in the background)."""
+    import time
+
+    end = time.monotonic() + deadline_s
+    while True:
+        value = fn()
+        if value or time.monotonic() > end:
+            return value
+        time.sleep(0.5)
+
+
+@pytest.mark.slow
+def test_real_server_tools_prefetch_sync_and_switch(real_openviking: str, hermes_home: Path) -> None:
+    configure(hermes_home, real_openviking, timeout=60, recall_timeout_seconds=30, recall_score_threshold=0.0)
+    p = make(hermes_home, session="real-A")
+    stored = call(p, "viking_remember", content="Marta keeps three beehives behind the greenhouse")
+    uri = stored["uri"]
+    assert uri.startswith("viking://user/default/memories/preferences/mem_"), stored
+
+    hit = _eventually(lambda: [r for r in call(p, "viking_search", query="beehives greenhouse")["results"]
+                               if r["uri"] == uri])
+    assert hit and hit[0]["type"] == "memory"
+    assert call(p, "viking_read", uri=uri, level="full")["content"] == "Marta keeps three beehives behind the greenhouse"
+    names = [e["name"] for e in call(p, "viking_browse", action="list",
+                                     path="viking://user/default/memories/preferences")["entries"]]
+    assert uri.rsplit("/", 1)[-1] in names
+    assert "beehives" in p.prefetch("how many beehives does Marta keep?")
+
+    # sync: the session is registered, then the turn lands in it
+    p.sync_turn("My greyhound is called Pixel", "Lovely name!", session_id="real-A")
+    assert p.recall_status()["write_error"] is None
+    info = p._request("GET", "/api/v1/sessions/real-A")
+    assert info["message_count"] == 2
+    # switch: the old session is committed, writes move to the new one
+    p.on_session_switch("real-B", parent_session_id="real-A")
+    assert p._request("GET", "/api/v1/sessions/real-A")["commit_count"] == 1
+    p.sync_turn("Pixel is four years old", "Noted.", session_id="real-B")
+    assert p._request("GET", "/api/v1/sessions/real-B")["message_count"] == 2
+    assert p.recall_status()["write_error"] is None
+
+    # forget, then the file is gone and reading it is a clear tool error from the server
+    assert call(p, "viking_forget", uri=uri)["status"] == "forgotten"
+    err = call(p, "viking_read", uri=uri, level="full")["error"]
+    assert "NOT_FOUND" in err
+    p.shutdown()
