@@ -191,6 +191,7 @@ class HindsightProvider(MemoryProvider):
         self._buffer: list[dict[str, str]] = []
         self._turns = 0
         self._buffer_lock = threading.Lock()
+        self._client_lock = threading.Lock()
         self._prefetch: dict[str, Future[str]] = {}
         self._last: dict[str, Any] = {"ok": True, "count": 0, "error": None}
         self._last_write_error: str | None = None
@@ -221,6 +222,8 @@ class HindsightProvider(MemoryProvider):
 
     def initialize(self, session_id: str, **kwargs: Any) -> None:
         """Resolve settings for ``session_id``; the client and its loop start on first use (no network here)."""
+        if self._client is not None:  # re-initialised: settings may have changed
+            self.shutdown()
         home = kwargs.get("hermes_home")
         self._home = Path(home) if home else resolve_home()
         self._settings = _load_settings(self._home)
@@ -247,8 +250,12 @@ class HindsightProvider(MemoryProvider):
 
     # -- the SDK on a private loop ------------------------------------------------------------------
     def _ensure_client(self) -> Any:
-        if self._client is not None:
+        with self._client_lock:  # a prefetch thread and the worker may both get here first
+            if self._client is None:
+                self._client = self._start_client()
             return self._client
+
+    def _start_client(self) -> Any:
         from hindsight_client import Hindsight
 
         loop = asyncio.new_event_loop()
@@ -261,8 +268,7 @@ class HindsightProvider(MemoryProvider):
             return Hindsight(base_url=self.api_url, api_key=self._settings["api_key"] or None,
                              timeout=timeout, user_agent="hermes-memory", max_attempts=1)
 
-        self._client = asyncio.run_coroutine_threadsafe(make(), loop).result(timeout=timeout)
-        return self._client
+        return asyncio.run_coroutine_threadsafe(make(), loop).result(timeout=timeout)
 
     def _call(self, make_coro: Any) -> Any:
         """Run ``make_coro(client)`` on the private loop; wait at most ``timeout`` seconds.
