@@ -235,14 +235,20 @@ def test_api_key_from_env_file_reaches_brv(brv: Path, hermes_home: Path) -> None
     assert calls(brv)[-1]["api_key"] == "brv-secret-1"
 
 
-def test_config_schema_and_save_config(brv: Path, hermes_home: Path) -> None:
+def test_config_schema_and_wizard_section(brv: Path, hermes_home: Path, tmp_path: Path) -> None:
     p = ByteRoverProvider()
     fields = {f.key: f for f in p.get_config_schema()}
     assert fields["api_key"].secret and fields["api_key"].env_var == "BRV_API_KEY"
     assert fields["auto_extract"].default is True
-    p.save_config({"auto_extract": False, "timeout_query": 25.0, "api_key": "never-in-yaml"}, str(hermes_home))
-    text = (hermes_home / "config.yaml").read_text()
-    assert "never-in-yaml" not in text
-    assert yaml.safe_load(text)["memory"]["byterover"] == {"auto_extract": False, "timeout_query": 25.0}
+    # the setup wizard writes a top-level `byterover:` section; `memory.byterover:` (reference) overrides it
+    (hermes_home / "config.yaml").write_text(yaml.safe_dump({
+        "memory": {"provider": "byterover", "byterover": {"timeout_query": 25}},
+        "byterover": {"auto_extract": False, "timeout_query": 5}}))
     q = make(hermes_home)
     assert q._settings["timeout_query"] == 25.0 and q._settings["auto_extract"] is False
+    # a provider built for another home reads that home, whatever $HERMES_HOME says
+    other = tmp_path / "other-home"
+    other.mkdir()
+    (other / "config.yaml").write_text(yaml.safe_dump({"byterover": {"brv_path": str(other / "nope")}}))
+    assert ByteRoverProvider(hermes_home=str(other)).is_available() is False
+    assert ByteRoverProvider(hermes_home=str(hermes_home)).is_available() is True

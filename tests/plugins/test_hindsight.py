@@ -261,9 +261,12 @@ def test_config_precedence_and_schema(server: FakeHindsight, hermes_home: Path,
     fields = {f.key: f for f in p.get_config_schema()}
     assert fields["api_key"].secret and fields["api_key"].env_var == "HINDSIGHT_API_KEY"
     assert fields["recall_budget"].choices == ("low", "mid", "high")
-    p.save_config({"bank_id": "wizard", "api_key": "not-in-yaml"}, str(hermes_home))
-    text = (hermes_home / "config.yaml").read_text()
-    assert "not-in-yaml" not in text and yaml.safe_load(text)["memory"]["hindsight"]["bank_id"] == "wizard"
+    monkeypatch.delenv("HINDSIGHT_BANK_ID")
+    (hermes_home / "config.yaml").write_text(yaml.safe_dump({"hindsight": {"api_url": server.url, "bank_id": "wizard"}}))
+    q = HindsightProvider(hermes_home=str(hermes_home))  # the section the setup wizard writes
+    assert q.is_available()
+    q.initialize("s", hermes_home=str(hermes_home), platform="cli", agent_context="primary")
+    assert q.bank_id == "wizard"
 
 
 # -- the real backend --------------------------------------------------------------------------------------

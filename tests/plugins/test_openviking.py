@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hermes_memory.errors import ConfigError
 from hermes_memory.plugins import openviking
 from hermes_memory.plugins.openviking import OpenVikingProvider, forget_uri_problem
 from tests.plugins.fakes_ii.openviking_server import FakeOpenViking
@@ -352,17 +351,20 @@ def test_bad_tool_arguments(server: FakeOpenViking, hermes_home: Path) -> None:
     assert server.requests == []
 
 
-def test_config_schema_and_save_config(hermes_home: Path) -> None:
+def test_config_schema_and_wizard_section(hermes_home: Path, tmp_path: Path) -> None:
     p = OpenVikingProvider()
     fields = {f.key: f for f in p.get_config_schema()}
     assert fields["api_key"].secret and fields["api_key"].env_var == "OPENVIKING_API_KEY"
-    p.save_config({"endpoint": "http://127.0.0.1:1933", "user": "bob", "api_key": "zzz"}, str(hermes_home))
-    text = (hermes_home / "config.yaml").read_text()
-    assert "zzz" not in text
-    assert yaml.safe_load(text)["memory"]["openviking"] == {"endpoint": "http://127.0.0.1:1933", "user": "bob"}
-    with pytest.raises(ConfigError, match="user info"):
-        p.save_config({"endpoint": "http://a:b@host"}, str(hermes_home))
-    assert (hermes_home / "config.yaml").read_text() == text  # a refused write changes nothing
+    assert fields["endpoint"].required
+    other = tmp_path / "wizard-home"
+    other.mkdir()
+    (other / "config.yaml").write_text(yaml.safe_dump({"openviking": {"endpoint": "http://127.0.0.1:1933",
+                                                                       "user": "bob"}}))
+    assert not OpenVikingProvider().is_available()  # $HERMES_HOME has no endpoint
+    q = OpenVikingProvider(hermes_home=str(other))
+    assert q.is_available()
+    q.initialize("s", hermes_home=str(other), platform="cli", agent_context="primary")
+    assert q._settings["user"] == "bob" and q._settings["endpoint"] == "http://127.0.0.1:1933"
 
 
 # -- the real backend --------------------------------------------------------------------------------------

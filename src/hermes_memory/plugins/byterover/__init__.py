@@ -14,7 +14,8 @@ Hooks: ``prefetch`` runs a synchronous query for prompts of 10 chars or more (``
 user/assistant messages (500 chars each) and returns ``""``. Automatic curation is gated by
 ``auto_extract`` and happens only in the primary agent context. No hook ever raises.
 
-Configuration (``config.yaml`` ``memory.byterover.*``; environment wins):
+Configuration (``config.yaml`` section ``byterover:`` as the setup wizard writes it, or ``memory.byterover:`` as
+the reference agent does; the environment wins):
 
 * ``brv_path`` / ``BRV_PATH``: the executable; default ``brv`` on ``PATH``, then the install locations
   the reference checks (``~/.brv-cli/bin/brv``, ``/usr/local/bin/brv``, ``~/.npm-global/bin/brv``).
@@ -71,15 +72,26 @@ def _as_bool(value: Any) -> bool:
     return bool(value)
 
 
-def _load_settings(home: Path) -> dict[str, Any]:
-    """Defaults < ``config.yaml`` ``memory.byterover`` < ``$HERMES_HOME/.env`` < process environment."""
-    settings = dict(_DEFAULTS)
+def _config_section(home: Path) -> dict[str, Any]:
+    """This provider's ``config.yaml`` settings: the top-level ``byterover:`` section (written by the setup wizard),
+    overridden by ``memory.byterover:`` (the reference agent's location). A broken file is logged and ignored."""
     try:
-        section = (load_config(home / "config.yaml").memory.model_extra or {}).get(NAME)
+        cfg = load_config(home / "config.yaml")
     except ConfigError as exc:
         log.warning("byterover: ignoring config.yaml: %s", exc)
-        section = None
-    if isinstance(section, dict):
+        return {}
+    merged: dict[str, Any] = {}
+    for section in ((cfg.model_extra or {}).get(NAME), (cfg.memory.model_extra or {}).get(NAME)):
+        if isinstance(section, dict):
+            merged.update(section)
+    return merged
+
+
+def _load_settings(home: Path) -> dict[str, Any]:
+    """Defaults < ``config.yaml`` (``byterover:``, then ``memory.byterover:``) < ``$HERMES_HOME/.env`` < environment."""
+    settings = dict(_DEFAULTS)
+    section = _config_section(home)
+    if section:
         settings.update({k: v for k, v in section.items() if v is not None})
     env_file = read_env_file(home / ".env")
     for key, var in _ENV.items():
@@ -119,8 +131,8 @@ def find_brv(configured: str = "") -> str | None:
 class ByteRoverProvider(MemoryProvider):
     """External memory through the ``brv`` CLI (see the module docstring for tools, hooks and config)."""
 
-    def __init__(self) -> None:
-        self._home: Path | None = None
+    def __init__(self, hermes_home: str | os.PathLike[str] | None = None) -> None:
+        self._home: Path | None = Path(hermes_home) if hermes_home else None
         self._settings: dict[str, Any] = dict(_DEFAULTS)
         self._session_id = ""
         self._agent_context = "primary"
@@ -360,22 +372,14 @@ class ByteRoverProvider(MemoryProvider):
                         url="https://www.byterover.dev"),
         ]
 
-    def save_config(self, values: dict[str, Any], hermes_home: str) -> None:
-        """Write the non-secret values under ``memory.byterover`` in ``config.yaml`` (validated, atomic)."""
-        from hermes_memory.config import update_config
-
-        secret = {f.key for f in self.get_config_schema() if f.secret}
-        updates = {f"memory.{NAME}.{k}": v for k, v in values.items() if k not in secret}
-        if updates:
-            update_config(Path(hermes_home) / "config.yaml", updates)
 
     def backup_paths(self) -> list[str]:
+        """The context tree (``$HERMES_HOME/byterover/.brv``)."""
         return [str(self.workdir / ".brv")]
 
-
 def register(ctx: Any) -> None:
-    """Plugin entry point: hand one :class:`ByteRoverProvider` to the discovery collector."""
-    ctx.register_memory_provider(ByteRoverProvider())
+    """Plugin entry point (uses ``ctx.hermes_home`` when the loader provides one): hand one :class:`ByteRoverProvider` to the discovery collector."""
+    ctx.register_memory_provider(ByteRoverProvider(hermes_home=getattr(ctx, "hermes_home", None)))
 
 
 __all__ = ["ByteRoverProvider", "BrvError", "find_brv", "register"]

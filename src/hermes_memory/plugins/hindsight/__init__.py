@@ -21,9 +21,10 @@ Hooks:
   session (new document id, new tags, counters and prefetch cache reset).
 * ``shutdown``: flushes the buffer, closes the client, stops the loop.
 
-Configuration: ``config.yaml`` ``memory.hindsight.*``, then ``$HERMES_HOME/hindsight/config.json``
-(the reference's file), then the environment (``HINDSIGHT_API_URL``, ``HINDSIGHT_API_KEY``,
-``HINDSIGHT_BANK_ID``, ``HINDSIGHT_BUDGET``, ``HINDSIGHT_TIMEOUT``), environment winning. Embedded mode
+Configuration, lowest to highest: ``$HERMES_HOME/hindsight/config.json`` (the reference's file), ``config.yaml``
+(section ``hindsight:`` as the setup wizard writes it, then ``memory.hindsight:``), ``$HERMES_HOME/.env`` and the
+environment (``HINDSIGHT_API_URL``, ``HINDSIGHT_API_KEY``, ``HINDSIGHT_BANK_ID``, ``HINDSIGHT_BUDGET``,
+``HINDSIGHT_TIMEOUT``). Embedded mode
 (``hindsight-all``, a daemon with its own PostgreSQL) is not bundled: point ``api_url`` at a running
 ``hindsight-api`` instead.
 """
@@ -98,8 +99,23 @@ def _as_list(value: Any) -> list[str]:
     return [str(v) for v in value]
 
 
+def _config_section(home: Path) -> dict[str, Any]:
+    """This provider's ``config.yaml`` settings: the top-level ``hindsight:`` section (written by the setup wizard),
+    overridden by ``memory.hindsight:`` (the reference agent's location). A broken file is logged and ignored."""
+    try:
+        cfg = load_config(home / "config.yaml")
+    except ConfigError as exc:
+        log.warning("hindsight: ignoring config.yaml: %s", exc)
+        return {}
+    merged: dict[str, Any] = {}
+    for section in ((cfg.model_extra or {}).get(NAME), (cfg.memory.model_extra or {}).get(NAME)):
+        if isinstance(section, dict):
+            merged.update(section)
+    return merged
+
+
 def _load_settings(home: Path) -> dict[str, Any]:
-    """Defaults < ``hindsight/config.json`` < ``config.yaml`` ``memory.hindsight`` < ``.env`` < environment.
+    """Defaults < ``hindsight/config.json`` < ``config.yaml`` (``hindsight:``, ``memory.hindsight:``) < ``.env`` < environment.
 
     Values are coerced to their types; an invalid one is logged and replaced by its default.
     """
@@ -114,12 +130,8 @@ def _load_settings(home: Path) -> dict[str, Any]:
                 settings.update({k: v for k, v in data.items() if k in _DEFAULTS and v is not None})
         except (OSError, ValueError) as exc:
             log.warning("hindsight: ignoring %s: %s", legacy, exc)
-    try:
-        section = (load_config(home / "config.yaml").memory.model_extra or {}).get(NAME)
-    except ConfigError as exc:
-        log.warning("hindsight: ignoring config.yaml: %s", exc)
-        section = None
-    if isinstance(section, dict):
+    section = _config_section(home)
+    if section:
         settings.update({k: v for k, v in section.items() if k in _DEFAULTS and v is not None})
     env_file = read_env_file(home / ".env")
     for key, var in _ENV.items():
@@ -177,8 +189,8 @@ def _describe(exc: BaseException) -> str:
 class HindsightProvider(MemoryProvider):
     """External memory in a Hindsight bank (see the module docstring for tools, hooks and config)."""
 
-    def __init__(self) -> None:
-        self._home: Path | None = None
+    def __init__(self, hermes_home: str | os.PathLike[str] | None = None) -> None:
+        self._home: Path | None = Path(hermes_home) if hermes_home else None
         self._settings: dict[str, Any] = dict(_DEFAULTS)
         self._session_id = ""
         self._parent_session_id = ""
@@ -552,19 +564,10 @@ class HindsightProvider(MemoryProvider):
             ConfigField("retain_every_n_turns", "Retain the conversation every N turns", default=1, type="int"),
         ]
 
-    def save_config(self, values: dict[str, Any], hermes_home: str) -> None:
-        """Write the non-secret values under ``memory.hindsight`` in ``config.yaml`` (validated, atomic)."""
-        from hermes_memory.config import update_config
-
-        secret = {f.key for f in self.get_config_schema() if f.secret}
-        updates = {f"memory.{NAME}.{k}": v for k, v in values.items() if k not in secret}
-        if updates:
-            update_config(Path(hermes_home) / "config.yaml", updates)
-
 
 def register(ctx: Any) -> None:
-    """Plugin entry point: hand one :class:`HindsightProvider` to the discovery collector."""
-    ctx.register_memory_provider(HindsightProvider())
+    """Plugin entry point (uses ``ctx.hermes_home`` when the loader provides one): hand one :class:`HindsightProvider` to the discovery collector."""
+    ctx.register_memory_provider(HindsightProvider(hermes_home=getattr(ctx, "hermes_home", None)))
 
 
 __all__ = ["HindsightProvider", "register"]

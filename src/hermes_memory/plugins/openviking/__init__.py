@@ -26,7 +26,8 @@ when the session had turns); ``on_session_switch`` (commit the old session, then
 which is registered with ``POST /api/v1/sessions`` before its first message); ``on_memory_write`` (``add``
 and ``replace`` become new memory files). Writes happen only in the primary agent context; no hook raises.
 
-Configuration: ``config.yaml`` ``memory.openviking.*``; environment wins (``OPENVIKING_URL`` /
+Configuration: ``config.yaml`` (section ``openviking:`` as the setup wizard writes it, or ``memory.openviking:``);
+the environment wins (``OPENVIKING_URL`` /
 ``OPENVIKING_ENDPOINT``, ``OPENVIKING_API_KEY``, ``OPENVIKING_ACCOUNT``, ``OPENVIKING_USER``,
 ``OPENVIKING_AGENT``).
 """
@@ -104,15 +105,26 @@ def validate_endpoint(url: str) -> str:
     return url.strip().rstrip("/")
 
 
-def _load_settings(home: Path) -> dict[str, Any]:
-    """Defaults < ``config.yaml`` ``memory.openviking`` < ``$HERMES_HOME/.env`` < environment; types coerced."""
-    settings = dict(_DEFAULTS)
+def _config_section(home: Path) -> dict[str, Any]:
+    """This provider's ``config.yaml`` settings: the top-level ``openviking:`` section (written by the setup wizard),
+    overridden by ``memory.openviking:`` (the reference agent's location). A broken file is logged and ignored."""
     try:
-        section = (load_config(home / "config.yaml").memory.model_extra or {}).get(NAME)
+        cfg = load_config(home / "config.yaml")
     except ConfigError as exc:
         log.warning("openviking: ignoring config.yaml: %s", exc)
-        section = None
-    if isinstance(section, dict):
+        return {}
+    merged: dict[str, Any] = {}
+    for section in ((cfg.model_extra or {}).get(NAME), (cfg.memory.model_extra or {}).get(NAME)):
+        if isinstance(section, dict):
+            merged.update(section)
+    return merged
+
+
+def _load_settings(home: Path) -> dict[str, Any]:
+    """Defaults < ``config.yaml`` (``openviking:``, ``memory.openviking:``) < ``$HERMES_HOME/.env`` < environment."""
+    settings = dict(_DEFAULTS)
+    section = _config_section(home)
+    if section:
         settings.update({k: v for k, v in section.items() if k in _DEFAULTS and v is not None})
     env_file = read_env_file(home / ".env")
     for key, names in _ENV.items():
@@ -157,8 +169,8 @@ def forget_uri_problem(uri: str) -> str:
 class OpenVikingProvider(MemoryProvider):
     """External memory in an OpenViking server (see the module docstring for tools, hooks and config)."""
 
-    def __init__(self) -> None:
-        self._home: Path | None = None
+    def __init__(self, hermes_home: str | os.PathLike[str] | None = None) -> None:
+        self._home: Path | None = Path(hermes_home) if hermes_home else None
         self._settings: dict[str, Any] = dict(_DEFAULTS)
         self._session_id = ""
         self._agent_context = "primary"
@@ -753,27 +765,10 @@ class OpenVikingProvider(MemoryProvider):
                         type="float"),
         ]
 
-    def save_config(self, values: dict[str, Any], hermes_home: str) -> None:
-        """Write the non-secret values under ``memory.openviking`` in ``config.yaml`` (validated, atomic).
-
-        Raises ``ConfigError`` for an endpoint that is not a plain http(s) URL (nothing is written then).
-        """
-        from hermes_memory.config import update_config
-
-        if values.get("endpoint"):
-            try:
-                validate_endpoint(str(values["endpoint"]))
-            except ValueError as exc:
-                raise ConfigError(str(exc)) from exc
-        secret = {f.key for f in self.get_config_schema() if f.secret}
-        updates = {f"memory.{NAME}.{k}": v for k, v in values.items() if k not in secret}
-        if updates:
-            update_config(Path(hermes_home) / "config.yaml", updates)
-
 
 def register(ctx: Any) -> None:
-    """Plugin entry point: hand one :class:`OpenVikingProvider` to the discovery collector."""
-    ctx.register_memory_provider(OpenVikingProvider())
+    """Plugin entry point (uses ``ctx.hermes_home`` when the loader provides one): hand one :class:`OpenVikingProvider` to the discovery collector."""
+    ctx.register_memory_provider(OpenVikingProvider(hermes_home=getattr(ctx, "hermes_home", None)))
 
 
 __all__ = ["OpenVikingProvider", "OpenVikingError", "forget_uri_problem", "register", "validate_endpoint"]
