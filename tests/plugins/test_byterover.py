@@ -252,3 +252,12 @@ def test_config_schema_and_wizard_section(brv: Path, hermes_home: Path, tmp_path
     (other / "config.yaml").write_text(yaml.safe_dump({"byterover": {"brv_path": str(other / "nope")}}))
     assert ByteRoverProvider(hermes_home=str(other)).is_available() is False
     assert ByteRoverProvider(hermes_home=str(hermes_home)).is_available() is True
+
+
+def test_B17_failed_query_is_not_cached_as_empty(brv: Path, hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    p = make(hermes_home)
+    p.handle_tool_call("brv_curate", {"content": "The office wifi password rotates on Mondays"})
+    monkeypatch.setenv("FAKE_BRV_FAIL", "daemon starting")
+    assert p.prefetch("when does the wifi password rotate?") == ""
+    monkeypatch.delenv("FAKE_BRV_FAIL")
+    assert "Mondays" in p.prefetch("when does the wifi password rotate?")

@@ -351,3 +351,14 @@ def test_real_server_tools_prefetch_sync_and_switch(real_hindsight: str, hermes_
     # this server runs without an LLM: reflect is refused, and the refusal is a clear tool error
     err = json.loads(p.handle_tool_call("hindsight_reflect", {"query": "What does Marta keep?"}))["error"]
     assert "HTTP 400" in err and "LLM" in err
+
+
+def test_B17_failed_recall_is_not_cached_as_empty(server: FakeHindsight, hermes_home: Path, providers: list) -> None:
+    configure(hermes_home, server.url)
+    p = make(providers, hermes_home)
+    p.handle_tool_call("hindsight_retain", {"content": "The office wifi password rotates on Mondays"})
+    server.fail(503, {"detail": "warming up"})
+    p.queue_prefetch("when does the wifi password rotate?", session_id="s1")
+    assert p.prefetch("when does the wifi password rotate?", session_id="s1") == ""
+    server.clear_faults()
+    assert "Mondays" in p.prefetch("when does the wifi password rotate?", session_id="s1")

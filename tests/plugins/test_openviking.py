@@ -367,6 +367,16 @@ def test_config_schema_and_wizard_section(hermes_home: Path, tmp_path: Path) -> 
     assert q._settings["user"] == "bob" and q._settings["endpoint"] == "http://127.0.0.1:1933"
 
 
+
+def test_B17_failed_recall_is_not_cached_as_empty(server: FakeOpenViking, hermes_home: Path) -> None:
+    configure(hermes_home, server.url)
+    server.files["viking://user/alice/memories/entities/wifi.md"] = "The office wifi password rotates on Mondays"
+    p = make(hermes_home)
+    server.fail(503, {"status": "error", "error": {"code": "UNAVAILABLE", "message": "warming up"}}, match="/search/")
+    assert p.prefetch("when does the wifi password rotate?") == ""
+    server.clear_faults()
+    assert "Mondays" in p.prefetch("when does the wifi password rotate?")
+
 # -- the real backend --------------------------------------------------------------------------------------
 # openviking-server 0.5.2 from PyPI (its own venv, see fakes_ii/backends.py), local vector DB and file store,
 # embeddings and VLM from a local OpenAI-compatible endpoint started here (fakes_ii/model_server.py).
