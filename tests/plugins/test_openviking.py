@@ -377,6 +377,16 @@ def test_B17_failed_recall_is_not_cached_as_empty(server: FakeOpenViking, hermes
     server.clear_faults()
     assert "Mondays" in p.prefetch("when does the wifi password rotate?")
 
+
+def test_sync_turn_with_a_new_session_id_moves_writes_there(server: FakeOpenViking, hermes_home: Path) -> None:
+    configure(hermes_home, server.url)
+    p = make(hermes_home, session="A")
+    p.sync_turn("first session words", "ok", session_id="A")
+    p.sync_turn("second session words", "ok", session_id="B")  # no on_session_switch call
+    assert [r.path for r in server.calls("POST", "/commit")] == ["/api/v1/sessions/A/commit"]
+    assert server.sessions["B"]["messages"][0]["parts"][0]["text"] == "second session words"
+    assert server.sessions["A"]["commits"] == 1 and server.sessions["B"]["commits"] == 0
+
 # -- the real backend --------------------------------------------------------------------------------------
 # openviking-server 0.5.2 from PyPI (its own venv, see fakes_ii/backends.py), local vector DB and file store,
 # embeddings and VLM from a local OpenAI-compatible endpoint started here (fakes_ii/model_server.py).

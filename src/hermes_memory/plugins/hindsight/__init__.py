@@ -483,6 +483,8 @@ class HindsightProvider(MemoryProvider):
             return
         if not (user_content or "").strip() and not (assistant_content or "").strip():
             return
+        if session_id and session_id != self._session_id:
+            self.on_session_switch(session_id)  # the caller moved on without telling us: old turns stay in the old doc
         now = datetime.now(UTC).isoformat(timespec="seconds")
         with self._buffer_lock:
             self._buffer.append({"role": "user", "content": f"User: {user_content}", "timestamp": now})

@@ -679,14 +679,19 @@ class OpenVikingProvider(MemoryProvider):
 
     def sync_turn(self, user_content: str, assistant_content: str, *, session_id: str = "",
                   messages: list[dict[str, Any]] | None = None) -> None:
-        """Send the finished turn to the current session (registered first). Primary context only; never raises."""
+        """Send the finished turn to its session (registered first). Primary context only; never raises.
+
+        A ``session_id`` other than the current one counts as a session switch (the old one is committed).
+        """
         if not self._writes_ok():
             return
+        if session_id and session_id != self._session_id:
+            self.on_session_switch(session_id)  # the caller moved on without telling us (reference #30947)
         payload = self._turn_messages(user_content, assistant_content, messages)
         if not payload:
             return
         with self._lock:
-            sid = self._session_id or session_id
+            sid = self._session_id
             try:
                 self._ensure_session(sid)
                 self._send_messages(sid, payload)
