@@ -51,6 +51,7 @@ TURN_PART_CHARS = 2000          # each side of a curated turn (reference)
 PRECOMPRESS_MESSAGES = 10       # messages curated before a compression (reference)
 PRECOMPRESS_PART_CHARS = 500    # chars per message curated before a compression (reference)
 NO_MEMORIES = "No relevant memories found"
+SHUTDOWN_WAIT_S = 10.0          # shutdown waits this long for a running curate (reference)
 _FALLBACK_PATHS = ("~/.brv-cli/bin/brv", "/usr/local/bin/brv", "~/.npm-global/bin/brv")
 _DEFAULTS: dict[str, Any] = {
     "brv_path": "",
@@ -356,8 +357,8 @@ class ByteRoverProvider(MemoryProvider):
             self._session_id = new_session_id
 
     def shutdown(self) -> None:
-        """Wait for a curate still running in another thread (they hold the lock), at most ``timeout_curate``."""
-        if self._lock.acquire(timeout=self._settings["timeout_curate"]):
+        """Wait for a curate still running in another thread (it holds the lock), at most 10 s (reference)."""
+        if self._lock.acquire(timeout=min(SHUTDOWN_WAIT_S, self._settings["timeout_curate"])):
             self._lock.release()
 
     # -- setup wizard -----------------------------------------------------------------------------------
