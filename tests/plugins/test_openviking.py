@@ -463,6 +463,15 @@ def test_real_server_tools_prefetch_sync_and_switch(real_openviking: str, hermes
     assert p._request("GET", "/api/v1/sessions/real-B")["message_count"] == 2
     assert p.recall_status()["write_error"] is None
 
+    # a local file becomes a resource (uploaded, parsed and summarised by the server with the local model)
+    doc = hermes_home / "kayak.md"
+    doc.write_text("Kayak maintenance: rinse with fresh water after every trip.")
+    added = call(p, "viking_add_resource", url=str(doc), reason="care guide", wait=True, timeout=120)
+    assert added == {"status": "added", "root_uri": "viking://resources/kayak"}, added
+    assert _eventually(lambda: [r for r in call(p, "viking_search", query="kayak rinse fresh water")["results"]
+                                if r["uri"].startswith("viking://resources/kayak")])
+    assert call(p, "viking_read", uri="viking://resources/kayak", level="abstract")["content"]
+
     # forget, then the file is gone and reading it is a clear tool error from the server
     assert call(p, "viking_forget", uri=uri)["status"] == "forgotten"
     err = call(p, "viking_read", uri=uri, level="full")["error"]
