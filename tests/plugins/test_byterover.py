@@ -261,3 +261,34 @@ def test_B17_failed_query_is_not_cached_as_empty(brv: Path, hermes_home: Path, m
     assert p.prefetch("when does the wifi password rotate?") == ""
     monkeypatch.delenv("FAKE_BRV_FAIL")
     assert "Mondays" in p.prefetch("when does the wifi password rotate?")
+
+
+
+def test_wizard_discovery_and_a_manager_turn(brv: Path, hermes_home: Path) -> None:
+    """The setup wizard configures it non-interactively, `providers list` shows it available, and a
+    MemoryManager turn (prefetch, tool routing, sync on the worker, pre-compress, shutdown) uses it."""
+    from typer.testing import CliRunner
+
+    from hermes_memory.cli.main import app
+    from hermes_memory.config import load_config
+    from hermes_memory.providers.manager import create_memory_manager
+
+    runner = CliRunner()
+    home = ["--home", str(hermes_home)]
+    r = runner.invoke(app, [*home, "memory", "setup", "--provider", "byterover", "--set", "timeout_query=20", "--yes"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, [*home, "providers", "list", "--json"])
+    assert next(i for i in json.loads(r.output) if i["name"] == "byterover")["available"]
+
+    manager = create_memory_manager(load_config(hermes_home / "config.yaml"), str(hermes_home))
+    manager.initialize_all("m-1", hermes_home=str(hermes_home))
+    assert json.loads(manager.handle_tool_call("brv_curate", {"content": "The car is a green Volvo estate"}))
+    assert "green Volvo" in manager.prefetch_all("which car do we drive? Volvo?", session_id="m-1")
+    manager.sync_all("We also own a red bicycle", "Noted.", session_id="m-1")
+    assert manager.flush_pending(10)
+    manager.on_pre_compress([{"role": "user", "content": "remember the bicycle colour"}])
+    curated = [c["argv"][2] for c in calls(brv) if c["argv"][0] == "curate"]
+    assert curated[1] == "User: We also own a red bicycle\nAssistant: Noted."
+    assert curated[2].startswith("[Pre-compression context]")
+    manager.shutdown_all()
+    assert manager.errors == {}

