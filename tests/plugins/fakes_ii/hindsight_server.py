@@ -17,7 +17,8 @@ from tests.plugins.fakes_ii.http_fake import FakeHTTPServer, Req
 
 BANK = r"/v1/default/banks/([^/]+)"
 FEATURES = {"observations": True, "mcp": False, "worker": True, "bank_config_api": True, "bank_llm_health": False,
-            "file_upload_api": False, "document_export_api": False, "document_import_api": False, "audit_log": False}
+            "file_upload_api": False, "document_export_api": False, "document_import_api": False, "audit_log": False,
+            "llm_trace": False, "store_document_text": True}
 
 
 def _words(text: str) -> set[str]:
@@ -32,11 +33,16 @@ class FakeHindsight(FakeHTTPServer):
         self.banks: dict[str, list[dict[str, Any]]] = {}
         self.operations: dict[str, str] = {}
         self.route("GET", "/health", lambda r: (200, {"status": "healthy"}))
-        self.route("GET", "/version", lambda r: (200, {"api_version": self.version, "features": FEATURES}))
+        self.route("GET", "/version", self._version)
         self.route("POST", BANK + "/memories", self._retain)
         self.route("POST", BANK + "/memories/recall", self._recall)
         self.route("POST", BANK + "/reflect", self._reflect)
         self.route("GET", BANK + "/operations/([^/]+)", self._operation)
+
+    def _version(self, req: Req) -> tuple[int, Any]:
+        if self.version < "0.5":  # older servers reported fewer feature flags
+            return 200, {"api_version": self.version, "features": {"observations": False}}
+        return 200, {"api_version": self.version, "features": FEATURES}
 
     def _dispatch(self, req: Req) -> tuple[int, Any]:
         if self.api_key and req.headers.get("authorization") != f"Bearer {self.api_key}":

@@ -35,6 +35,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import threading
 from collections.abc import Coroutine
 from concurrent.futures import Future
@@ -55,6 +56,7 @@ DEFAULT_LOCAL_URL = "http://localhost:8888"   # hindsight-api's default listen a
 BUDGETS = ("low", "mid", "high")
 MODES = ("hybrid", "context", "tools")
 FACT_TYPES = ("world", "experience", "observation")
+APPEND_MIN_VERSION = (0, 5, 0)   # first API version with update_mode="append" (reference)
 _DEFAULTS: dict[str, Any] = {
     "api_url": "",
     "api_key": "",
@@ -164,6 +166,15 @@ def _load_settings(home: Path) -> dict[str, Any]:
     return settings
 
 
+def _version_tuple(text: str) -> tuple[int, ...]:
+    """``"1.1.0"`` -> ``(1, 1, 0)``; non-numeric parts count as 0 (``"0.5.0rc1"`` -> ``(0, 5, 0)``)."""
+    parts = []
+    for piece in str(text).split(".")[:3]:
+        match = re.match(r"\d+", piece)
+        parts.append(int(match.group()) if match else 0)
+    return tuple(parts)
+
+
 def _client_installed() -> bool:
     """True when ``hindsight-client`` is installed (found, not imported: the SDK takes seconds to import)."""
     import importlib.util
@@ -201,6 +212,9 @@ class HindsightProvider(MemoryProvider):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: threading.Thread | None = None
         self._buffer: list[dict[str, str]] = []
+        self._session_log: list[dict[str, str]] = []   # every turn of this session (for servers without append)
+        self._append_mode: bool | None = None
+        self._process_start = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
         self._turns = 0
         self._buffer_lock = threading.Lock()
         self._client_lock = threading.Lock()
@@ -494,22 +508,52 @@ class HindsightProvider(MemoryProvider):
         if due:
             self._flush_buffer()
 
+    def _append_supported(self) -> bool:
+        """Whether the server takes ``update_mode="append"`` (API >= 0.5.0), probed once with ``GET /version``.
+
+        A failed probe is not remembered (the next flush asks again) and counts as supported, the
+        behaviour of every current server.
+        """
+        if self._append_mode is None:
+            async def probe(c: Any) -> str:
+                # raw JSON: an older server's /version lacks feature flags the SDK's model now requires
+                resp = await c.monitoring.get_version_without_preload_content(_request_timeout=self._settings["timeout"])
+                return str(json.loads(await resp.read()).get("api_version", ""))
+
+            try:
+                version = self._call(probe)
+            except Exception as exc:
+                log.debug("hindsight: version probe failed: %s", _describe(exc))
+                return True
+            self._append_mode = _version_tuple(version) >= APPEND_MIN_VERSION
+        return self._append_mode
+
     def _flush_buffer(self) -> bool:
-        """Retain the buffered turns into the current session's document. True when sent (or nothing to send)."""
+        """Retain the buffered turns into the current session's document. True when sent (or nothing to send).
+
+        API >= 0.5.0: the new turns are appended to the document ``<session id>``. Older servers have no
+        append: the whole session so far is resent under a per-process document id
+        ``<session id>-<process start>`` (the reference's fix for resumed sessions overwriting documents).
+        """
         with self._buffer_lock:
             turns, self._buffer = self._buffer, []
         if not turns:
             return True
-        item = {
-            "content": json.dumps(turns, ensure_ascii=False),
+        append = self._append_supported()
+        self._session_log.extend(turns)
+        sent = turns if append else list(self._session_log)
+        document_id = (self._session_id if append else f"{self._session_id}-{self._process_start}") or None
+        item: dict[str, Any] = {
+            "content": json.dumps(sent, ensure_ascii=False),
             "context": self._settings["retain_context"],
-            "metadata": self._metadata(message_count=str(len(turns)), turn_index=str(self._turns)),
+            "metadata": self._metadata(message_count=str(len(sent)), turn_index=str(self._turns)),
             "tags": self._tags() or None,
-            "document_id": self._session_id or None,
-            "update_mode": "append",
+            "document_id": document_id,
         }
+        if append:
+            item["update_mode"] = "append"
         try:
-            self._retain([item], document_id=self._session_id or None)
+            self._retain([item], document_id=document_id)
             self._last_write_error = None
             return True
         except Exception as exc:
@@ -530,6 +574,7 @@ class HindsightProvider(MemoryProvider):
         self._parent_session_id = parent_session_id or ("" if reset else self._session_id)
         self._session_id = new_session_id
         self._turns = 0
+        self._session_log = []
 
     def shutdown(self) -> None:
         """Flush buffered turns (bounded by ``timeout``), close the client and stop the loop."""
