@@ -16,7 +16,9 @@ Hooks:
   A failed or timed-out recall returns ``""`` and is never cached as "nothing found".
 * ``sync_turn``: buffers the turn; every ``retain_every_n_turns`` turns it retains the buffered turns as
   one item of the session's document (``document_id = session_id``, ``update_mode="append"``), tagged
-  ``session:<id>`` (and ``parent:<id>``), with string metadata. Only in the primary agent context.
+  ``session:<id>`` (and ``parent:<id>``), with string metadata. Only in the primary agent context. A server
+  older than 0.5.0 (``GET /version``, probed once) has no append: it gets the whole session so far under a
+  per-process document id ``<session>-<start time>``, as the reference does.
 * ``on_session_switch``: flushes the buffer into the old session's document, then moves writes to the new
   session (new document id, new tags, counters and prefetch cache reset).
 * ``shutdown``: flushes the buffer, closes the client, stops the loop.
