@@ -394,6 +394,7 @@ def _eventually(fn, deadline_s: float = 120.0):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # a first run installs the backend's venv from PyPI (minutes)
 def test_real_server_tools_prefetch_sync_and_switch(real_hindsight: str, hermes_home: Path, providers: list,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     for var in ("HINDSIGHT_API_URL", "HINDSIGHT_API_KEY", "HINDSIGHT_BANK_ID"):

@@ -467,6 +467,7 @@ def _eventually(fn, deadline_s: float = 120.0):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # a first run installs the backend's venv from PyPI (minutes)
 def test_real_server_tools_prefetch_sync_and_switch(real_openviking: str, hermes_home: Path) -> None:
     configure(hermes_home, real_openviking, timeout=60, recall_timeout_seconds=30, recall_score_threshold=0.0)
     p = make(hermes_home, session="real-A")
