@@ -372,10 +372,12 @@ def test_B17_failed_recall_is_not_cached_as_empty(server: FakeOpenViking, hermes
     configure(hermes_home, server.url)
     server.files["viking://user/alice/memories/entities/wifi.md"] = "The office wifi password rotates on Mondays"
     p = make(hermes_home)
-    server.fail(503, {"status": "error", "error": {"code": "UNAVAILABLE", "message": "warming up"}}, match="/search/")
+    server.files["viking://user/alice/memories/profile.md"] = "Alice, office manager"
+    server.fail(503, {"status": "error", "error": {"code": "UNAVAILABLE", "message": "warming up"}}, match="/api/v1/")
     assert p.prefetch("when does the wifi password rotate?") == ""
     server.clear_faults()
-    assert "Mondays" in p.prefetch("when does the wifi password rotate?")
+    block = p.prefetch("when does the wifi password rotate?")
+    assert "Mondays" in block and "Alice, office manager" in block  # neither recall nor profile was cached
 
 
 def test_sync_turn_with_a_new_session_id_moves_writes_there(server: FakeOpenViking, hermes_home: Path) -> None:

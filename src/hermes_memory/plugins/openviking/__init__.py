@@ -562,13 +562,16 @@ class OpenVikingProvider(MemoryProvider):
                 "more, viking_remember for durable facts about the user, viking_add_resource for documents.")
 
     def _profile_block(self) -> str:
+        """The user's ``memories/profile.md`` (``""`` when there is none); raises on any other failure."""
         uid = self._user_id()
         try:
             text = self._request("GET", "/api/v1/content/read",
                                  params={"uri": f"viking://user/{uid}/memories/profile.md"},
                                  timeout=self._settings["recall_timeout_seconds"])
-        except OpenVikingError:
-            return ""
+        except OpenVikingError as exc:
+            if "NOT_FOUND" in str(exc) or "HTTP 404" in str(exc):
+                return ""
+            raise
         text = text if isinstance(text, str) else ""
         return text.strip()[: self._settings["profile_max_chars"]]
 
@@ -579,8 +582,8 @@ class OpenVikingProvider(MemoryProvider):
         count = 0
         try:
             if sid not in self._profile_done:
-                self._profile_done.add(sid)
                 profile = self._profile_block()
+                self._profile_done.add(sid)  # only once it was read (or is absent): a failure is retried
                 if profile:
                     sections.append(f"### User profile\n{profile}")
             if not is_trivial_prompt(query) and len(query.strip()) >= MIN_RECALL_CHARS:
