@@ -1,7 +1,9 @@
 """ByteRover provider against a fake `brv` executable on PATH (tests/plugins/fakes_ii/fake_brv.py).
 
 The fake is a real executable run as a subprocess by the provider, so argument lists, the working
-directory, the environment, exit codes and timeouts are all exercised for real.
+directory, the environment, exit codes and timeouts are all exercised for real. The real CLI is not used:
+byterover-cli 3.14.0 (npm, 708 MB installed) starts a daemon that exits with "Unable to connect to ByteRover
+servers" when offline, so `brv curate` never completes on a machine without internet access.
 """
 
 from __future__ import annotations
