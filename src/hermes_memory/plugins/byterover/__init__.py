@@ -335,6 +335,8 @@ class ByteRoverProvider(MemoryProvider):
             return ""
         picked: list[str] = []
         for msg in reversed(messages or []):
+            if not isinstance(msg, dict):
+                continue
             role = msg.get("role")
             content = msg.get("content")
             if role not in ("user", "assistant") or not isinstance(content, str) or not content.strip():

@@ -261,7 +261,7 @@ class OpenVikingProvider(MemoryProvider):
         except httpx.TimeoutException as exc:
             limit = timeout if timeout is not None else self._settings["timeout"]
             raise OpenVikingError(f"OpenViking did not answer {method} {path} within {limit:g} s") from exc
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:  # InvalidURL (URL too long...) is no HTTPError
             raise OpenVikingError(f"cannot reach OpenViking at {client.base_url}: {exc}") from exc
         try:
             payload = resp.json()
@@ -542,7 +542,7 @@ class OpenVikingProvider(MemoryProvider):
                 except httpx.TimeoutException as exc:
                     raise OpenVikingError(f"OpenViking did not accept the upload within "
                                           f"{self._settings['timeout']:g} s") from exc
-                except httpx.HTTPError as exc:
+                except (httpx.HTTPError, httpx.InvalidURL) as exc:  # InvalidURL (URL too long...) is no HTTPError
                     raise OpenVikingError(f"cannot reach OpenViking at {client.base_url}: {exc}") from exc
         try:
             payload = resp.json()
@@ -640,6 +640,10 @@ class OpenVikingProvider(MemoryProvider):
     def _turn_messages(user_content: str, assistant_content: str,
                        messages: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
         """The finished turn as OpenViking messages ``[{role, parts}]`` (recall-tool calls dropped)."""
+        if isinstance(messages, list):  # anything that is not a message dict carries nothing to send
+            messages = [m for m in messages if isinstance(m, dict)]
+        else:
+            messages = None
         if messages:
             start = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=None)
         else:
@@ -667,6 +671,8 @@ class OpenVikingProvider(MemoryProvider):
                 if text.strip():
                     parts.append({"type": "text", "text": text})
                 for call in m.get("tool_calls") or []:
+                    if not isinstance(call, dict):
+                        continue
                     fn = call.get("function") or {}
                     name = fn.get("name") or call.get("name") or ""
                     if name in RECALL_TOOLS:

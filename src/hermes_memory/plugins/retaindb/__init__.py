@@ -132,7 +132,7 @@ class _Client:
                                      headers=headers)
         except httpx.TimeoutException as exc:
             raise RetainDBError(f"{method} {path} timed out after {self.http.timeout.read}s") from exc
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:  # InvalidURL (URL too long...) is no HTTPError
             raise RetainDBError(f"{method} {path} failed: {type(exc).__name__}: {exc}") from exc
         if resp.status_code >= 400:
             message = resp.text[:300]

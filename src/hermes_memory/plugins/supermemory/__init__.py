@@ -428,7 +428,8 @@ class SupermemoryProvider(MemoryProvider):
         if not self._writes_ok() or not self.settings.get("auto_capture", True):
             return
         cleaned = [{"role": m["role"], "content": _clean(str(m.get("content") or ""))}
-                   for m in messages or [] if m.get("role") in ("user", "assistant") and isinstance(m.get("content"), str)]
+                   for m in messages or [] if isinstance(m, dict)
+                   and m.get("role") in ("user", "assistant") and isinstance(m.get("content"), str)]
         cleaned = [m for m in cleaned if m["content"]]
         with self._buffer_lock:
             buffered, self._buffer = self._buffer, []

@@ -1,0 +1,179 @@
+"""Contract checks found by a review of the bundled external providers (each against its own fake).
+
+The ABC's rules (providers/base.py): no hook ever raises, whatever shape the history it is handed has;
+a tool call with a badly typed argument answers ``{"error": ...}`` naming the argument instead of raising;
+``shutdown()`` leaves no thread of the provider behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.plugins import test_byterover as t_brv
+from tests.plugins import test_hindsight as t_hs
+from tests.plugins import test_honcho as t_honcho
+from tests.plugins import test_mem0 as t_mem0
+from tests.plugins import test_openviking as t_ov
+from tests.plugins import test_retaindb as t_rdb
+from tests.plugins import test_supermemory as t_sm
+from tests.plugins.fakes.honcho import FakeHoncho
+from tests.plugins.fakes.mem0 import FakeMem0
+from tests.plugins.fakes.retaindb import FakeRetainDB
+from tests.plugins.fakes.supermemory import FakeSupermemory
+from tests.plugins.fakes_ii.hindsight_server import FakeHindsight
+from tests.plugins.fakes_ii.openviking_server import FakeOpenViking
+
+PROVIDERS = ["mem0", "honcho", "supermemory", "retaindb", "hindsight", "openviking", "byterover"]
+
+
+@pytest.fixture()
+def build(hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """``build(name)`` → a primary-context provider initialised against its fake backend (stopped after)."""
+    servers: list[Any] = []
+    made: list[Any] = []
+
+    def _build(name: str) -> Any:
+        if name == "mem0":
+            srv = FakeMem0(api_key=t_mem0.KEY).start()
+            p = t_mem0.make(hermes_home, monkeypatch, srv.url)
+        elif name == "honcho":
+            srv = FakeHoncho(api_key=t_honcho.KEY).start()
+            p = t_honcho.make(hermes_home, monkeypatch, srv.url)
+        elif name == "supermemory":
+            srv = FakeSupermemory(api_key=t_sm.KEY).start()
+            p = t_sm.make(hermes_home, monkeypatch, srv.url)
+        elif name == "retaindb":
+            srv = FakeRetainDB(api_key=t_rdb.KEY).start()
+            p = t_rdb.make(hermes_home, monkeypatch, srv.url)
+        elif name == "hindsight":
+            for var in ("HINDSIGHT_API_URL", "HINDSIGHT_API_KEY", "HINDSIGHT_BANK_ID", "HINDSIGHT_TIMEOUT"):
+                monkeypatch.delenv(var, raising=False)
+            srv = FakeHindsight().start()
+            t_hs.configure(hermes_home, srv.url)
+            p = t_hs.make([], hermes_home)
+        elif name == "openviking":
+            for var in t_ov.ENV:
+                monkeypatch.delenv(var, raising=False)
+            srv = FakeOpenViking(user="alice").start()
+            t_ov.configure(hermes_home, srv.url)
+            p = t_ov.make(hermes_home)
+        else:
+            bindir = tmp_path / "bin"
+            bindir.mkdir(exist_ok=True)
+            exe = bindir / "brv"
+            exe.write_text(f"#!{sys.executable}\n" + t_brv.FAKE.read_text(encoding="utf-8"), encoding="utf-8")
+            exe.chmod(0o755)
+            monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}")
+            monkeypatch.setenv("FAKE_BRV_LOG", str(tmp_path / "brv.jsonl"))
+            monkeypatch.delenv("BRV_PATH", raising=False)
+            srv = None
+            p = t_brv.make(hermes_home)
+        servers.append(srv)
+        made.append(p)
+        return p
+
+    yield _build
+    for p in made:
+        p.shutdown()
+    for srv in servers:
+        if srv is not None:
+            srv.stop()
+
+
+ODD_HISTORIES: list[Any] = [
+    None,
+    [],
+    [None],
+    ["a bare string instead of a message"],
+    [{"role": "user"}],
+    [{"content": "a message without a role, long enough to count"}],
+    [{"role": "user", "content": [{"type": "text", "text": "multi-part content from a vision model"}]}],
+    [{"role": "user", "content": "what did we decide about the database?"}, 42,
+     {"role": "assistant", "content": "Postgres 16, with nightly backups 🙂"}],
+]
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+def test_history_hooks_never_raise_on_odd_message_shapes(build: Any, name: str) -> None:
+    p = build(name)
+    for history in ODD_HISTORIES:
+        p.sync_turn("what did we decide about the database?", "Postgres 16.", messages=history)
+        p.on_pre_compress(history)
+        p.on_session_end(history)
+
+
+def test_openviking_sync_turn_never_raises_on_an_unsendable_session_id(build: Any) -> None:
+    """A session id httpx cannot put in a URL is a failed write (recorded), not an exception out of the hook."""
+    p = build("openviking")
+    p.sync_turn("remember that the deploy key rotates monthly", "Noted.", session_id="s" * 70_000)
+    assert p._last_write_error
+
+
+@pytest.mark.parametrize(("name", "tool", "field"), [
+    ("openviking", "viking_read", "uri"),
+    ("retaindb", "retaindb_read_file", "file_id"),
+    ("retaindb", "retaindb_forget", "memory_id"),
+])
+def test_an_id_too_long_for_a_url_is_a_tool_error(build: Any, name: str, tool: str, field: str) -> None:
+    """httpx raises InvalidURL (not an HTTPError) for a URL over 65536 chars: it must become a tool error."""
+    p = build(name)
+    value = ("viking://resources/" if name == "openviking" else "") + "x" * 70_000
+    out = json.loads(p.handle_tool_call(tool, {field: value}))
+    assert "error" in out, out
+
+
+BAD_NUMBERS = [
+    ("mem0", "mem0_search", {"query": "database", "top_k": "many"}, "top_k"),
+    ("honcho", "honcho_search", {"query": "database", "max_tokens": "lots"}, "max_tokens"),
+    ("supermemory", "supermemory_search", {"query": "database", "limit": "ten"}, "limit"),
+    ("retaindb", "retaindb_search", {"query": "database", "top_k": "many"}, "top_k"),
+    ("retaindb", "retaindb_search", {"query": "database", "top_k": ["x"]}, "top_k"),
+    ("retaindb", "retaindb_list_files", {"limit": "all"}, "limit"),
+    ("retaindb", "retaindb_remember", {"content": "likes tea", "importance": "high"}, "importance"),
+]
+
+
+@pytest.mark.parametrize(("name", "tool", "args", "field"), BAD_NUMBERS,
+                         ids=[f"{t}-{f}-{type(a[f]).__name__}" for _, t, a, f in BAD_NUMBERS])
+def test_a_badly_typed_number_argument_is_a_tool_error_naming_it(build: Any, name: str, tool: str,
+                                                                  args: dict[str, Any], field: str) -> None:
+    p = build(name)
+    out = json.loads(p.handle_tool_call(tool, args))
+    assert field in out["error"], out
+
+
+def test_hindsight_a_prefetch_cancelled_by_a_session_switch_dies_quietly(build: Any) -> None:
+    """The switch cancels the queued future; the worker must not then crash setting its result."""
+    crashes: list[BaseException] = []
+    old_hook = threading.excepthook
+    threading.excepthook = lambda a: crashes.append(a.exc_value)  # type: ignore[assignment]
+    try:
+        p = build("hindsight")
+        for i in range(5):
+            p.queue_prefetch(f"what do you remember about project number {i}?")
+            p.on_session_switch(f"s-next-{i}")
+        for t in [t for t in threading.enumerate() if t.name == "hindsight-prefetch"]:
+            t.join(10)
+    finally:
+        threading.excepthook = old_hook
+    assert crashes == []
+
+
+def test_hindsight_shutdown_leaves_no_loop_or_executor_threads(build: Any) -> None:
+    p = build("hindsight")
+    before = set(threading.enumerate())
+    assert "error" not in json.loads(p.handle_tool_call("hindsight_recall", {"query": "anything about tea"}))
+    started = [t for t in threading.enumerate() if t not in before]
+    assert started  # the client's loop (and its executor) are running
+    p.shutdown()
+    for t in started:
+        t.join(5)
+    assert [t.name for t in started if t.is_alive()] == []
