@@ -177,3 +177,9 @@ def test_hindsight_shutdown_leaves_no_loop_or_executor_threads(build: Any) -> No
     for t in started:
         t.join(5)
     assert [t.name for t in started if t.is_alive()] == []
+
+
+@pytest.mark.parametrize("top_k", ["3", 3.0, 3])
+def test_a_number_sent_as_a_string_or_float_is_still_accepted(build: Any, top_k: Any) -> None:
+    p = build("retaindb")
+    assert "error" not in json.loads(p.handle_tool_call("retaindb_search", {"query": "database", "top_k": top_k}))

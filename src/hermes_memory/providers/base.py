@@ -169,6 +169,34 @@ class MemoryProvider(ABC):
         return json.dumps(payload, ensure_ascii=False, default=str)
 
 
+class ToolArgumentError(ValueError):
+    """A tool argument has the wrong type; the message names the argument and what it should be."""
+
+
+def number_arg(args: dict[str, Any], key: str, default: float, kind: type = int) -> Any:
+    """``args[key]`` as ``kind`` (``int`` or ``float``); ``default`` when missing, ``None`` or ``""``.
+
+    Accepts numbers and numeric strings (models often send ``"5"``). Raises
+    :class:`ToolArgumentError` naming ``key`` for anything else (``"many"``, a list, a dict), so a
+    tool can answer ``{"error": ...}`` instead of failing with ``int()``'s message.
+    """
+    value = args.get(key)
+    if value is None or value == "":
+        return default
+    try:
+        if isinstance(value, (dict, list, tuple, set)):
+            raise TypeError
+        number = float(value)
+        if kind is int:
+            if not number.is_integer():
+                raise ValueError
+            return int(number)
+        return number
+    except (TypeError, ValueError, OverflowError):
+        what = "a whole number" if kind is int else "a number"
+        raise ToolArgumentError(f"{key} must be {what}; got {value!r}"[:300]) from None
+
+
 _TRIVIAL = {
     "yes", "no", "ok", "okay", "sure", "thanks", "thank you", "y", "n", "yep", "nope", "yeah", "nah",
     "hi", "hey", "hello", "yo", "sup", "continue", "go ahead", "do it", "proceed", "got it", "cool",

@@ -58,7 +58,13 @@ import yaml
 
 from hermes_memory.config import read_env_file
 from hermes_memory.home import resolve_home
-from hermes_memory.providers.base import ConfigField, MemoryProvider, is_trivial_prompt
+from hermes_memory.providers.base import (
+    ConfigField,
+    MemoryProvider,
+    ToolArgumentError,
+    is_trivial_prompt,
+    number_arg,
+)
 
 log = logging.getLogger(__name__)
 
@@ -414,6 +420,8 @@ class HonchoProvider(MemoryProvider):
                 return self._tool_context(args)
             if tool_name == "honcho_conclude":
                 return self._tool_conclude(args)
+        except ToolArgumentError as exc:
+            return self.tool_error(str(exc))
         except Exception as exc:
             return self.tool_error(f"honcho: {_describe(exc)}")
         return self.tool_error(f"unknown tool {tool_name!r} for provider honcho")
@@ -444,7 +452,8 @@ class HonchoProvider(MemoryProvider):
         query = str(args.get("query") or "").strip()
         if not query:
             return self.tool_error("query is required")
-        tokens = max(1, min(int(args.get("max_tokens") or SEARCH_TOKENS_DEFAULT), SEARCH_TOKENS_CAP))
+        tokens = max(1, min(number_arg(args, "max_tokens", SEARCH_TOKENS_DEFAULT) or SEARCH_TOKENS_DEFAULT,
+                             SEARCH_TOKENS_CAP))
         budget = tokens * 4  # ~4 chars per token (reference)
         limit = max(3, min(budget // 300, 20))
         messages = self._peer(self._resolve_peer(args.get("peer"))).search(query, limit=limit)

@@ -45,7 +45,12 @@ import yaml
 
 from hermes_memory.config import read_env_file
 from hermes_memory.home import resolve_home
-from hermes_memory.providers.base import ConfigField, MemoryProvider, is_trivial_prompt
+from hermes_memory.providers.base import (
+    ConfigField,
+    MemoryProvider,
+    is_trivial_prompt,
+    number_arg,
+)
 
 log = logging.getLogger(__name__)
 
@@ -515,7 +520,7 @@ class Mem0Provider(MemoryProvider):
                 query = str(args.get("query") or "").strip()
                 if not query:
                     return self.tool_error("query is required")
-                top_k = max(1, min(int(args.get("top_k") or 10), 50))
+                top_k = max(1, min(number_arg(args, "top_k", 10), 50))
                 hits = self._search(query, top_k, args.get("rerank"))
                 results = [{"id": h.get("id"), "memory": h.get("memory"), "score": h.get("score")} for h in hits]
                 if not results:

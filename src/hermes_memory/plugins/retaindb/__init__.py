@@ -45,7 +45,13 @@ import yaml
 
 from hermes_memory.config import read_env_file
 from hermes_memory.home import resolve_home
-from hermes_memory.providers.base import ConfigField, MemoryProvider, is_trivial_prompt
+from hermes_memory.providers.base import (
+    ConfigField,
+    MemoryProvider,
+    ToolArgumentError,
+    is_trivial_prompt,
+    number_arg,
+)
 
 log = logging.getLogger(__name__)
 
@@ -280,6 +286,8 @@ class RetainDBProvider(MemoryProvider):
             return self._dispatch(tool_name, args)
         except RetainDBError as exc:
             return self.tool_error(f"retaindb: {exc}")
+        except ToolArgumentError as exc:
+            return self.tool_error(str(exc))
 
     def _dispatch(self, tool_name: str, args: dict[str, Any]) -> str:
         def need(key: str) -> str | None:
@@ -292,7 +300,7 @@ class RetainDBProvider(MemoryProvider):
         if tool_name == "retaindb_search":
             if not (q := need("query")):
                 return self.tool_error("query is required")
-            return self.tool_result(self._search(q, max(1, min(int(args.get("top_k") or 8), 20))))
+            return self.tool_result(self._search(q, max(1, min(number_arg(args, "top_k", 8) or 8, 20))))
         if tool_name == "retaindb_context":
             if not (q := need("query")):
                 return self.tool_error("query is required")
@@ -304,7 +312,7 @@ class RetainDBProvider(MemoryProvider):
             mtype = str(args.get("memory_type") or "factual")
             if mtype not in MEMORY_TYPES:
                 return self.tool_error(f"memory_type must be one of {', '.join(MEMORY_TYPES)}; got {mtype!r}")
-            importance = float(args.get("importance", 0.7))
+            importance = number_arg(args, "importance", 0.7, float)
             if not 0.0 <= importance <= 1.0:
                 return self.tool_error(f"importance must be between 0 and 1; got {importance}")
             return self.tool_result(self._add_memory(content, mtype, importance))
@@ -316,7 +324,7 @@ class RetainDBProvider(MemoryProvider):
         if tool_name == "retaindb_upload_file":
             return self._upload(args)
         if tool_name == "retaindb_list_files":
-            params: dict[str, Any] = {"limit": int(args.get("limit") or 50)}
+            params: dict[str, Any] = {"limit": number_arg(args, "limit", 50) or 50}
             if args.get("prefix"):
                 params["prefix"] = str(args["prefix"])
             return self.tool_result(c.request("GET", "/v1/files", params=params))

@@ -38,7 +38,12 @@ import yaml
 
 from hermes_memory.config import read_env_file
 from hermes_memory.home import resolve_home
-from hermes_memory.providers.base import ConfigField, MemoryProvider, is_trivial_prompt
+from hermes_memory.providers.base import (
+    ConfigField,
+    MemoryProvider,
+    is_trivial_prompt,
+    number_arg,
+)
 
 log = logging.getLogger(__name__)
 
@@ -291,7 +296,7 @@ class SupermemoryProvider(MemoryProvider):
                 query = str(args.get("query") or "").strip()
                 if not query:
                     return self.tool_error("query is required")
-                limit = max(1, min(int(args.get("limit") or 5), 20))
+                limit = max(1, min(number_arg(args, "limit", 5) or 5, 20))
                 results = self._search(query, tag, limit)
                 return self.tool_result({"results": results, "count": len(results)})
             if name == "supermemory_forget":
