@@ -451,6 +451,8 @@ class HindsightProvider(MemoryProvider):
         fut: Future[str] = Future()
 
         def work() -> None:
+            if not fut.set_running_or_notify_cancel():
+                return  # a session switch cancelled it before it started: nobody wants the answer
             try:
                 fut.set_result(self._recall_block(query))
             except Exception as exc:
@@ -595,6 +597,8 @@ class HindsightProvider(MemoryProvider):
                 self._loop.call_soon_threadsafe(self._loop.stop)
                 if self._loop_thread is not None:
                     self._loop_thread.join(timeout=5)
+                if self._loop_thread is None or not self._loop_thread.is_alive():
+                    self._loop.close()  # also ends the loop's default executor threads (aiohttp's DNS lookups)
                 self._loop = None
                 self._loop_thread = None
 
