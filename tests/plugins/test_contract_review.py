@@ -183,3 +183,15 @@ def test_hindsight_shutdown_leaves_no_loop_or_executor_threads(build: Any) -> No
 def test_a_number_sent_as_a_string_or_float_is_still_accepted(build: Any, top_k: Any) -> None:
     p = build("retaindb")
     assert "error" not in json.loads(p.handle_tool_call("retaindb_search", {"query": "database", "top_k": top_k}))
+
+
+def test_byterover_text_with_a_nul_byte_is_an_error_not_an_exception(build: Any) -> None:
+    """subprocess refuses arguments containing NUL with ValueError (not OSError): tools and hooks must survive it."""
+    p = build("byterover")
+    assert "error" in json.loads(p.handle_tool_call("brv_curate", {"content": "pasted binary \x00 junk"}))
+    assert "error" in json.loads(p.handle_tool_call("brv_query", {"query": "what was \x00 pasted"}))
+    assert p.prefetch("what did I paste here \x00 yesterday?") == ""
+    p.sync_turn("I pasted this binary \x00 blob by mistake", "No problem.")
+    p.on_memory_write("add", "user", "name \x00 Ada")
+    p.on_pre_compress([{"role": "user", "content": "binary \x00 text from a file"}])
+    assert p.recall_status()["ok"] is False

@@ -209,6 +209,8 @@ class ByteRoverProvider(MemoryProvider):
                            f"timeout_{args[0]} if the backend is slow") from exc
         except OSError as exc:
             raise BrvError(f"cannot run {exe}: {exc}") from exc
+        except ValueError as exc:  # subprocess refuses an argument with a NUL byte ("embedded null byte")
+            raise BrvError(f"brv {args[0]} refused: {exc}; remove NUL characters from the text") from exc
         if proc.returncode != 0:
             detail = (proc.stderr or proc.stdout or "").strip()[:500]
             raise BrvError(f"brv {args[0]} failed (exit {proc.returncode}): {detail or 'no output'}")
