@@ -195,3 +195,16 @@ def test_byterover_text_with_a_nul_byte_is_an_error_not_an_exception(build: Any)
     p.on_memory_write("add", "user", "name \x00 Ada")
     p.on_pre_compress([{"role": "user", "content": "binary \x00 text from a file"}])
     assert p.recall_status()["ok"] is False
+
+
+@pytest.mark.parametrize(("name", "tool", "args", "field"), [
+    ("openviking", "viking_read", {"uris": 7}, "uris"),
+    ("openviking", "viking_read", {"uris": {"a": "viking://resources/x"}}, "uris"),
+    ("hindsight", "hindsight_retain", {"content": "likes tea", "tags": 5}, "tags"),
+    ("hindsight", "hindsight_retain", {"content": "likes tea", "tags": {"kind": "pref"}}, "tags"),
+])
+def test_a_list_argument_of_the_wrong_type_is_a_tool_error_naming_it(build: Any, name: str, tool: str,
+                                                                      args: dict[str, Any], field: str) -> None:
+    p = build(name)
+    out = json.loads(p.handle_tool_call(tool, args))
+    assert field in out["error"], out

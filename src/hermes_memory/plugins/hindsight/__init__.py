@@ -396,6 +396,8 @@ class HindsightProvider(MemoryProvider):
         if not self._writes_ok():
             return self.tool_error(f"hindsight_retain is disabled in the {self._agent_context!r} agent context; "
                                    "only the primary agent writes memory")
+        if not isinstance(args.get("tags"), (str, list, type(None))):
+            return self.tool_error(f"tags must be a list of strings, got {type(args['tags']).__name__}")
         tags = _as_list(args.get("tags")) if not isinstance(args.get("tags"), list) else [str(t) for t in args["tags"]]
         item: dict[str, Any] = {
             "content": content,

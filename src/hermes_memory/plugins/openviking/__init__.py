@@ -428,6 +428,8 @@ class OpenVikingProvider(MemoryProvider):
         uris = args.get("uris") or ([args["uri"]] if args.get("uri") else [])
         if isinstance(uris, str):
             uris = [uris]
+        if not isinstance(uris, (list, tuple)):
+            return self.tool_error(f"uris must be a list of viking:// URIs, got {type(uris).__name__}")
         uris = [str(u).strip() for u in uris if str(u).strip()]
         if not uris:
             return self.tool_error("viking_read needs 'uri' or 'uris'")
