@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from hermes_memory.plugins.mem0 import Mem0Provider
 from tests.plugins import test_byterover as t_brv
 from tests.plugins import test_hindsight as t_hs
 from tests.plugins import test_honcho as t_honcho
@@ -78,6 +79,7 @@ def build(hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
             p = t_brv.make(hermes_home)
         servers.append(srv)
         made.append(p)
+        _build.server = srv  # type: ignore[attr-defined]  # the fake behind the provider built last
         return p
 
     yield _build
@@ -208,3 +210,36 @@ def test_a_list_argument_of_the_wrong_type_is_a_tool_error_naming_it(build: Any,
     p = build(name)
     out = json.loads(p.handle_tool_call(tool, args))
     assert field in out["error"], out
+
+
+@pytest.mark.parametrize("hostile_id", ["../memories?user_id=alice", "x/../../memories?user_id=alice"])
+def test_mem0_selfhosted_a_memory_id_cannot_reach_another_route(hermes_home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                hostile_id: str) -> None:
+    """A model-supplied id is one path segment: '../memories?user_id=alice' must not become
+    DELETE /memories?user_id=alice (the server's delete-everything route)."""
+    fake = FakeMem0(api_key=t_mem0.KEY).start()
+    try:
+        monkeypatch.setenv("MEM0_API_KEY", t_mem0.KEY)
+        monkeypatch.setenv("MEM0_HOST", fake.url)
+        monkeypatch.delenv("MEM0_MODE", raising=False)
+        p = Mem0Provider()
+        p.initialize("sess-1", hermes_home=str(hermes_home), platform="cli", agent_context="primary", user_id="alice")
+        assert "error" not in json.loads(p.handle_tool_call("mem0_add", {"content": "Alice speaks Portuguese"}))
+        out = json.loads(p.handle_tool_call("mem0_delete", {"memory_id": hostile_id}))
+        update = json.loads(p.handle_tool_call("mem0_update", {"memory_id": hostile_id, "text": "gone"}))
+        p.shutdown()
+    finally:
+        fake.stop()
+    assert "error" in out and "error" in update
+    assert [m["memory"] for m in fake.memories.values()] == ["Alice speaks Portuguese"]
+    assert fake.calls("DELETE", "^/memories$") == []
+
+
+@pytest.mark.parametrize(("tool", "field"), [("retaindb_forget", "memory_id"), ("retaindb_delete_file", "file_id"),
+                                             ("retaindb_read_file", "file_id")])
+def test_retaindb_an_id_stays_one_path_segment(build: Any, tool: str, field: str) -> None:
+    p = build("retaindb")
+    seen = len(build.server.calls())
+    json.loads(p.handle_tool_call(tool, {field: "../memory/profile/carol?x=1"}))
+    paths = [r.path for r in build.server.calls()[seen:]]
+    assert paths and not any(path.startswith("/v1/memory/profile") for path in paths), paths

@@ -26,6 +26,7 @@ import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 PRIMARY_CONTEXT = "primary"
 """``agent_context`` value of the main, user-facing agent: the only context allowed to write."""
@@ -195,6 +196,19 @@ def number_arg(args: dict[str, Any], key: str, default: float, kind: type = int)
     except (TypeError, ValueError, OverflowError):
         what = "a whole number" if kind is int else "a number"
         raise ToolArgumentError(f"{key} must be {what}; got {value!r}"[:300]) from None
+
+
+def path_segment(value: Any) -> str:
+    """``value`` percent-encoded as exactly one URL path segment, for ids interpolated into a route.
+
+    ``/``, ``?``, ``#`` and ``%`` are escaped, so an id from the model (``"../memories?user_id=x"``)
+    cannot climb to another route or add query parameters; ``"."`` and ``".."`` (which HTTP clients
+    collapse) raise :class:`ToolArgumentError`.
+    """
+    text = str(value)
+    if text in (".", ".."):
+        raise ToolArgumentError(f"{text!r} is not a valid id")
+    return quote(text, safe="")
 
 
 _TRIVIAL = {

@@ -10,7 +10,8 @@ Auth: ``Authorization: Token <key>``; a wrong key gets 401.
 Also the self-hosted server's routes (the mem0 repository's FastAPI ``server/``), on the same store:
 ``POST /memories`` (``{messages, user_id, agent_id, infer, metadata}`` -> ``{results}``),
 ``POST /search`` (``{query, top_k, filters:{user_id}}`` -> ``{results}``), ``PUT /memories/{id}``
-(``{text}``), ``DELETE /memories/{id}``; auth by ``X-API-Key: <key>``.
+(``{text}``), ``DELETE /memories/{id}``, ``DELETE /memories?user_id=`` (deletes all of that user's
+memories); auth by ``X-API-Key: <key>``.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class FakeMem0(FakeService):
         self.route("POST", "/search", self._sh(self._search))
         self.route("PUT", "/memories/{mid}", self._sh(self._update))
         self.route("DELETE", "/memories/{mid}", self._sh(self._delete))
+        self.route("DELETE", "/memories", self._sh(self._delete_all))
 
     def _sh(self, handler: Any) -> Any:
         """Self-hosted auth (``X-API-Key``) in front of a shared handler."""
@@ -115,6 +117,14 @@ class FakeMem0(FakeService):
         m["memory"] = req.body["text"]
         m["updated_at"] = datetime.now(UTC).isoformat()
         return {"id": m["id"], "memory": m["memory"], "updated_at": m["updated_at"]}
+
+    def _delete_all(self, req: Request, p: dict[str, str]) -> Any:
+        user = req.query.get("user_id")
+        if not user:
+            return Reply(400, {"detail": "At least one identifier is required."})
+        for mid in [m for m, v in self.memories.items() if v["user_id"] == user]:
+            del self.memories[mid]
+        return {"message": "All relevant memories deleted"}
 
     def _delete(self, req: Request, p: dict[str, str]) -> Any:
         if (bad := self._auth(req)) is not None:

@@ -50,6 +50,7 @@ from hermes_memory.providers.base import (
     MemoryProvider,
     is_trivial_prompt,
     number_arg,
+    path_segment,
 )
 
 log = logging.getLogger(__name__)
@@ -241,10 +242,10 @@ class _SelfHostedBackend:
         return out.get("results", []) if isinstance(out, dict) else list(out or [])
 
     def update(self, memory_id: str, text: str) -> Any:
-        return self._req("PUT", f"/memories/{memory_id}", {"text": text})
+        return self._req("PUT", f"/memories/{path_segment(memory_id)}", {"text": text})
 
     def delete(self, memory_id: str) -> Any:
-        return self._req("DELETE", f"/memories/{memory_id}")
+        return self._req("DELETE", f"/memories/{path_segment(memory_id)}")
 
     def close(self) -> None:
         self._http.close()

@@ -51,6 +51,7 @@ from hermes_memory.providers.base import (
     ToolArgumentError,
     is_trivial_prompt,
     number_arg,
+    path_segment,
 )
 
 log = logging.getLogger(__name__)
@@ -319,7 +320,8 @@ class RetainDBProvider(MemoryProvider):
         if tool_name == "retaindb_forget":
             if not (mid := need("memory_id")):
                 return self.tool_error("memory_id is required")
-            return self.tool_result(c.with_fallback("DELETE", f"/v1/memory/{mid}", f"/v1/memories/{mid}") or
+            seg = path_segment(mid)
+            return self.tool_result(c.with_fallback("DELETE", f"/v1/memory/{seg}", f"/v1/memories/{seg}") or
                                     {"deleted": mid})
         if tool_name == "retaindb_upload_file":
             return self._upload(args)
@@ -331,14 +333,15 @@ class RetainDBProvider(MemoryProvider):
         if tool_name in ("retaindb_read_file", "retaindb_ingest_file", "retaindb_delete_file"):
             if not (fid := need("file_id")):
                 return self.tool_error("file_id is required")
+            seg = path_segment(fid)
             if tool_name == "retaindb_delete_file":
-                return self.tool_result(c.request("DELETE", f"/v1/files/{fid}") or {"deleted": fid})
+                return self.tool_result(c.request("DELETE", f"/v1/files/{seg}") or {"deleted": fid})
             if tool_name == "retaindb_ingest_file":
-                return self.tool_result(c.request("POST", f"/v1/files/{fid}/ingest",
+                return self.tool_result(c.request("POST", f"/v1/files/{seg}/ingest",
                                                   json_body={"user_id": self.user_id, "agent_id": self.agent_id}))
-            meta = c.request("GET", f"/v1/files/{fid}")
+            meta = c.request("GET", f"/v1/files/{seg}")
             info = meta.get("file", meta) if isinstance(meta, dict) else {}
-            resp = c.request("GET", f"/v1/files/{fid}/content", raw=True)
+            resp = c.request("GET", f"/v1/files/{seg}/content", raw=True)
             mime = str(info.get("mime_type") or resp.headers.get("content-type", ""))
             try:
                 text = resp.content.decode("utf-8")
@@ -372,7 +375,7 @@ class RetainDBProvider(MemoryProvider):
         if args.get("ingest"):
             fid = (out.get("file") or {}).get("id") if isinstance(out, dict) else None
             if fid:
-                out["ingest"] = self.client.request("POST", f"/v1/files/{fid}/ingest",
+                out["ingest"] = self.client.request("POST", f"/v1/files/{path_segment(fid)}/ingest",
                                                     json_body={"user_id": self.user_id, "agent_id": self.agent_id})
         return self.tool_result(out)
 
