@@ -243,3 +243,14 @@ def test_retaindb_an_id_stays_one_path_segment(build: Any, tool: str, field: str
     json.loads(p.handle_tool_call(tool, {field: "../memory/profile/carol?x=1"}))
     paths = [r.path for r in build.server.calls()[seen:]]
     assert paths and not any(path.startswith("/v1/memory/profile") for path in paths), paths
+
+
+def test_honcho_a_conclusion_id_stays_one_path_segment(build: Any) -> None:
+    """honcho-ai does not escape ids it puts in a path: '../../peers/x?y=1' reached DELETE /v3/workspaces/peers/x."""
+    p = build("honcho")
+    seen = len(build.server.calls())
+    out = json.loads(p.handle_tool_call("honcho_conclude", {"delete_id": "../../peers/x?y=1"}))
+    deletes = [r for r in build.server.calls()[seen:] if r.method == "DELETE"]
+    assert "error" in out
+    assert deletes and all(r.path.startswith("/v3/workspaces/ws1/") and not r.query for r in deletes), \
+        [(r.path, r.query) for r in deletes]

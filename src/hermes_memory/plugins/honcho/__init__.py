@@ -64,6 +64,7 @@ from hermes_memory.providers.base import (
     ToolArgumentError,
     is_trivial_prompt,
     number_arg,
+    path_segment,
 )
 
 log = logging.getLogger(__name__)
@@ -499,7 +500,7 @@ class HonchoProvider(MemoryProvider):
             return refusal
         view = self._peer(self.ai_peer_id).conclusions_of(self._resolve_peer(args.get("peer")))
         if delete_id:
-            view.delete(delete_id)
+            view.delete(path_segment(delete_id))  # the SDK puts it in the URL path unescaped
             return self.tool_result({"result": "Conclusion deleted.", "id": delete_id})
         created = view.create([{"content": conclusion, "session_id": self.session_id}])
         return self.tool_result({"result": "Conclusion saved.", "id": created[0].id if created else None})
