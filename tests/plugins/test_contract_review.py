@@ -254,3 +254,18 @@ def test_honcho_a_conclusion_id_stays_one_path_segment(build: Any) -> None:
     assert "error" in out
     assert deletes and all(r.path.startswith("/v3/workspaces/ws1/") and not r.query for r in deletes), \
         [(r.path, r.query) for r in deletes]
+
+
+@pytest.mark.parametrize("target", ["env_file", "home_dir", "other_env"])
+def test_openviking_add_resource_refuses_to_upload_secrets(build: Any, hermes_home: Path, tmp_path: Path,
+                                                           target: str) -> None:
+    """viking_add_resource uploads local paths; the secrets file (or a folder holding it) must never leave."""
+    (hermes_home / ".env").write_text("OPENAI_API_KEY=sk-live-very-secret-value-1234567890\n")
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / ".env.local").write_text("TOKEN=abc\n")
+    path = {"env_file": hermes_home / ".env", "home_dir": hermes_home,
+            "other_env": tmp_path / "proj" / ".env.local"}[target]
+    p = build("openviking")
+    out = json.loads(p.handle_tool_call("viking_add_resource", {"url": str(path)}))
+    assert "error" in out, out
+    assert build.server.calls(path_contains="temp_upload") == []

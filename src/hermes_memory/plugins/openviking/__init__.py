@@ -529,6 +529,8 @@ class OpenVikingProvider(MemoryProvider):
         """Upload a local file (a folder is zipped first) with ``resources/temp_upload``; return its temp id."""
         if not path.exists():
             raise ValueError(f"{path} does not exist; give an http(s)/git URL or an existing local path")
+        if _holds_secrets(path, self._home or resolve_home()):
+            raise ValueError(f"refusing to upload {path}: it is or contains a secrets file (.env*)")
         with tempfile.TemporaryDirectory() as tmp:
             target = path
             if path.is_dir():
@@ -780,6 +782,14 @@ class OpenVikingProvider(MemoryProvider):
             ConfigField("timeout", "Seconds before any other OpenViking call is abandoned", default=30.0,
                         type="float"),
         ]
+
+
+def _holds_secrets(path: Path, home: Path) -> bool:
+    """True when ``path`` is a ``.env*`` file (the home's secrets file included) or a folder holding one."""
+    resolved = path.resolve()
+    if resolved.is_dir():
+        return (home / ".env").resolve().is_relative_to(resolved) or any(resolved.rglob(".env*"))
+    return resolved.name.lower().startswith(".env") or resolved == (home / ".env").resolve()
 
 
 def register(ctx: Any) -> None:
