@@ -269,3 +269,20 @@ def test_openviking_add_resource_refuses_to_upload_secrets(build: Any, hermes_ho
     out = json.loads(p.handle_tool_call("viking_add_resource", {"url": str(path)}))
     assert "error" in out, out
     assert build.server.calls(path_contains="temp_upload") == []
+
+
+def test_hindsight_a_prefetch_queued_just_before_shutdown_starts_no_new_client(build: Any) -> None:
+    """The prefetch thread used to create a fresh client (loop thread + aiohttp session) after shutdown."""
+    p = build("hindsight")
+    before = set(threading.enumerate())
+    for _ in range(5):
+        p.initialize("s1", hermes_home=str(p._home), platform="cli", agent_context="primary")
+        p.queue_prefetch("what do you remember about my project?")
+        p.shutdown()
+        for t in [t for t in threading.enumerate() if t.name == "hindsight-prefetch"]:
+            t.join(10)
+    assert p._client is None
+    left = [t for t in threading.enumerate() if t not in before and t.name.startswith(("hindsight", "asyncio"))]
+    for t in left:
+        t.join(5)
+    assert [t.name for t in left if t.is_alive()] == []

@@ -103,6 +103,19 @@ def _as_list(value: Any) -> list[str]:
     return [str(v) for v in value]
 
 
+async def _cancel_pending_and_close(client: Any) -> None:
+    """Cancel the loop's other tasks (calls still in flight) and wait for them, then close the SDK client.
+
+    A loop stopped with a call still suspended leaves a coroutine that is destroyed later, from whatever
+    thread collects it ("coroutine already executing").
+    """
+    pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    await client.aclose()
+
+
 def _config_section(home: Path) -> dict[str, Any]:
     """This provider's ``config.yaml`` settings: the top-level ``hindsight:`` section (written by the setup wizard),
     overridden by ``memory.hindsight:`` (the reference agent's location). A broken file is logged and ignored."""
@@ -220,6 +233,7 @@ class HindsightProvider(MemoryProvider):
         self._turns = 0
         self._buffer_lock = threading.Lock()
         self._client_lock = threading.Lock()
+        self._closed = False  # set by shutdown: no new client (a late prefetch thread would leak one)
         self._prefetch: dict[str, Future[str]] = {}
         self._last: dict[str, Any] = {"ok": True, "count": 0, "error": None}
         self._last_write_error: str | None = None
@@ -252,6 +266,7 @@ class HindsightProvider(MemoryProvider):
         """Resolve settings for ``session_id``; the client and its loop start on first use (no network here)."""
         if self._client is not None:  # re-initialised: settings may have changed
             self.shutdown()
+        self._closed = False
         home = kwargs.get("hermes_home")
         self._home = Path(home) if home else resolve_home()
         self._settings = _load_settings(self._home)
@@ -279,6 +294,8 @@ class HindsightProvider(MemoryProvider):
     # -- the SDK on a private loop ------------------------------------------------------------------
     def _ensure_client(self) -> Any:
         with self._client_lock:  # a prefetch thread and the worker may both get here first
+            if self._closed:
+                raise RuntimeError("the Hindsight provider is shut down")
             if self._client is None:
                 self._client = self._start_client()
             return self._client
@@ -587,22 +604,22 @@ class HindsightProvider(MemoryProvider):
         try:
             if self._writes_ok() and self._buffer:
                 self._flush_buffer()
-            if self._client is not None and self._loop is not None:
-                client = self._client
+        finally:
+            with self._client_lock:  # from here on no thread can start a new client
+                self._closed = True
+                client, loop, thread = self._client, self._loop, self._loop_thread
+                self._client, self._loop, self._loop_thread = None, None, None
+            if client is not None and loop is not None:
                 try:
-                    asyncio.run_coroutine_threadsafe(client.aclose(), self._loop).result(timeout=5)
+                    asyncio.run_coroutine_threadsafe(_cancel_pending_and_close(client), loop).result(timeout=5)
                 except Exception as exc:
                     log.debug("hindsight: close failed: %s", exc)
-        finally:
-            self._client = None
-            if self._loop is not None:
-                self._loop.call_soon_threadsafe(self._loop.stop)
-                if self._loop_thread is not None:
-                    self._loop_thread.join(timeout=5)
-                if self._loop_thread is None or not self._loop_thread.is_alive():
-                    self._loop.close()  # also ends the loop's default executor threads (aiohttp's DNS lookups)
-                self._loop = None
-                self._loop_thread = None
+            if loop is not None:
+                loop.call_soon_threadsafe(loop.stop)
+                if thread is not None:
+                    thread.join(timeout=5)
+                if thread is None or not thread.is_alive():
+                    loop.close()  # also ends the loop's default executor threads (aiohttp's DNS lookups)
 
     # -- setup wizard -----------------------------------------------------------------------------------
     def get_config_schema(self) -> list[ConfigField]:
