@@ -286,3 +286,22 @@ def test_hindsight_a_prefetch_queued_just_before_shutdown_starts_no_new_client(b
     for t in left:
         t.join(5)
     assert [t.name for t in left if t.is_alive()] == []
+
+
+@pytest.mark.parametrize("setting", [{"agent": "hermès"}, {"user": "Zoë"}])
+def test_openviking_a_non_ascii_identity_is_a_clear_error_not_an_exception(hermes_home: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch,
+                                                                           setting: dict[str, str]) -> None:
+    """Account, user and agent travel in HTTP headers, which are ASCII only; the platform's user_id may not be."""
+    for var in t_ov.ENV:
+        monkeypatch.delenv(var, raising=False)
+    with FakeOpenViking(user="alice") as srv:
+        t_ov.configure(hermes_home, srv.url, **setting)
+        p = t_ov.make(hermes_home)
+        out = json.loads(p.handle_tool_call("viking_search", {"query": "green tea"}))
+        assert p.prefetch("what about green tea?") == ""
+        p.sync_turn("I like green tea a lot", "Noted.")
+        p.on_memory_write("add", "user", "likes green tea")
+        p.shutdown()
+    key = next(iter(setting))
+    assert key in out["error"] and "ASCII" in out["error"], out

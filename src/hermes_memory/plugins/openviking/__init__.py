@@ -227,6 +227,12 @@ class OpenVikingProvider(MemoryProvider):
     def _http(self) -> httpx.Client:
         if self._client is None:
             endpoint = validate_endpoint(self._settings["endpoint"] or DEFAULT_ENDPOINT)
+            for key in ("account", "user", "agent", "api_key"):  # all travel in HTTP headers: ASCII only
+                if not str(self._settings[key] or "").isascii():
+                    shown = "the API key" if key == "api_key" else f"{key} {self._settings[key]!r}"
+                    raise OpenVikingError(f"OpenViking {shown} has non-ASCII characters, which HTTP headers cannot "
+                                          f"carry; set memory.openviking.{key} (or its OPENVIKING_* variable) "
+                                          "to an ASCII value")
             headers = {"User-Agent": f"hermes-memory-openviking/{VERSION}", "Content-Type": "application/json"}
             if self._settings["agent"]:
                 headers["X-OpenViking-Actor-Peer"] = self._settings["agent"]
