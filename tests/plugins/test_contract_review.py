@@ -305,3 +305,23 @@ def test_openviking_a_non_ascii_identity_is_a_clear_error_not_an_exception(herme
         p.shutdown()
     key = next(iter(setting))
     assert key in out["error"] and "ASCII" in out["error"], out
+
+
+@pytest.mark.parametrize("user_id", ["eve/../bob", ".."])
+def test_retaindb_a_platform_user_id_stays_one_path_segment(hermes_home: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            user_id: str) -> None:
+    """user_id comes from the platform (a gateway username can be anything): 'eve/../bob' read bob's profile."""
+    srv = FakeRetainDB(api_key=t_rdb.KEY).start()
+    try:
+        monkeypatch.setenv("RETAINDB_API_KEY", t_rdb.KEY)
+        monkeypatch.setenv("RETAINDB_BASE_URL", srv.url)
+        p = t_rdb.RetainDBProvider()
+        p.initialize("s1", hermes_home=str(hermes_home), platform="cli", agent_context="primary",
+                     user_id=user_id)
+        p.handle_tool_call("retaindb_profile", {})
+        p.prefetch("what do you know about my plans for the weekend?")
+        p.shutdown()
+    finally:
+        srv.stop()
+    profile_paths = [r.path for r in srv.calls() if "/profile/" in r.path]
+    assert profile_paths and not any(path.startswith("/v1/memory/profile/bob") for path in profile_paths), profile_paths

@@ -201,13 +201,13 @@ def number_arg(args: dict[str, Any], key: str, default: float, kind: type = int)
 def path_segment(value: Any) -> str:
     """``value`` percent-encoded as exactly one URL path segment, for ids interpolated into a route.
 
-    ``/``, ``?``, ``#`` and ``%`` are escaped, so an id from the model (``"../memories?user_id=x"``)
-    cannot climb to another route or add query parameters; ``"."`` and ``".."`` (which HTTP clients
-    collapse) raise :class:`ToolArgumentError`.
+    ``/``, ``?``, ``#`` and ``%`` are escaped, so an id from the model or the platform
+    (``"../memories?user_id=x"``) cannot climb to another route or add query parameters; the dots of
+    ``"."`` and ``".."`` (segments HTTP clients collapse) are escaped too. Never raises, so hooks can use it.
     """
     text = str(value)
     if text in (".", ".."):
-        raise ToolArgumentError(f"{text!r} is not a valid id")
+        return "%2E" * len(text)
     return quote(text, safe="")
 
 

@@ -258,7 +258,7 @@ class RetainDBProvider(MemoryProvider):
 
     def _profile(self) -> Any:
         c = self.client
-        return c.with_fallback("GET", f"/v1/memory/profile/{self.user_id}", "/v1/memories",
+        return c.with_fallback("GET", f"/v1/memory/profile/{path_segment(self.user_id)}", "/v1/memories",
                                params={"project": c.project, "include_pending": "true", "user_id": self.user_id,
                                        "limit": 200})
 
@@ -397,13 +397,13 @@ class RetainDBProvider(MemoryProvider):
             out["errors"].append(str(exc))
         level = "low" if len(query) < 120 else "medium" if len(query) < 400 else "high"
         try:
-            ans = c.request("POST", f"/v1/memory/profile/{self.user_id}/ask",
+            ans = c.request("POST", f"/v1/memory/profile/{path_segment(self.user_id)}/ask",
                             json_body={"project": c.project, "query": query, "reasoning_level": level})
             out["synthesis"] = str(ans.get("answer") or "").strip() if isinstance(ans, dict) else ""
         except RetainDBError as exc:
             out["errors"].append(str(exc))
         try:
-            model = c.request("GET", f"/v1/memory/agent/{self.agent_id}/model", params={"project": c.project})
+            model = c.request("GET", f"/v1/memory/agent/{path_segment(self.agent_id)}/model", params={"project": c.project})
             if isinstance(model, dict) and int(model.get("memory_count") or 0) > 0:
                 out["agent"] = model
         except RetainDBError as exc:
@@ -528,7 +528,7 @@ class RetainDBProvider(MemoryProvider):
                 if conn.execute("SELECT 1 FROM seeded WHERE agent_id=? AND project=? AND sha256=?",
                                 (self.agent_id, self.client.project, digest)).fetchone():
                     return
-            self.client.request("POST", f"/v1/memory/agent/{self.agent_id}/seed",
+            self.client.request("POST", f"/v1/memory/agent/{path_segment(self.agent_id)}/seed",
                                 json_body={"project": self.client.project, "content": content, "source": "soul_md"})
             with self._db_lock, self._db() as conn:
                 conn.execute("INSERT OR IGNORE INTO seeded VALUES (?, ?, ?)", (self.agent_id, self.client.project, digest))
