@@ -168,7 +168,9 @@ class CompressionPlan:
 
 
 def _call_id(call: Mapping[str, Any]) -> str:
-    return str(call.get("id") or call.get("call_id") or "")
+    # ``call_id`` first: Responses-API calls carry an item ``id`` ("fc_...") besides the
+    # ``call_id`` ("call_...") that their result's ``tool_call_id`` refers to (§5).
+    return str(call.get("call_id") or call.get("id") or "")
 
 
 def _role(message: Mapping[str, Any]) -> str:
@@ -180,7 +182,8 @@ def sanitize_tool_pairs(messages: Sequence[Mapping[str, Any]]) -> tuple[list[Mes
 
     A tool result belongs to the nearest preceding assistant message with ``tool_calls`` when only
     tool results lie between them, and only if that message has a call with its ``tool_call_id``
-    (call id = ``id`` or ``call_id``). Calls without a result are dropped from ``tool_calls``; an
+    (call id = ``call_id`` or else ``id``). Calls without a result, and repeats of a call id
+    already seen in the same message, are dropped from ``tool_calls``; an
     assistant left with no calls and no text gets ``"(tool call removed)"``. Never inserts stub
     results. Unchanged messages are the same objects; changed ones are copies.
     """
@@ -206,7 +209,13 @@ def sanitize_tool_pairs(messages: Sequence[Mapping[str, Any]]) -> tuple[list[Mes
                     kept_results.append(result)
                 else:
                     removed += 1
-            kept_calls = [c for c in calls if _call_id(c) in result_ids]
+            kept_calls = []
+            kept_ids: set[str] = set()
+            for c in calls:  # one call per answered id: providers reject repeated tool_use ids
+                cid = _call_id(c)
+                if cid in result_ids and cid not in kept_ids:
+                    kept_ids.add(cid)
+                    kept_calls.append(c)
             if len(kept_calls) != len(calls):
                 removed += len(calls) - len(kept_calls)
                 new = dict(message)

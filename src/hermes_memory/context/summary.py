@@ -159,7 +159,7 @@ def split_summary(message: Mapping[str, Any]) -> tuple[str | None, Any]:
 
 
 def _call_id(call: Mapping[str, Any]) -> str:
-    return str(call.get("id") or call.get("call_id") or "")
+    return str(call.get("call_id") or call.get("id") or "")
 
 
 def _call_name_args(call: Mapping[str, Any]) -> tuple[str, str]:
