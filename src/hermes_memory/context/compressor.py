@@ -73,6 +73,9 @@ Summarizer = Callable[..., str]
 
 #: Tool results longer than this (chars) are pruned outside the tail / deduplicated.
 PRUNE_MIN_CHARS = 200
+#: Longest replacement a prune writes (chars): under ``PRUNE_MIN_CHARS``, so that a second pass
+#: neither prunes nor de-duplicates its own output (B33).
+PRUNE_RECORD_MAX_CHARS = PRUNE_MIN_CHARS - 1
 #: Tool-call arguments longer than this (chars) get their long string leaves shortened.
 ARGS_PRUNE_MIN_CHARS = 500
 #: Long string leaves of pruned arguments keep this many chars, then ``ARGS_TRUNCATION_MARK``.
@@ -265,7 +268,7 @@ def _short(value: Any, limit: int = 60) -> str:
 
 
 def tool_result_record(name: str, args: dict[str, Any] | None, raw_args: str, result: str) -> str:
-    """One-line record (at most 200 chars) that replaces a pruned tool result.
+    """One-line record (at most 199 chars) that replaces a pruned tool result.
 
     ``[terminal] ran `cmd` -> exit N, L lines output (C chars)``,
     ``[read_file] read PATH from line O (C chars)``, ``[memory] add on user (C chars result)``,
@@ -290,9 +293,9 @@ def tool_result_record(name: str, args: dict[str, Any] | None, raw_args: str, re
         if not pairs and raw_args:
             pairs = _short(raw_args, 60)
         record = f"[{name}] {pairs} ({size} chars result)".replace("]  (", "] (")
-    if len(record) > PRUNE_MIN_CHARS:
+    if len(record) > PRUNE_RECORD_MAX_CHARS:
         suffix = f" ({size} chars)"
-        record = record[: PRUNE_MIN_CHARS - len(suffix) - 1] + "…" + suffix
+        record = record[: PRUNE_RECORD_MAX_CHARS - len(suffix) - 1] + "…" + suffix
     return record
 
 
@@ -364,7 +367,8 @@ def prune_tool_outputs(
     * assistant tool-call arguments over 500 chars -> :func:`shorten_tool_arguments`.
 
     ``tool_call_id``s and every other key are kept; results of 200 chars or fewer are untouched.
-    Every replacement is at most 200 chars, so a second pass prunes 0 (idempotent, B33).
+    Every replacement is under 200 chars (:data:`PRUNE_RECORD_MAX_CHARS`), so a second pass
+    prunes 0 (idempotent, B33).
     """
     n = len(messages)
     if boundary is None:
@@ -396,7 +400,10 @@ def prune_tool_outputs(
                 new = dict(message)
                 if len(text) > PRUNE_MIN_CHARS:
                     new["content"] = tool_result_record(name, args, raw, text)
-                else:
+                else:  # short text + images: keep the text, cut so the result stays a final form
+                    keep = PRUNE_RECORD_MAX_CHARS - len(IMAGE_PLACEHOLDER) - 1
+                    if len(text) > keep:
+                        text = text[: keep - 1] + "…"
                     new["content"] = (text + " " if text else "") + IMAGE_PLACEHOLDER
                 out[i] = new
                 pruned += 1
