@@ -808,8 +808,9 @@ class ContextCompressor:
         for original, slim in zip(messages[head_end:tail_start], pruned[head_end:tail_start], strict=True):
             body, rest = split_summary(original)
             if body is not None:
-                if rest in (None, "", []):
+                if rest in (None, "", []) and not original.get("tool_calls"):
                     continue  # an earlier summary: folded in as previous_summary, not a new turn
+                rest = None if rest in (None, "", []) else rest  # a merged-into tool-call message
                 original = {**original, "content": rest}
                 slim = {**slim, "content": rest}
             raw_turns.append(original)
@@ -852,10 +853,11 @@ class ContextCompressor:
             for message in span:
                 body, rest = split_summary(message)
                 if body is not None and _role(message) != "system":
-                    if rest in (None, "", []):
+                    if rest in (None, "", []) and not message.get("tool_calls"):
                         continue
+                    # unmerge; a tool-call message the summary was merged into keeps its calls
                     message = {k: v for k, v in message.items() if k != "_compressed_summary"}
-                    message["content"] = rest
+                    message["content"] = None if rest in (None, "", []) else rest
                 kept.append(copy.deepcopy(message))
             return kept
 
