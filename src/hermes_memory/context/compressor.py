@@ -769,8 +769,10 @@ class ContextCompressor:
         :param before_cut: called once with a copy of the full input list before anything is cut
             (memory flush, B34); not called when nothing would be cut. Its exceptions are logged.
 
-        Returns the input unchanged (a new list, same length) when there is nothing to cut or the
-        compaction aborts (``last_compress_aborted``; see the module docstring). Otherwise returns
+        Returns the input unchanged (a new list, same length) when there is nothing to cut, when
+        the compaction aborts (``last_compress_aborted``; see the module docstring), or when the
+        result would not be smaller in estimated tokens than the input (``last_stats["plan"]``
+        says so; ``before_cut`` has run by then). Otherwise returns
         ``head + [summary] + tail`` (the summary may be merged into the first tail message) and
         increments ``compression_count``. Summary messages carry ``_compressed_summary: True``;
         strip underscore keys before sending. Details of the run are in ``last_stats``.
@@ -822,17 +824,23 @@ class ContextCompressor:
             self.last_compress_aborted = True
             self.last_stats["aborted"] = self.last_failure
             return list(messages)
-        self.last_summary_source = source
-        self.last_summary_fallback_used = source == "llm_free"
         result = self._assemble(messages, head_end, tail_start, format_summary(summary_body))
         result, removed = sanitize_tool_pairs(result)
         after_tokens = estimate_messages_tokens_rough(result)
+        if after_tokens >= before_tokens:
+            # the summary outweighs the turns it would replace (a small middle): cutting would
+            # only lose detail and grow the prompt, so this is a no-op (an ineffective strike)
+            self._ineffective_streak += 1
+            self.last_stats.update(
+                plan=f"summary not smaller than the turns it replaces ({after_tokens} >= {before_tokens} tokens); nothing cut",
+                tokens_after=before_tokens,
+            )
+            return list(messages)
+        self.last_summary_source = source
+        self.last_summary_fallback_used = source == "llm_free"
         self.compression_count += 1
         self.previous_summary = summary_body
-        if after_tokens >= before_tokens:
-            self._ineffective_streak += 1
-        else:
-            self._awaiting_effect = True
+        self._awaiting_effect = True
         self.last_stats.update(
             messages_after=len(result),
             tokens_after=after_tokens,
