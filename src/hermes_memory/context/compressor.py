@@ -50,6 +50,7 @@ from typing import Any
 from hermes_memory.config import CompressionConfig
 from hermes_memory.context.summary import (
     END_MARKER,
+    SUMMARY_PREFIX,
     build_fallback_summary,
     build_summary_prompt,
     clean_summary_reply,
@@ -178,6 +179,23 @@ def _call_id(call: Mapping[str, Any]) -> str:
 
 def _role(message: Mapping[str, Any]) -> str:
     return str(message.get("role") or "")
+
+
+def _summary_parts(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str | None, Any]]:
+    """:func:`split_summary` of every message, except that the latest user message counts as a
+    summary only when it carries the ``_compressed_summary`` marker or starts with our own
+    :data:`SUMMARY_PREFIX` (a restart strips the marker): a user who pastes an old agent's
+    summary ("[CONTEXT SUMMARY]: ... continue") is asking something, and the latest user
+    message is always kept verbatim (B31)."""
+    parts = [split_summary(m) for m in messages]
+    for i in range(len(messages) - 1, -1, -1):
+        if _role(messages[i]) == "user":
+            message = messages[i]
+            ours = message.get("_compressed_summary") or content_text(message.get("content")).lstrip().startswith(SUMMARY_PREFIX)
+            if parts[i][0] is not None and not ours:
+                parts[i] = (None, message.get("content"))
+            break
+    return parts
 
 
 def sanitize_tool_pairs(messages: Sequence[Mapping[str, Any]]) -> tuple[list[Message], int]:
@@ -604,8 +622,11 @@ class ContextCompressor:
     def plan(self, messages: Sequence[Mapping[str, Any]]) -> CompressionPlan:
         """Compute head / middle / tail boundaries without changing anything (see :class:`CompressionPlan`)."""
         n = len(messages)
-        summary_idx = [i for i, m in enumerate(messages) if split_summary(m)[0] is not None]
-        previous = split_summary(messages[summary_idx[-1]])[0] if summary_idx else None
+        parts = _summary_parts(messages)
+        summary_idx = [i for i, (body, _) in enumerate(parts) if body is not None]
+        # every earlier summary is folded in, oldest first (a resumed chain may hold several: B30)
+        bodies = list(dict.fromkeys(parts[i][0] for i in summary_idx if parts[i][0]))
+        previous = "\n\n".join(bodies) if summary_idx else None
         has_system = n > 0 and _role(messages[0]) == "system"
         first_n = self.config.protect_first_n if (self.compression_count == 0 and not summary_idx) else 0
         head_end = min(n, (1 if has_system else 0) + first_n)
@@ -644,7 +665,7 @@ class ContextCompressor:
         # the newest real user messages stay verbatim in the tail (B31)
         users = [
             i for i in range(head_end, n)
-            if _role(messages[i]) == "user" and not (split_summary(messages[i])[0] is not None and split_summary(messages[i])[1] in (None, ""))
+            if _role(messages[i]) == "user" and not (parts[i][0] is not None and parts[i][1] in (None, ""))
         ]
         need = max(1, self.config.min_tail_user_messages)
         protected = users[-need:]
@@ -660,8 +681,7 @@ class ContextCompressor:
                     head_end += 1
         if cut <= head_end:
             return result(head_end, False, "nothing between the protected head and tail")
-        middle = messages[head_end:cut]
-        if not any(split_summary(m)[0] is None or split_summary(m)[1] not in (None, "", []) for m in middle):
+        if not any(body is None or rest not in (None, "", []) for body, rest in parts[head_end:cut]):
             return result(cut, False, "the middle holds only an earlier summary")
         return result(cut, True, "ok")
 
@@ -807,8 +827,10 @@ class ContextCompressor:
         )
         raw_turns: list[Message] = []
         model_turns: list[Message] = []
-        for original, slim in zip(messages[head_end:tail_start], pruned[head_end:tail_start], strict=True):
-            body, rest = split_summary(original)
+        parts = _summary_parts(messages)
+        for original, slim, (body, rest) in zip(
+            messages[head_end:tail_start], pruned[head_end:tail_start], parts[head_end:tail_start], strict=True
+        ):
             if body is not None:
                 if rest in (None, "", []) and not original.get("tool_calls"):
                     continue  # an earlier summary: folded in as previous_summary, not a new turn
@@ -824,7 +846,7 @@ class ContextCompressor:
             self.last_compress_aborted = True
             self.last_stats["aborted"] = self.last_failure
             return list(messages)
-        result = self._assemble(messages, head_end, tail_start, format_summary(summary_body))
+        result = self._assemble(messages, parts, head_end, tail_start, format_summary(summary_body))
         result, removed = sanitize_tool_pairs(result)
         after_tokens = estimate_messages_tokens_rough(result)
         if after_tokens >= before_tokens:
@@ -853,13 +875,19 @@ class ContextCompressor:
         )
         return result
 
-    def _assemble(self, messages: list[Message], head_end: int, tail_start: int, summary_text: str) -> list[Message]:
-        def without_old_summaries(span: Sequence[Message]) -> list[Message]:
+    def _assemble(
+        self,
+        messages: list[Message],
+        parts: list[tuple[str | None, Any]],
+        head_end: int,
+        tail_start: int,
+        summary_text: str,
+    ) -> list[Message]:
+        def without_old_summaries(start: int, stop: int) -> list[Message]:
             # older summaries were folded into the new one (as previous_summary): drop them, and
             # unmerge them from the messages they were merged into
             kept: list[Message] = []
-            for message in span:
-                body, rest = split_summary(message)
+            for message, (body, rest) in zip(messages[start:stop], parts[start:stop], strict=True):
                 if body is not None and _role(message) != "system":
                     if rest in (None, "", []) and not message.get("tool_calls"):
                         continue
@@ -869,8 +897,8 @@ class ContextCompressor:
                 kept.append(copy.deepcopy(message))
             return kept
 
-        head = without_old_summaries(messages[:head_end])  # the system message: an equal copy
-        tail = without_old_summaries(messages[tail_start:])
+        head = without_old_summaries(0, head_end)  # the system message: an equal copy
+        tail = without_old_summaries(tail_start, len(messages))
         non_system_head = [m for m in head if _role(m) != "system"]
         head_last = _role(non_system_head[-1]) if non_system_head else None
         has_user = any(_role(m) == "user" for m in non_system_head + tail)
