@@ -7,8 +7,8 @@ Behaviour follows the reference agent's ``agent/context_compressor.py`` (referen
    over 200 chars become a one-line record of what the call did (tool, target, size, exit status),
    identical outputs keep only the newest copy, oversized tool-call arguments are shortened while
    staying valid JSON. Pruning its own output again changes nothing.
-2. **Head**: the system message plus ``protect_first_n`` messages; after the first compaction (or
-   when the history already holds a summary, e.g. after a restart) only the system message.
+2. **Head**: the leading system message(s) plus ``protect_first_n`` messages; after the first compaction (or
+   when the history already holds a summary, e.g. after a restart) only the system message(s).
 3. **Tail**: a token-budgeted run of the newest messages that never splits an assistant tool-call
    message from its results and always holds the latest user message verbatim.
 4. **Summary** of the middle by the caller's summariser with the structured template, updating the
@@ -627,9 +627,13 @@ class ContextCompressor:
         # every earlier summary is folded in, oldest first (a resumed chain may hold several: B30)
         bodies = list(dict.fromkeys(parts[i][0] for i in summary_idx if parts[i][0]))
         previous = "\n\n".join(bodies) if summary_idx else None
-        has_system = n > 0 and _role(messages[0]) == "system"
+        # every leading system message is part of the system prompt (instructions + a separate
+        # memory snapshot, say): all of them stay in the head
+        system_count = 0
+        while system_count < n and _role(messages[system_count]) == "system":
+            system_count += 1
         first_n = self.config.protect_first_n if (self.compression_count == 0 and not summary_idx) else 0
-        head_end = min(n, (1 if has_system else 0) + first_n)
+        head_end = min(n, system_count + first_n)
         while head_end < n and _role(messages[head_end]) == "tool":
             head_end += 1
 
