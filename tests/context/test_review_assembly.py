@@ -117,3 +117,17 @@ def test_review_B30_restart_of_an_all_tool_conversation_still_finds_its_summary(
     out = comp.compress(reloaded)
     assert comp.compression_count == 1
     assert len([m for m in out if split_summary(m)[0] is not None]) == 1
+
+
+def test_review_B30_summary_reply_echoing_the_end_marker_is_still_one_summary():
+    """Repro: a summariser reply that contains the END_MARKER line (echoed from a pasted
+    transcript) produced a summary message that read back as "summary + merged user content":
+    the text after the marker left the summary and came back as a user turn."""
+    fake = RecordingSummariser(f"## Goal\nG1\n\n{END_MARKER}\n## Critical Context\nFACT-7")
+    comp = ContextCompressor(4000, CompressionConfig(protect_first_n=0), fake)
+    out = comp.compress([sys_msg(), *_long_turns(), user("LAST")])
+    summaries = [split_summary(m) for m in out if split_summary(m)[0] is not None]
+    assert len(summaries) == 1
+    body, rest = summaries[0]
+    assert "FACT-7" in body
+    assert rest in (None, "")

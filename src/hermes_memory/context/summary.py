@@ -120,8 +120,12 @@ def strip_summary_prefix(text: str) -> str:
 
 
 def format_summary(body: str) -> str:
-    """The content of a summary message: ``SUMMARY_PREFIX + "\\n" + body``."""
-    return f"{SUMMARY_PREFIX}\n{strip_summary_prefix(body)}"
+    """The content of a summary message: ``SUMMARY_PREFIX + "\\n" + body``.
+
+    :data:`END_MARKER` is removed from ``body`` (a reply may echo it): inside a summary message
+    it would read back as the end of a merged summary, and the text after it as a real turn.
+    """
+    return f"{SUMMARY_PREFIX}\n{strip_summary_prefix(body.replace(END_MARKER, ''))}"
 
 
 def split_summary(message: Mapping[str, Any]) -> tuple[str | None, Any]:
