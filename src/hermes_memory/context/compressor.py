@@ -683,6 +683,17 @@ class ContextCompressor:
                 head_end = stranded[0] + 1
                 while head_end < n and _role(messages[head_end]) == "tool":
                     head_end += 1
+        # an earlier stand-alone summary in the tail is dropped there (folded into the new one),
+        # which would leave its two neighbours -- of one role -- side by side: cut after it
+        # instead, so the new summary takes its place, unless that strands a protected user
+        pure = [
+            i for i in range(max(cut, head_end), n)
+            if parts[i][0] is not None and parts[i][1] in (None, "", []) and not messages[i].get("tool_calls")
+        ]
+        if pure:
+            after = self._align_cut(messages, pure[-1] + 1, head_end)
+            if after < n and all(u >= after for u in protected):
+                cut = after
         if cut <= head_end:
             return result(head_end, False, "nothing between the protected head and tail")
         if not any(body is None or rest not in (None, "", []) for body, rest in parts[head_end:cut]):
