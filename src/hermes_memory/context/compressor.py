@@ -512,6 +512,7 @@ class ContextCompressor:
         self._transient_streak = 0
         self._ineffective_streak = 0
         self._awaiting_effect = False
+        self._unconfigured = False  # the summariser said no model is configured (LLM-free until cooldown ends)
 
     def reset(self) -> None:
         """Forget the conversation (``/new``, ``/reset``): counters, previous summary, cooldown,
@@ -525,6 +526,7 @@ class ContextCompressor:
         self._cooldown_until = 0.0
         self._transient_streak = self._ineffective_streak = 0
         self._awaiting_effect = False
+        self._unconfigured = False
 
     # -- accounting -------------------------------------------------------------------------
 
@@ -573,7 +575,7 @@ class ContextCompressor:
         under the threshold (anti-thrash; cleared by a prompt under the threshold or a forced
         compaction).
         """
-        if not self.config.enabled or self.cooldown_remaining() > 0:
+        if not self.config.enabled or (self.cooldown_remaining() > 0 and not self._unconfigured):
             return False
         if self._ineffective_streak >= INEFFECTIVE_LIMIT:
             return False
@@ -749,6 +751,9 @@ class ContextCompressor:
 
         if self.summarizer is None:
             return self._fallback_body(turns_raw, previous, focus_topic), "llm_free"
+        if self.cooldown_remaining() > 0 and self._unconfigured:
+            # No summary model is configured: the LLM-free summary is the summary, not a failure.
+            return self._fallback_body(turns_raw, previous, focus_topic), "llm_free"
         if self.cooldown_remaining() > 0:
             self.last_failure = f"cooldown: {self.cooldown_remaining():.0f}s left after '{self.last_failure}'"
             return fallback("summariser in cooldown")
@@ -767,6 +772,10 @@ class ContextCompressor:
             kind = classify_summary_error(exc)
             self.last_failure = f"{kind}: {type(exc).__name__}: {exc}"
             self._start_cooldown(kind)
+            self._unconfigured = kind == "not_configured"
+            if self._unconfigured:
+                logger.info("no summary model is configured; using the LLM-free summary")
+                return self._fallback_body(turns_raw, previous, focus_topic), "llm_free"
             if kind in ("auth", "network"):
                 logger.warning("context compaction aborted, nothing was cut: summariser %s error: %s", kind, exc)
                 return None, "aborted"
@@ -778,6 +787,7 @@ class ContextCompressor:
             return fallback("empty reply")
         self._transient_streak = 0
         self._cooldown_until = 0.0
+        self._unconfigured = False
         return body, "llm"
 
     def _fallback_body(self, turns: list[Message], previous: str | None, focus_topic: str | None) -> str:
