@@ -18,6 +18,7 @@ is carried to the corresponding Anthropic block. The service caches the prefix
 
 from __future__ import annotations
 
+import inspect
 import json
 from typing import Any
 
@@ -195,6 +196,14 @@ class AnthropicModel:
         self._client = client or anthropic.Anthropic(
             api_key=api_key or None, base_url=self.base_url, timeout=timeout, max_retries=max_retries,
         )
+        # Recent SDK releases dropped ``temperature`` from messages.create (the models ignore it);
+        # older ones accept it. Send it only where the installed SDK knows it.
+        try:
+            params = inspect.signature(self._client.messages.create).parameters
+            self._accepts_temperature = "temperature" in params or any(
+                p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+        except (TypeError, ValueError):
+            self._accepts_temperature = False
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
                  **opts: Any) -> ModelResponse:
@@ -208,7 +217,7 @@ class AnthropicModel:
         if system:
             kwargs["system"] = system
         temperature = opts.get("temperature", self.temperature)
-        if temperature is not None:
+        if temperature is not None and self._accepts_temperature:
             kwargs["temperature"] = min(float(temperature), 1.0)
         if tools:
             kwargs["tools"] = convert_tools(tools)
