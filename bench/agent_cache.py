@@ -28,10 +28,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # for tests.agent.fakes (the local wire-format servers)
 
+from tests.agent.fakes.servers import FakeAnthropicServer  # noqa: E402
+
 from hermes_memory.agent import Agent  # noqa: E402
 from hermes_memory.config import HermesConfig  # noqa: E402
 from hermes_memory.llm.anthropic import AnthropicModel  # noqa: E402
-from tests.agent.fakes.servers import FakeAnthropicServer  # noqa: E402
 
 MEMORY_TURNS = {5: ("user", "User is a data engineer in Lisbon."),
                 18: ("memory", "Warehouse is Postgres 16 with dbt models."),
