@@ -364,3 +364,40 @@ def test_token_counts_reach_the_session_row(hermes_home: Path):
     assert row["output_tokens"] == r1.usage.completion_tokens + r2.usage.completion_tokens
     assert row["api_call_count"] == 2
     agent.close()
+
+
+# -- session end and after-turn hooks ------------------------------------------------------------------
+
+def test_session_end_flushes_before_on_session_end_then_shuts_down(hermes_home: Path):
+    ext = FakeProvider("ext")
+    seen_at_flush = []
+    model = RoutingModel(flush=lambda msgs, tools: seen_at_flush.append(len(ext.called("on_session_end"))) or "ok")
+    agent = Agent(model, home=hermes_home, config=config(memory={"flush_min_turns": 2}), provider=ext)
+    agent.run_turn("first thing")
+    agent.run_turn("second thing")
+    agent.manager.flush_pending(5)
+    synced = ext.called("sync_turn")
+    assert [s[0][:2] for s in synced] == [("first thing", "answer 1"), ("second thing", "answer 2")]
+    assert [q[0][0] for q in ext.called("queue_prefetch")] == ["first thing", "second thing"]
+    agent.close()
+    assert seen_at_flush == [0]  # the flush ran before on_session_end
+    hooks = [h for h, _, _ in ext.calls if h in ("on_session_end", "shutdown")]
+    assert hooks == ["on_session_end", "shutdown"]
+    ended = ext.called("on_session_end")[0][0][0]
+    assert [m["content"] for m in ended if m["role"] == "user"] == ["first thing", "second thing"]
+    assert agent.db.get_session(agent.session_id)["end_reason"] == "user_exit"
+
+
+def test_preflight_compresses_before_a_call_that_would_not_fit(hermes_home: Path):
+    model = RoutingModel(context_length=8000)
+    agent = Agent(model, home=hermes_home, config=small_window(threshold=0.9))
+    for i in range(8):
+        agent.run_turn(f"turn {i}: {LONG}")
+    assert agent.compressor.compression_count == 0
+    before = agent.session_id
+    result = agent.run_turn("Please review this log:\n" + "line of build output with details\n" * 600)
+    assert result.compressions >= 1 and agent.session_id != before
+    request = model.requests_of("main")[-1]
+    assert any("SUMMARY: earlier turns" in (m.get("content") or "") for m in request["messages"])
+    assert model.kinds.index("summary") < len(model.kinds) - 1  # summarised before the answering call
+    agent.close()
