@@ -401,3 +401,16 @@ def test_preflight_compresses_before_a_call_that_would_not_fit(hermes_home: Path
     assert any("SUMMARY: earlier turns" in (m.get("content") or "") for m in request["messages"])
     assert model.kinds.index("summary") < len(model.kinds) - 1  # summarised before the answering call
     agent.close()
+
+
+def test_session_search_summaries_use_the_auxiliary_model(hermes_home: Path):
+    a1 = Agent(RoutingModel(["Noted."]), home=hermes_home)
+    a1.run_turn("The quarterly okapi census is in March.")
+    a1.close()
+    aux = ScriptedModel(default="They discussed the okapi census timing (March).")
+    model = RoutingModel([assistant_tool_calls(tool_call("session_search", {"query": "okapi"})), "March."])
+    a2 = Agent(model, aux_model=aux, home=hermes_home, config=config(session_search={"summarize": True}))
+    a2.run_turn("when is the okapi census?")
+    result = next(m for m in a2.messages if m["role"] == "tool")["content"]
+    assert "okapi census timing" in result and aux.calls >= 1
+    a2.close()

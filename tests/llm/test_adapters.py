@@ -211,3 +211,16 @@ def test_scripted_model_records_and_runs_out_loudly():
     assert second.finish_reason == "tool_calls" and model.requests[1]["tools"] == [TOOL]
     with pytest.raises(ModelError, match="ran out"):
         model.complete([{"role": "user", "content": "c"}])
+
+
+def test_summary_model_from_compression_config():
+    from hermes_memory.llm.factory import build_summary_model
+
+    cfg = HermesConfig.model_validate({"model": {"provider": "openai", "name": "big", "base_url": "http://127.0.0.1:9/v1"},
+                                       "compression": {"summary_model": "tiny"}})
+    main, aux = build_models(cfg, env={})
+    summary = build_summary_model(cfg, main, aux, env={})
+    assert summary.name == "tiny" and isinstance(summary, OpenAICompatModel) and summary.base_url == main.base_url
+    plain = HermesConfig.model_validate({"model": {"provider": "openai", "name": "big", "base_url": "http://127.0.0.1:9/v1"}})
+    m2, a2 = build_models(plain, env={})
+    assert build_summary_model(plain, m2, a2, env={}) is a2

@@ -121,6 +121,7 @@ class Agent:
     :param platform: ``platform`` passed to providers (``"cli"``); ``source`` is the session row's source.
     :param identity: first paragraph of the system prompt (default :data:`prompt.DEFAULT_IDENTITY`).
     :param max_iterations: model calls per turn (default :data:`MAX_TOOL_ITERATIONS`).
+    :param summary_model: model for compression summaries (``compression.summary_model``; default ``aux_model``).
 
     Raises :class:`SessionStoreError` when ``resume`` matches no session.
     """
@@ -129,7 +130,8 @@ class Agent:
                  home: HermesHome | str | Path | None = None, config: HermesConfig | None = None,
                  provider: MemoryProvider | None = None, session_db: SessionDB | None = None,
                  resume: str | None = None, platform: str = "cli", source: str = "cli",
-                 identity: str | None = None, max_iterations: int = MAX_TOOL_ITERATIONS) -> None:
+                 identity: str | None = None, max_iterations: int = MAX_TOOL_ITERATIONS,
+                 summary_model: ChatModel | None = None) -> None:
         self.model = model
         self.aux_model = aux_model or model
         self.home = home if isinstance(home, HermesHome) else HermesHome.resolve(home)
@@ -147,6 +149,7 @@ class Agent:
             self.store = MemoryStore(self.home.memories_dir, mem.memory_char_limit, mem.user_char_limit)
         self.db = session_db or SessionDB(self.home.state_db)
         self._external = provider if provider is not None else load_configured_provider(mem.provider, self.home.root)
+        self.summary_model = summary_model or self.aux_model
         self.compressor = ContextCompressor(model.context_length, self.config.compression, self._summarize)
         self.nudge_interval = mem.nudge_interval
         self.flush_min_turns = mem.flush_min_turns
@@ -284,7 +287,8 @@ class Agent:
             if name == "memory" and self.memory_tool_enabled:
                 return self.run_memory_tool(args)
             if name == "session_search":
-                return session_search(args, self.db, current_session_id=self.session_id)
+                summarizer = self._summarize_session if self.config.session_search.summarize else None
+                return session_search(args, self.db, current_session_id=self.session_id, summarizer=summarizer)
             if self.manager.has_tool(name):
                 return self.manager.handle_tool_call(name, args, session_id=self.session_id)
         except Exception as exc:  # a tool failure is reported to the model, not raised
@@ -327,13 +331,21 @@ class Agent:
         """Summariser handed to the compressor: one auxiliary-model call; our error kinds mapped to its own."""
         opts = {"max_tokens": max_tokens} if max_tokens else {}
         try:
-            resp = self.aux_model.complete([{"role": "user", "content": prompt}], **opts)
+            resp = self.summary_model.complete([{"role": "user", "content": prompt}], **opts)
         except ModelAuthError as exc:
             raise SummaryAuthError(str(exc)) from exc
         except ModelNetworkError as exc:
             raise SummaryNetworkError(str(exc)) from exc
         except (ModelRateLimitError, ModelServerError) as exc:
             raise SummaryRateLimitError(str(exc)) from exc
+        self._account(resp, main=False)
+        return resp.content
+
+    def _summarize_session(self, transcript: str, query: str) -> str:
+        """``session_search`` summariser (``session_search.summarize: true``): one auxiliary-model call."""
+        prompt = (f"Summarise this past conversation in at most 8 sentences, focusing on what relates to "
+                  f"\"{query}\": decisions, facts about the user, outcomes. Transcript:\n\n{transcript}")
+        resp = self.aux_model.complete([{"role": "user", "content": prompt}], max_tokens=1024)
         self._account(resp, main=False)
         return resp.content
 

@@ -18,7 +18,7 @@ from rich.table import Table
 
 from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, console, err_console, fail, print_json, state
 from hermes_memory.errors import ModelError, ModelNotConfiguredError, ProviderError, SessionStoreError
-from hermes_memory.llm.factory import build_models, not_configured_help
+from hermes_memory.llm.factory import build_models, build_summary_model, not_configured_help
 
 HISTORY_FILE = ".chat_history"
 SLASH_HELP = (
@@ -41,10 +41,11 @@ def _build_agent(ctx: typer.Context, resume: str | None) -> Any:
         fail(not_configured_help(str(st.home.config_path)), EXIT_USAGE)
     try:
         main, aux = build_models(cfg)
+        summary = build_summary_model(cfg, main, aux)
     except ModelNotConfiguredError as exc:
         fail(str(exc), EXIT_USAGE)
     try:
-        return Agent(main, aux_model=aux, home=st.home, config=cfg, resume=resume)
+        return Agent(main, aux_model=aux, summary_model=summary, home=st.home, config=cfg, resume=resume)
     except (ProviderError, SessionStoreError) as exc:
         fail(str(exc), EXIT_REFUSED)
 

@@ -110,3 +110,14 @@ def build_models(config: HermesConfig, *, env: Mapping[str, str] | None = None) 
     if aux_cfg is None:
         return main, main
     return main, build_model(aux_cfg, env=env, section="auxiliary")
+
+
+def build_summary_model(config: HermesConfig, main: ChatModel, aux: ChatModel, *,
+                        env: Mapping[str, str] | None = None) -> ChatModel:
+    """The model for compression summaries: ``compression.summary_model`` (a model id on the auxiliary
+    model's service) when set, else ``aux``. Raises :class:`ModelNotConfiguredError` like :func:`build_model`."""
+    name = config.compression.summary_model.strip()
+    if not name or name == aux.name:
+        return aux
+    base = auxiliary_config(config) or config.model
+    return build_model(base.model_copy(update={"name": name}), env=env, section="compression.summary_model")
