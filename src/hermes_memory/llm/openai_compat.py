@@ -31,11 +31,15 @@ from hermes_memory.llm.base import (
     strip_private_keys,
 )
 
+_WIRE_KEYS = {"role", "content", "tool_calls", "tool_call_id", "name"}
+
 
 def _clean_message(message: dict[str, Any]) -> dict[str, Any]:
-    """OpenAI wire copy of one message: private keys and cache markers removed."""
-    msg = strip_private_keys(message)
-    msg.pop("cache_control", None)
+    """OpenAI wire copy of one message: only the chat-completions keys (private keys, cache markers and
+    replayed reasoning fields dropped; ``name`` dropped from tool results, which strict servers reject)."""
+    msg = {k: v for k, v in strip_private_keys(message).items() if k in _WIRE_KEYS}
+    if msg.get("role") == "tool":
+        msg.pop("name", None)
     content = msg.get("content")
     if isinstance(content, list):
         parts = []
