@@ -283,6 +283,13 @@ def test_B34_compression_flushes_first_with_full_history_then_splits_session(her
     assert not any(SENTINEL_KEY in m for m in agent.messages)
     ext_switch = ext.called("on_session_switch")
     assert ext_switch and ext_switch[-1][0][0] == agent.session_id
+    # then manually: one more flush, over the compacted history only (the raw turn is not re-flushed)
+    agent.run_turn(f"later: {LONG}")
+    assert agent.compress_context(reason="manual", force=True)
+    flushes = model.requests_of("flush")
+    assert len(flushes) == 2 and model.kinds.count("summary") == 2
+    assert not any(m.get("content") == "remember: codename PLACEHOLDER-7" for m in flushes[1]["messages"])
+    assert any("SUMMARY: user shared a codename" in (m.get("content") or "") for m in flushes[1]["messages"])
     agent.close()
 
 
