@@ -421,3 +421,17 @@ def test_session_search_summaries_use_the_auxiliary_model(hermes_home: Path):
     result = next(m for m in a2.messages if m["role"] == "tool")["content"]
     assert "okapi census timing" in result and aux.calls >= 1
     a2.close()
+
+
+def test_bundled_holographic_provider_mirrors_writes_and_recalls_them(hermes_home: Path):
+    model = RoutingModel([memory_call("add", "user", "User's dog is named Biscuit."), "Saved.", "Biscuit."])
+    agent = Agent(model, home=hermes_home, config=config(memory={"provider": "holographic"}))
+    assert [p.name for p in agent.manager.providers] == ["builtin", "holographic"]
+    agent.run_turn("my dog is called Biscuit")
+    agent.manager.flush_pending(5)
+    agent.run_turn("what is my dog Biscuit's name again?")
+    last = model.requests_of("main")[-1]
+    assert "fact_store" in tool_names(last)
+    fenced = last["messages"][-1]["content"]
+    assert "<memory-context>" in fenced and "User's dog is named Biscuit." in fenced.split("<memory-context>")[1]
+    agent.close()
