@@ -224,3 +224,24 @@ def test_summary_model_from_compression_config():
     plain = HermesConfig.model_validate({"model": {"provider": "openai", "name": "big", "base_url": "http://127.0.0.1:9/v1"}})
     m2, a2 = build_models(plain, env={})
     assert build_summary_model(plain, m2, a2, env={}) is a2
+
+
+def test_fake_anthropic_cache_minimum_and_lookback_window():
+    marker = {"type": "ephemeral"}
+    with FakeAnthropicServer(default="ok", min_cacheable_tokens=1024) as srv:
+        model = _an(srv)
+        short = [{"role": "user", "content": [{"type": "text", "text": "tiny prompt", "cache_control": marker}]}]
+        model.complete(short)
+        again = model.complete(short)
+        assert again.usage.cache_read_tokens == 0 and again.usage.cache_write_tokens == 0  # under the minimum
+        # a cached prefix more than 20 blocks before the only breakpoint is not found
+        big = {"role": "system", "content": [{"type": "text", "text": "x " * 3000, "cache_control": marker}]}
+        first = model.complete([big, {"role": "user", "content": "q"}])
+        assert first.usage.cache_write_tokens > 1024
+        blocks = [{"type": "text", "text": f"part {i}"} for i in range(25)]
+        blocks[-1]["cache_control"] = marker
+        plain_big = {"role": "system", "content": big["content"][0]["text"]}
+        far = model.complete([plain_big, {"role": "user", "content": blocks}])
+        assert far.usage.cache_read_tokens == 0
+        near = model.complete([plain_big, {"role": "user", "content": blocks[-19:]}])
+        assert near.usage.cache_read_tokens == first.usage.cache_write_tokens
