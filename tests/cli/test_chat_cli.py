@@ -129,3 +129,16 @@ def test_run_model_failure_exits_1(tmp_path: Path, monkeypatch):
         _write_config(home, "openai", srv.base_url)
         res = runner.invoke(app, ["--home", str(home), "run", "hello"])
     assert res.exit_code == 1 and "API key" in res.output
+
+
+def test_configured_provider_that_cannot_load_is_reported_not_dropped(tmp_path: Path, monkeypatch):
+    home = tmp_path / "h"
+    monkeypatch.setenv("FAKE_LLM_KEY", "k")
+    with FakeOpenAIServer(["never"]) as srv:
+        _write_config(home, "openai", srv.base_url)
+        cfg = yaml.safe_load((home / "config.yaml").read_text())
+        cfg["memory"] = {"provider": "no-such-provider"}
+        (home / "config.yaml").write_text(yaml.safe_dump(cfg))
+        res = runner.invoke(app, ["--home", str(home), "run", "hello"])
+    assert res.exit_code == 1 and "no-such-provider" in res.output
+    assert srv.requests == []
