@@ -97,6 +97,7 @@ def test_chat_repl_slash_commands_and_footer(tmp_path: Path, monkeypatch):
     assert "Project codename is Heron." in out  # /memory shows the live file
     assert "from cache" in out and "tokens in" in out
     assert "unknown command /bogus" in out
+    assert "snippet" in out and ">>>codename<<<" in out  # /search found the first message
     with sqlite3.connect(home / "state.db") as db:
         rows = db.execute("SELECT end_reason FROM sessions ORDER BY started_at").fetchall()
     assert [r[0] for r in rows] == ["new_session", "user_exit"]
