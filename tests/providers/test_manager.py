@@ -458,3 +458,22 @@ def test_create_memory_manager_from_config(hermes_home):
     update_config(hermes_home / "config.yaml", {"memory.provider": "ghost"})
     with pytest.raises(ProviderError, match="ghost"):
         create_memory_manager(load_config(hermes_home / "config.yaml"), str(hermes_home))
+
+
+@pytest.mark.parametrize("exc", [SystemExit(3), KeyboardInterrupt()])
+def test_provider_raising_systemexit_in_a_hook_does_not_end_the_turn(exc):
+    class Exiting(FakeProvider):
+        def system_prompt_block(self):
+            raise exc
+
+        def on_turn_start(self, turn_number, message, **kwargs):
+            raise exc
+
+        def on_pre_compress(self, messages):
+            raise exc
+
+    m = _manager(FakeProvider("builtin", system_prompt="builtin block"), Exiting("ext", tools=["t"]))
+    assert m.build_system_prompt() == "builtin block"
+    m.on_turn_start(1, "hello")
+    assert m.on_pre_compress([]) == ""
+    assert type(exc).__name__ in m.errors["ext"]

@@ -143,7 +143,9 @@ class _Timeout(Exception):
 def _call_bounded(fn: Callable[[], Any], timeout: float | None, label: str) -> Any:
     """Run ``fn`` in a daemon thread and wait at most ``timeout`` seconds (``None`` = inline).
 
-    Returns ``fn``'s result, re-raises its exception, or raises :class:`_Timeout`.
+    Returns ``fn``'s result, re-raises its exception, or raises :class:`_Timeout`. A
+    ``SystemExit`` or ``KeyboardInterrupt`` raised in the thread (a provider or its SDK calling
+    ``sys.exit``) is re-raised as ``RuntimeError``: it ended only that thread, never the agent.
     """
     if timeout is None:
         return fn()
@@ -162,7 +164,10 @@ def _call_bounded(fn: Callable[[], Any], timeout: float | None, label: str) -> A
     if not done.wait(max(timeout, 0.0)):
         raise _Timeout(f"{label} did not return within {timeout:g} s")
     if "error" in box:
-        raise box["error"]
+        err = box["error"]
+        if not isinstance(err, Exception):
+            raise RuntimeError(f"{label} raised {type(err).__name__}: {err}") from err
+        raise err
     return box.get("value")
 
 
