@@ -190,3 +190,44 @@ def test_providers_list_in_a_subprocess(hermes_home):
                            "--json"], capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "holographic" in {r["name"] for r in json.loads(proc.stdout)}
+
+
+@pytest.mark.parametrize("setting", ["default_trust=5", "min_trust_threshold=-2", "hrr_weight=9", "hrr_dim=-3",
+                                     "hrr_dim=100000000", "temporal_decay_half_life=-1", "default_trust=nan"])
+def test_setup_refuses_out_of_range_holographic_settings(hermes_home, setting):
+    # these were written as given; the provider then clamped them silently (or, for a
+    # 100M-dimension HRR, would allocate gigabytes on the first fact)
+    res = _invoke(hermes_home, "memory", "setup", "--provider", "holographic", "--set", setting, "--yes")
+    assert res.exit_code == 2, res.output
+    assert setting.split("=")[0] in res.output
+    assert not (hermes_home / "config.yaml").exists()
+
+
+@pytest.mark.parametrize("bad", ["hrr_dim: lots", "default_trust: 7", "auto_extract: maybe"])
+def test_status_reports_invalid_provider_settings(hermes_home, bad):
+    # hand-edited config: the provider would fail to initialise (or clamp silently), so status
+    # must not say "available"
+    (hermes_home / "config.yaml").write_text(f"memory:\n  provider: holographic\nholographic:\n  {bad}\n")
+    key = bad.split(":")[0]
+    res = _invoke(hermes_home, "providers", "status")
+    assert res.exit_code == 1 and key in res.output and "memory setup --provider holographic" in res.output
+    res = _invoke(hermes_home, "memory", "status", "--json")
+    assert res.exit_code == 1 and json.loads(res.stdout)["provider"]["ok"] is False
+    # re-running setup non-interactively must not keep the bad value and report success
+    before = (hermes_home / "config.yaml").read_bytes()
+    res = _invoke(hermes_home, "memory", "setup", "--provider", "holographic", "--yes")
+    assert res.exit_code == 2 and f"--set {key}=" in res.output
+    assert (hermes_home / "config.yaml").read_bytes() == before
+
+
+@pytest.mark.filterwarnings("ignore::getpass.GetPassWarning")
+def test_setup_interactive_asks_again_after_an_invalid_answer(hermes_home, monkeypatch):
+    monkeypatch.delenv("CLOUDY_API_KEY", raising=False)
+    _install_cloudy(hermes_home)
+    listed = [r["name"] for r in json.loads(_invoke(hermes_home, "providers", "list", "--json").stdout)]
+    choice = str(listed.index("cloudy") + 1)
+    # top_k "lots" is not an int: the wizard says so and asks again instead of dropping every answer
+    res = _invoke(hermes_home, "memory", "setup", input=f"{choice}\nsecret-key\nus\nlots\n7\n")
+    assert res.exit_code == 0, res.output
+    assert "not a valid int" in res.output
+    assert yaml.safe_load((hermes_home / "config.yaml").read_text())["cloudy"] == {"region": "us", "top_k": 7}

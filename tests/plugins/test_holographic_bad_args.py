@@ -75,3 +75,14 @@ def test_cjk_and_sql_special_characters_round_trip(provider):
         fid = json.loads(provider.handle_tool_call("fact_store", {"action": "add", "content": text}))["fact_id"]
         found = json.loads(provider.handle_tool_call("fact_store", {"action": "search", "query": text}))
         assert fid in [r["fact_id"] for r in found["results"]], (text, found)
+
+
+@pytest.mark.parametrize("key,value", [("hrr_dim", -3), ("default_trust", 5), ("hrr_weight", -1),
+                                       ("min_trust_threshold", 2), ("temporal_decay_half_life", -1)])
+def test_out_of_range_setting_is_a_clear_error_not_clamped(hermes_home, key, value):
+    from hermes_memory.config import update_config
+    from hermes_memory.errors import ConfigError
+
+    update_config(hermes_home / "config.yaml", {f"holographic.{key}": value})
+    with pytest.raises(ConfigError, match=f"holographic.{key}"):
+        HolographicProvider().initialize("s", hermes_home=str(hermes_home), platform="cli", agent_context="primary")

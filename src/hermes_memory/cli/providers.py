@@ -33,11 +33,24 @@ def provider_status(ctx: typer.Context) -> dict[str, Any]:
         out["reason"] = "built-in memory only (memory.provider is empty)"
         return out
     try:
-        load_configured_provider(name, st.home.root)
+        provider = load_configured_provider(name, st.home.root)
     except ProviderError as exc:
         out.update(ok=False, available=False, reason=str(exc))
         return out
     out.update(loaded=True, available=True)
+    from hermes_memory.cli.setup import invalid_settings  # setup imports this module
+
+    try:
+        schema = provider.get_config_schema() if provider is not None else []
+    except Exception as exc:  # noqa: BLE001 - plugin code
+        schema = []
+        logger.error("memory provider %r: get_config_schema() raised %s", name, exc)
+    problems = invalid_settings(name, schema, (st.config.model_extra or {}).get(name))
+    if problems:
+        out.update(ok=False, reason=f"invalid setting(s) in {st.home.config_path}: {'; '.join(problems)}. "
+                                    f"Fix them with `hermes-memory memory setup --provider {name}` "
+                                    "or delete the keys to use the defaults")
+        logger.error("configured memory provider %r: %s", name, out["reason"])
     return out
 
 

@@ -12,10 +12,12 @@ cancelled wizard saves nothing. Every prompt has a flag for non-interactive use:
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.prompt import Confirm, Prompt
 
 from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, console, fail, print_json, state
@@ -59,7 +61,39 @@ def convert(f: ConfigField, raw: Any) -> Any:
         raise ValueError(f"{f.key}: {raw!r} is not a valid {f.type}") from None
     if f.choices and value not in f.choices and str(value) not in {str(c) for c in f.choices}:
         raise ValueError(f"{f.key}: {raw!r} is not one of {', '.join(map(str, f.choices))}")
+    if f.type in ("int", "float"):
+        if not math.isfinite(value):
+            raise ValueError(f"{f.key}: {raw!r} is not a finite number")
+        if (f.min is not None and value < f.min) or (f.max is not None and value > f.max):
+            low = "" if f.min is None else f"{f.min:g} "
+            high = "" if f.max is None else f" {f.max:g}"
+            raise ValueError(f"{f.key}: {raw!r} is out of range (allowed: {low}..{high})")
     return value
+
+
+def invalid_settings(provider: str, schema: list[ConfigField], section: Any) -> list[str]:
+    """Problems with the non-secret values of ``section`` (the provider's ``config.yaml`` section), one per key."""
+    if not isinstance(section, dict):
+        return [] if section is None else [f"the {provider}: section must be a mapping of settings"]
+    problems = []
+    for f in schema:
+        if f.secret or section.get(f.key) is None:
+            continue
+        try:
+            convert(f, section[f.key])
+        except ValueError as exc:
+            problems.append(str(exc))
+    return problems
+
+
+def _ask_until_valid(provider: str, f: ConfigField, current: Any) -> Any:
+    """Ask for ``f`` until the answer converts (the error is shown each time); EOF / Ctrl-C cancel."""
+    while True:
+        raw = _ask_field(provider, f, current)
+        try:
+            return convert(f, raw)
+        except ValueError as exc:
+            console.print(f"[red]{escape(str(exc))}[/]; try again")
 
 
 def _parse_sets(items: list[str]) -> dict[str, str]:
@@ -155,8 +189,12 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
                                 fail(f"{f.key} is required: pass --set {f.key}=VALUE or export {env_var_for(name, f)}",
                                      EXIT_USAGE)
                             continue
-                        if current is not None:
-                            continue  # keep what is configured
+                        if current is not None:  # keep what is configured, if it is valid
+                            try:
+                                convert(f, current)
+                            except ValueError as exc:
+                                fail(f"{exc} (the value now in config.yaml): pass --set {f.key}=VALUE", EXIT_USAGE)
+                            continue
                         if f.default is None:
                             if f.required:
                                 fail(f"{f.key} is required: pass --set {f.key}=VALUE", EXIT_USAGE)
@@ -165,7 +203,10 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
                     try:
                         value = convert(f, raw)
                     except ValueError as exc:
-                        fail(str(exc), EXIT_USAGE)
+                        if not interactive or f.key in values_in:
+                            fail(str(exc), EXIT_USAGE)
+                        console.print(f"[red]{escape(str(exc))}[/]; try again")
+                        value = _ask_until_valid(name, f, current)
                     if f.secret:
                         env_values[env_var_for(name, f)] = str(value)
                     else:

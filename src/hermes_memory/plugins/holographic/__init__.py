@@ -149,11 +149,16 @@ class HolographicProvider(MemoryProvider):
         return [
             ConfigField("db_path", "SQLite file for facts ($HERMES_HOME is expanded)", default="$HERMES_HOME/memory_store.db"),
             ConfigField("auto_extract", "Harvest stated preferences and decisions at session end", default=False, type="bool"),
-            ConfigField("default_trust", "Trust of a new fact (0..1)", default=0.5, type="float"),
-            ConfigField("min_trust_threshold", "Facts below this trust are not recalled (0..1)", default=0.3, type="float"),
-            ConfigField("temporal_decay_half_life", "Recall decay half-life in days (0 = off)", default=0, type="float"),
-            ConfigField("hrr_dim", "HRR vector dimension", default=1024, type="int"),
-            ConfigField("hrr_weight", "Weight of HRR similarity in search (0..1)", default=0.3, type="float"),
+            ConfigField("default_trust", "Trust of a new fact (0..1)", default=0.5, type="float", min=0, max=1),
+            ConfigField("min_trust_threshold", "Facts below this trust are not recalled (0..1)", default=0.3,
+                        type="float", min=0, max=1),
+            ConfigField("temporal_decay_half_life", "Recall decay half-life in days (0 = off)", default=0,
+                        type="float", min=0),
+            # 16..65536: below 16 HRR similarities are noise; above 65536 each fact's vector and each
+            # atom cost over 256 KB and thousands of SHA-256 rounds (ours; the reference has no bound)
+            ConfigField("hrr_dim", "HRR vector dimension (16..65536)", default=1024, type="int", min=16, max=65536),
+            ConfigField("hrr_weight", "Weight of HRR similarity in search (0..1)", default=0.3, type="float",
+                        min=0, max=1),
         ]
 
     def _load_settings(self, home: str) -> dict[str, Any]:
@@ -178,7 +183,13 @@ class HolographicProvider(MemoryProvider):
             except (TypeError, ValueError):
                 raise ConfigError(f"holographic.{key} in {home}/config.yaml must be a {kind.__name__}, "
                                   f"got {out[key]!r}; fix it or delete the key to use the default") from None
-        out["hrr_dim"] = max(16, out["hrr_dim"])
+        for f in self.get_config_schema():  # out of range: refuse loudly, never clamp silently
+            value = out[f.key]
+            if f.type in ("int", "float") and (value != value or (f.min is not None and value < f.min)
+                                               or (f.max is not None and value > f.max)):
+                bounds = f"between {f.min:g} and {f.max:g}" if f.max is not None else f"at least {f.min:g}"
+                raise ConfigError(f"holographic.{f.key} in {home}/config.yaml must be {bounds}, got {value!r}; "
+                                  "fix it or delete the key to use the default")
         raw = str(out["db_path"] or defaults["db_path"])
         raw = raw.replace("${HERMES_HOME}", home).replace("$HERMES_HOME", home)
         out["db_path"] = str(Path(os.path.expanduser(raw)))
