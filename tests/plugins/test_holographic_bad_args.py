@@ -86,3 +86,11 @@ def test_out_of_range_setting_is_a_clear_error_not_clamped(hermes_home, key, val
     update_config(hermes_home / "config.yaml", {f"holographic.{key}": value})
     with pytest.raises(ConfigError, match=f"holographic.{key}"):
         HolographicProvider().initialize("s", hermes_home=str(hermes_home), platform="cli", agent_context="primary")
+
+
+def test_db_path_under_a_file_is_a_clear_error(hermes_home):
+    (hermes_home / "afile").write_text("")
+    p = HolographicProvider(config={"db_path": str(hermes_home / "afile" / "facts.db")})
+    with pytest.raises(RuntimeError, match="holographic.db_path"):
+        p.initialize("s", hermes_home=str(hermes_home), platform="cli", agent_context="primary")
+    assert "holographic.db_path" in json.loads(p.handle_tool_call("fact_store", {"action": "list"}))["error"]

@@ -477,3 +477,13 @@ def test_provider_raising_systemexit_in_a_hook_does_not_end_the_turn(exc):
     m.on_turn_start(1, "hello")
     assert m.on_pre_compress([]) == ""
     assert type(exc).__name__ in m.errors["ext"]
+
+
+def test_non_string_prefetch_is_recorded_not_silently_empty():
+    class Bytes(FakeProvider):
+        def prefetch(self, query, *, session_id=""):
+            return b"fact: tea"
+
+    m = _manager(Bytes("ext"))
+    assert m.prefetch_all("what should I drink?") == ""
+    assert "bytes" in m.errors["ext"]

@@ -433,7 +433,10 @@ class MemoryManager:
             self._record(name, "prefetch", box["error"])
             return ""  # never cached: the next call asks again
         value = box.get("value")
-        return value if isinstance(value, str) else ""
+        if value is not None and not isinstance(value, str):
+            self._record(name, "prefetch", TypeError(f"prefetch returned {type(value).__name__}, not str"))
+            return ""
+        return value or ""
 
     def build_user_message(self, user_text: str, *, session_id: str = "", timeout: float | None = None) -> str:
         """The API copy of a user message: ``user_text`` plus, when recall found anything, a blank line and the fenced block.

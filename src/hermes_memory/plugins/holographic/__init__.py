@@ -207,7 +207,7 @@ class HolographicProvider(MemoryProvider):
         try:
             self.store = FactStore(self.settings["db_path"], default_trust=self.settings["default_trust"],
                                    hrr_dim=self.settings["hrr_dim"])
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, OSError) as exc:  # OSError: its folder cannot be created
             self.store = None
             self.init_error = (f"cannot open the holographic fact database {self.settings['db_path']}: {exc}. "
                                "Move the file away (it will be recreated) or set holographic.db_path.")
