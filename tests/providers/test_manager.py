@@ -487,3 +487,13 @@ def test_non_string_prefetch_is_recorded_not_silently_empty():
     m = _manager(Bytes("ext"))
     assert m.prefetch_all("what should I drink?") == ""
     assert "bytes" in m.errors["ext"]
+
+
+def test_fake_provider_refuses_unknown_hook_names():
+    # a typo ("prefech") used to make the double silently never fail, so a test could not fail
+    with pytest.raises(ValueError, match="prefech"):
+        FakeProvider("ext", raise_in={"prefech"})
+    with pytest.raises(ValueError, match="sync"):
+        FakeProvider("ext", hang_in=["sync"])
+    with pytest.raises(ValueError, match="prefetch"):
+        FakeProvider("ext", raise_in="prefetch")  # a bare string is not a set of hook names
