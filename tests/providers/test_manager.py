@@ -497,3 +497,15 @@ def test_fake_provider_refuses_unknown_hook_names():
         FakeProvider("ext", hang_in=["sync"])
     with pytest.raises(ValueError, match="prefetch"):
         FakeProvider("ext", raise_in="prefetch")  # a bare string is not a set of hook names
+
+
+@pytest.mark.parametrize("value", ["soon", -1, 0, ".nan", "true", 100000])
+def test_bad_prefetch_timeout_setting_is_a_config_error(hermes_home, value):
+    # 'soon' escaped as a bare ValueError; -1 and nan made every external recall time out at once
+    from hermes_memory.config import load_config
+    from hermes_memory.errors import ConfigError
+    from hermes_memory.providers.manager import create_memory_manager
+
+    (hermes_home / "config.yaml").write_text(f"memory:\n  prefetch_timeout: {value}\n")
+    with pytest.raises(ConfigError, match="memory.prefetch_timeout"):
+        create_memory_manager(load_config(hermes_home / "config.yaml"), str(hermes_home))

@@ -678,12 +678,36 @@ class MemoryManager:
         return self.shutdown_drain_state
 
 
+MAX_PREFETCH_TIMEOUT = 600.0
+"""Upper bound of ``memory.prefetch_timeout`` in seconds (ours): a recall wait longer than this is a misconfiguration."""
+
+
+def _timeout_setting(value: Any) -> float:
+    """``memory.prefetch_timeout`` from ``config.yaml``: ``None`` → 8 s; else seconds in (0, 600], or :class:`ConfigError`."""
+    from hermes_memory.errors import ConfigError
+
+    if value is None:
+        return DEFAULT_PREFETCH_TIMEOUT
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not 0 < seconds <= MAX_PREFETCH_TIMEOUT:  # also false for NaN
+        raise ConfigError(f"memory.prefetch_timeout in config.yaml must be seconds between 0 and "
+                          f"{MAX_PREFETCH_TIMEOUT:g} (default {DEFAULT_PREFETCH_TIMEOUT:g}), got {value!r}; "
+                          "fix it or delete the key")
+    return seconds
+
+
 def create_memory_manager(config: Any, hermes_home: str | None = None, *, memory_store: Any = None,
                           prefetch_timeout: float | None = None) -> MemoryManager:
     """Build the manager the agent uses: builtin (over ``memory_store``) + the ``memory.provider`` plugin.
 
     ``config`` is a :class:`~hermes_memory.config.HermesConfig`. The prefetch timeout comes from
-    ``prefetch_timeout``, else ``memory.prefetch_timeout`` in ``config.yaml``, else 8 s. A
+    ``prefetch_timeout``, else ``memory.prefetch_timeout`` in ``config.yaml`` (seconds in (0, 600];
+    anything else raises :class:`~hermes_memory.errors.ConfigError`), else 8 s. A
     configured provider that is unknown, fails to load or is unavailable raises
     :class:`~hermes_memory.errors.ProviderError` (logged at ERROR level) — it is never silently
     dropped. ``initialize_all`` is left to the caller (it needs the session id).
@@ -692,8 +716,8 @@ def create_memory_manager(config: Any, hermes_home: str | None = None, *, memory
     from hermes_memory.providers.discovery import load_configured_provider
 
     mem = config.memory
-    timeout = prefetch_timeout if prefetch_timeout is not None else getattr(mem, "prefetch_timeout", None)
-    manager = MemoryManager(prefetch_timeout=float(timeout) if timeout else DEFAULT_PREFETCH_TIMEOUT)
+    timeout = prefetch_timeout if prefetch_timeout is not None else _timeout_setting(getattr(mem, "prefetch_timeout", None))
+    manager = MemoryManager(prefetch_timeout=float(timeout))
     manager.add_provider(BuiltinMemoryProvider(memory_store, memory_enabled=bool(mem.memory_enabled),
                                                user_profile_enabled=bool(mem.user_profile_enabled)))
     external = load_configured_provider(mem.provider, hermes_home)
