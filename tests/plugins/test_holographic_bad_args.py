@@ -94,3 +94,18 @@ def test_db_path_under_a_file_is_a_clear_error(hermes_home):
     with pytest.raises(RuntimeError, match="holographic.db_path"):
         p.initialize("s", hermes_home=str(hermes_home), platform="cli", agent_context="primary")
     assert "holographic.db_path" in json.loads(p.handle_tool_call("fact_store", {"action": "list"}))["error"]
+
+
+def test_mirroring_a_builtin_entry_longer_than_a_fact_keeps_its_head(provider):
+    # built-in entries may be longer than MAX_FACT_CHARS (memory_char_limit is configurable); the
+    # size check must not drop the mirror (a replace used to delete the mirrored fact instead)
+    long_text = "Project Apollo notes: " + "x" * MAX_FACT_CHARS
+    provider.on_memory_write("add", "memory", long_text)
+    facts = json.loads(provider.handle_tool_call("fact_store", {"action": "list", "limit": 100}))["facts"]
+    mirrored = [f for f in facts if "builtin-memory" in f["tags"]]
+    assert len(mirrored) == 1 and mirrored[0]["content"] == long_text[:MAX_FACT_CHARS]
+    provider.on_memory_write("replace", "memory", "Project Apollo: " + "y" * MAX_FACT_CHARS,
+                             metadata={"old_text": "Project Apollo notes"})
+    facts = json.loads(provider.handle_tool_call("fact_store", {"action": "list", "limit": 100}))["facts"]
+    mirrored = [f for f in facts if "builtin-memory" in f["tags"]]
+    assert len(mirrored) == 1 and mirrored[0]["content"].startswith("Project Apollo: yyy")

@@ -37,7 +37,7 @@ from hermes_memory.config import load_config
 from hermes_memory.errors import ConfigError
 from hermes_memory.plugins.holographic import hrr
 from hermes_memory.plugins.holographic.retrieval import FactRetriever
-from hermes_memory.plugins.holographic.store import CATEGORIES, FactStore
+from hermes_memory.plugins.holographic.store import CATEGORIES, MAX_FACT_CHARS, FactStore
 from hermes_memory.providers.base import ConfigField, MemoryProvider, is_trivial_prompt
 
 logger = logging.getLogger(__name__)
@@ -390,12 +390,14 @@ class HolographicProvider(MemoryProvider):
     def on_memory_write(self, action: str, target: str, content: str, metadata: dict[str, Any] | None = None) -> None:
         """Mirror built-in memory writes as facts tagged ``builtin-memory``.
 
-        ``add`` stores a fact (``user`` target → ``user_pref``, else ``general``). Beyond the reference
+        ``add`` stores a fact (``user`` target → ``user_pref``, else ``general``); content beyond
+        ``MAX_FACT_CHARS`` is cut. Beyond the reference
         (#55095), ``replace`` updates and ``remove`` deletes the mirrored fact matching
         ``metadata["old_text"]`` (only facts this mirror created are touched).
         """
         if self.store is None or not self.writes_allowed(self.agent_context):
             return
+        content = (content or "")[:MAX_FACT_CHARS]  # a long built-in entry is mirrored by its head
         category = "user_pref" if target == "user" else "general"
         old = (metadata or {}).get("old_text") or ""
         if action in ("replace", "remove") and old:
