@@ -231,3 +231,42 @@ def test_setup_interactive_asks_again_after_an_invalid_answer(hermes_home, monke
     assert res.exit_code == 0, res.output
     assert "not a valid int" in res.output
     assert yaml.safe_load((hermes_home / "config.yaml").read_text())["cloudy"] == {"region": "us", "top_k": 7}
+
+
+def test_providers_list_is_loud_when_the_configured_provider_is_broken(hermes_home):
+    # an unknown configured provider already exited 1; one that fails to import exited 0
+    d = hermes_home / "plugins" / "broken"
+    d.mkdir(parents=True)
+    (d / "__init__.py").write_text("from hermes_memory.providers.base import MemoryProvider\nraise ImportError('no sdk')\n")
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: broken\n")
+    res = _invoke(hermes_home, "providers", "list", "--json")
+    assert res.exit_code == 1
+    rows = {r["name"]: r for r in json.loads(res.stdout)}
+    assert rows["broken"]["active"] is True and "no sdk" in rows["broken"]["reason"]
+    res = _invoke(hermes_home, "providers", "list")
+    assert res.exit_code == 1 and "no sdk" in res.output
+
+
+def test_provider_text_with_markup_brackets_is_printed_not_parsed(hermes_home):
+    # plugin errors often hold brackets ("[Errno 2]"); '[/bold]' in one crashed the CLI with a
+    # rich MarkupError traceback instead of showing the reason
+    d = hermes_home / "plugins" / "br"
+    d.mkdir(parents=True)
+    (d / "__init__.py").write_text("from hermes_memory.providers.base import MemoryProvider\n"
+                                   "raise ImportError('bad [/bold] tag [Errno 2]')\n")
+    (d / "plugin.yaml").write_text("description: 'Shiny [/red] provider'\n")
+    res = _invoke(hermes_home, "providers", "list")
+    assert res.exit_code == 0 and res.exception is None, res.output
+    assert "[/bold]" in res.output and "[/red]" in res.output
+    res = _invoke(hermes_home, "memory", "setup", input="0\n")
+    assert res.exit_code == 0 and "[/red]" in res.output, res.output
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: br\n")
+    for args in (["providers", "status"], ["memory", "status"], ["providers", "list"]):
+        res = _invoke(hermes_home, *args)
+        assert res.exit_code == 1 and "[/bold]" in res.output, (args, res.output)
+    res = _invoke(hermes_home, "memory", "setup", "--provider", "[/x]", "--yes")
+    assert res.exit_code == 2 and "[/x]" in res.output
+    res = _invoke(hermes_home, "memory", "setup", "--provider", "holographic", "--set", "db_path=[/x]", "--yes")
+    assert res.exit_code == 0, res.output
+    res = _invoke(hermes_home, "memory", "status")
+    assert res.exit_code == 0 and "[/x]" in res.output, res.output
