@@ -509,3 +509,21 @@ def test_bad_prefetch_timeout_setting_is_a_config_error(hermes_home, value):
     (hermes_home / "config.yaml").write_text(f"memory:\n  prefetch_timeout: {value}\n")
     with pytest.raises(ConfigError, match="memory.prefetch_timeout"):
         create_memory_manager(load_config(hermes_home / "config.yaml"), str(hermes_home))
+
+
+def test_create_memory_manager_initialises_providers_in_its_own_home(hermes_home, tmp_path):
+    # a manager built for another home (CLI --home) initialised the Holographic store under
+    # $HERMES_HOME instead, because initialize_all fell back to the environment
+    from hermes_memory.config import load_config, update_config
+    from hermes_memory.providers.manager import create_memory_manager
+
+    other = tmp_path / "other-home"
+    other.mkdir()
+    update_config(other / "config.yaml", {"memory.provider": "holographic"})
+    m = create_memory_manager(load_config(other / "config.yaml"), str(other))
+    m.initialize_all("s1")
+    try:
+        assert (other / "memory_store.db").exists()
+        assert not (hermes_home / "memory_store.db").exists()
+    finally:
+        m.shutdown_all()

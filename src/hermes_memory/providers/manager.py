@@ -224,6 +224,7 @@ class MemoryManager:
         self._pending = 0
         self._pending_cv = threading.Condition()
         self.session_id = ""
+        self.hermes_home: str | None = None  # set by create_memory_manager; initialize_all's default home
         self.errors: dict[str, str] = {}
         self.shutdown_drain_state = DrainState()
 
@@ -345,12 +346,12 @@ class MemoryManager:
     def initialize_all(self, session_id: str, **kwargs: Any) -> None:
         """Call ``initialize(session_id, **kwargs)`` on every provider.
 
-        ``hermes_home`` (resolved ``$HERMES_HOME``), ``platform`` (``"cli"``) and ``agent_context``
+        ``hermes_home`` (:attr:`hermes_home`, else the resolved ``$HERMES_HOME``), ``platform`` (``"cli"``) and ``agent_context``
         (``"primary"``) are filled in when missing. A provider whose ``initialize`` raises is logged
         at ERROR level and recorded in :attr:`errors`; it stays registered (its later hooks are
         isolated as usual).
         """
-        kwargs.setdefault("hermes_home", str(resolve_home(None)))
+        kwargs.setdefault("hermes_home", str(resolve_home(self.hermes_home)))
         kwargs.setdefault("platform", "cli")
         kwargs.setdefault("agent_context", PRIMARY_CONTEXT)
         self.session_id = session_id or ""
@@ -718,6 +719,7 @@ def create_memory_manager(config: Any, hermes_home: str | None = None, *, memory
     mem = config.memory
     timeout = prefetch_timeout if prefetch_timeout is not None else _timeout_setting(getattr(mem, "prefetch_timeout", None))
     manager = MemoryManager(prefetch_timeout=float(timeout))
+    manager.hermes_home = str(resolve_home(hermes_home))
     manager.add_provider(BuiltinMemoryProvider(memory_store, memory_enabled=bool(mem.memory_enabled),
                                                user_profile_enabled=bool(mem.user_profile_enabled)))
     external = load_configured_provider(mem.provider, hermes_home)
