@@ -270,3 +270,36 @@ def test_provider_text_with_markup_brackets_is_printed_not_parsed(hermes_home):
     assert res.exit_code == 0, res.output
     res = _invoke(hermes_home, "memory", "status")
     assert res.exit_code == 0 and "[/x]" in res.output, res.output
+
+
+RAISING_SCHEMA_PLUGIN = """
+from hermes_memory.providers.base import ConfigField, MemoryProvider
+
+class P(MemoryProvider):
+    name = "sch"
+    def is_available(self): return True
+    def initialize(self, session_id, **kw): pass
+    def get_tool_schemas(self): return []
+    def get_config_schema(self):
+        {schema}
+    def save_config(self, values, hermes_home):
+        {save}
+"""
+
+
+@pytest.mark.parametrize("schema,save,where", [
+    ("raise RuntimeError('schema boom')", "pass", "get_config_schema"),
+    ("return [ConfigField('k', 'key', default='v')]", "raise OSError('disk full')", "save_config"),
+])
+def test_setup_reports_a_plugin_failing_in_schema_or_save_config(hermes_home, schema, save, where):
+    # both used to end the wizard with a raw traceback
+    d = hermes_home / "plugins" / "sch"
+    d.mkdir(parents=True)
+    (d / "__init__.py").write_text(textwrap.dedent(RAISING_SCHEMA_PLUGIN.format(schema=schema, save=save)))
+    res = _invoke(hermes_home, "memory", "setup", "--provider", "sch", "--yes")
+    assert res.exit_code == 1 and where in res.output and isinstance(res.exception, SystemExit), res.output
+    if where == "get_config_schema":
+        assert not (hermes_home / "config.yaml").exists()
+        (hermes_home / "config.yaml").write_text("memory:\n  provider: sch\n")
+        res = _invoke(hermes_home, "memory", "status")
+        assert res.exit_code == 1 and where in res.output and isinstance(res.exception, SystemExit), res.output

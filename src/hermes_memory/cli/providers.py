@@ -44,8 +44,10 @@ def provider_status(ctx: typer.Context) -> dict[str, Any]:
     try:
         schema = provider.get_config_schema() if provider is not None else []
     except Exception as exc:  # noqa: BLE001 - plugin code
-        schema = []
-        logger.error("memory provider %r: get_config_schema() raised %s", name, exc)
+        out.update(ok=False, reason=f"its get_config_schema() raised {type(exc).__name__}: {exc}; "
+                                    "fix or reinstall the plugin")
+        logger.error("memory provider %r: %s", name, out["reason"])
+        return out
     problems = invalid_settings(name, schema, (st.config.model_extra or {}).get(name))
     if problems:
         out.update(ok=False, reason=f"invalid setting(s) in {st.home.config_path}: {'; '.join(problems)}. "

@@ -168,7 +168,11 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
                     prov = load_memory_provider_or_raise(name, st.home.root, require_available=False)
                 except ProviderError as exc:
                     fail(escape(str(exc)))
-                schema = prov.get_config_schema()
+                try:
+                    schema = prov.get_config_schema()
+                except Exception as exc:  # noqa: BLE001 - plugin code
+                    fail(escape(f"memory provider {name!r}: get_config_schema() raised {type(exc).__name__}: {exc}; "
+                                "fix or reinstall the plugin"))
                 known = {f.key for f in schema}
                 unknown = sorted(set(values_in) - known)
                 if unknown:
@@ -217,7 +221,11 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
                 os.environ.update(env_values)
             update_config(st.home.config_path, {"memory.provider": name, **config_values})
             if prov is not None:
-                prov.save_config({k.split(".", 1)[1]: v for k, v in config_values.items()}, str(st.home.root))
+                try:
+                    prov.save_config({k.split(".", 1)[1]: v for k, v in config_values.items()}, str(st.home.root))
+                except Exception as exc:  # noqa: BLE001 - plugin code
+                    fail(escape(f"{st.home.config_path} was updated, but {name}.save_config() raised "
+                                f"{type(exc).__name__}: {exc}; fix the cause and run setup again"))
         except (KeyboardInterrupt, EOFError):
             console.print("\nsetup cancelled; nothing was saved")
             raise typer.Exit(EXIT_REFUSED) from None
