@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import pytest
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from mcp import ClientSession, StdioServerParameters
 
@@ -122,3 +124,34 @@ class HttpServer:
         if self.proc.stdout:
             self.proc.stdout.close()
         self._stderr.close()
+
+
+BAD_ARGUMENTS = [
+    ({"action": "add", "target": "bogus", "content": "x"}, "target"),
+    ({"action": "add", "content": "no target given"}, "target"),
+    ({"action": "add", "target": "memory", "content": 42}, "content"),
+    ({"action": "delete", "target": "memory", "old_text": "x"}, "action"),
+    ({"action": "add", "target": "memory", "conten": "typo"}, "conten"),
+    ({"target": "memory", "operations": [{"action": "add", "content": "ok"}, {"action": "drop"}]},
+     "operations[1].action"),
+    ({"target": "memory", "operations": "not a list"}, "operations"),
+    ({"action": "add", "target": "user", "content": "x", "user_id": "../escape"}, "user_id"),
+]
+
+
+def memory_files(home: Path) -> dict[Path, bytes]:
+    return {p: p.read_bytes() for p in sorted((home / "memories").rglob("*")) if p.is_file()}
+
+
+async def assert_refused_without_writing(session: ClientSession, home: Path) -> None:
+    """Every BAD_ARGUMENTS call is an MCP -32602 error naming its field, and no file changes."""
+    before = memory_files(home)
+    for args, field in BAD_ARGUMENTS:
+        with pytest.raises(MCPError) as info:
+            await session.call_tool("memory", args)
+        err = info.value.error
+        assert err.code == -32602, (args, err)
+        assert f"field '{field}'" in err.message, (args, err.message)
+        assert field in err.data["fields"]
+        assert memory_files(home) == before, args
+    assert not (home / "memories" / "users").exists()

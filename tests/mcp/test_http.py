@@ -15,7 +15,16 @@ import pytest
 
 from hermes_memory.mcp.server import URI_MEMORY_MD, URI_SNAPSHOT
 from hermes_memory.memory import MemoryStore
-from tests.mcp.helpers import PY, HttpServer, call, child_env, http_session, read_text, serve_argv
+from tests.mcp.helpers import (
+    PY,
+    HttpServer,
+    assert_refused_without_writing,
+    call,
+    child_env,
+    http_session,
+    read_text,
+    serve_argv,
+)
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
@@ -40,6 +49,7 @@ def test_http_lists_tools_and_resources_and_round_trips_memory(hermes_home: Path
                 assert "Over streamable HTTP" in await read_text(s, URI_MEMORY_MD)
                 r = await call(s, "memory", {"action": "remove", "target": "memory", "old_text": "streamable"})
                 assert r["success"] is True
+                await assert_refused_without_writing(s, hermes_home)
 
         anyio.run(main)
     assert MemoryStore(hermes_home / "memories").memory_entries == []
