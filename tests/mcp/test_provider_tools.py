@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import textwrap
 from pathlib import Path
@@ -11,7 +12,7 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.mcp.helpers import call, child_env, serve_argv, stdio_session
+from tests.mcp.helpers import HttpServer, call, child_env, serve_argv, stdio_session
 
 PLUGIN = textwrap.dedent('''
     """A tiny user plugin: a `notes` tool over a JSON file, and a log of mirrored memory writes."""
@@ -50,6 +51,10 @@ PLUGIN = textwrap.dedent('''
                 self._file().write_text(json.dumps(notes))
                 return json.dumps({"success": True, "count": len(notes), "platform": self.platform})
             return json.dumps({"success": True, "notes": notes})
+
+        def shutdown(self):
+            with open(self.home / "shutdown.log", "a") as fh:
+                fh.write("shutdown\\n")
 
         def on_memory_write(self, action, target, content, metadata=None):
             with open(self.home / "mirrored.jsonl", "a") as fh:
@@ -91,6 +96,17 @@ def test_provider_tools_are_listed_routed_validated_and_memory_writes_mirrored(h
     mirrored = [json.loads(line) for line in (hermes_home / "mirrored.jsonl").read_text().splitlines()]
     assert mirrored[0] == ["add", "user", "Name is Sam"]
     assert all(m[0] == "add" for m in mirrored)
+    assert (hermes_home / "shutdown.log").read_text() == "shutdown\n"  # client left: provider shut down
+
+
+def test_sigterm_stops_the_http_server_cleanly_and_shuts_the_provider_down(hermes_home: Path) -> None:
+    _install_plugin(hermes_home)
+    with HttpServer(hermes_home) as srv:
+        assert srv.info["tools"] == ["memory", "session_search", "notes"]
+        assert srv.proc is not None
+        srv.proc.send_signal(signal.SIGTERM)
+        assert srv.proc.wait(timeout=60) == 0, srv.stderr()
+    assert (hermes_home / "shutdown.log").read_text() == "shutdown\n"
 
 
 def test_a_configured_provider_that_cannot_load_stops_the_server_with_the_reason(hermes_home: Path) -> None:

@@ -8,14 +8,19 @@ Claude Desktop (``--json``: the same as one JSON object), then serves until Ctrl
 from __future__ import annotations
 
 import errno
+import functools
+import signal
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, fail, print_json, state
+
+if TYPE_CHECKING:
+    from hermes_memory.mcp.server import MemoryServer
 
 PORT_ENV = "HERMES_MCP_PORT"
 
@@ -33,6 +38,11 @@ def _stdio_command(home: Path, user_id: str | None) -> list[str]:
     if user_id:
         argv += ["--user-id", user_id]
     return argv
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    """SIGTERM ends the server like Ctrl-C does: shut the provider down, close state.db, exit 0."""
+    raise SystemExit(0)
 
 
 def register(app: typer.Typer) -> None:
@@ -55,8 +65,7 @@ def register(app: typer.Typer) -> None:
         """Serve memory, session search and the provider's tools to MCP clients."""
         import anyio
 
-        from hermes_memory.mcp.clients import all_snippets
-        from hermes_memory.mcp.server import MemoryServer, bind_socket, endpoint_url, is_loopback
+        from hermes_memory.mcp.server import MemoryServer, is_loopback
 
         st = state(ctx)
         token = (token or "").strip() or None
@@ -70,18 +79,33 @@ def register(app: typer.Typer) -> None:
         except ValueError as exc:
             fail(f"--user-id {user_id!r}: {exc}", EXIT_USAGE)
 
-        if transport is Transport.stdio:
-            anyio.run(server.run_stdio)
-            return
-
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
         try:
-            sock = bind_socket(host, port)
-        except OSError as exc:
-            server.close()
-            if exc.errno == errno.EADDRINUSE:
-                fail(f"port {port} on {host} is already in use. Pass --port N (0 picks a free port) "
-                     f"or set {PORT_ENV}.", EXIT_REFUSED)
-            fail(f"cannot listen on {host}:{port}: {exc}", EXIT_REFUSED)
+            if transport is Transport.stdio:
+                anyio.run(server.run_stdio)
+            else:
+                _serve_http(server, host=host, port=port, token=token, user_id=user_id, as_json=as_json)
+        finally:
+            server.close()  # also when a signal interrupts start-up (close is idempotent)
+
+
+def _serve_http(server: MemoryServer, *, host: str, port: int, token: str | None, user_id: str | None,
+                as_json: bool) -> None:
+    """Bind, print the URL and client configuration, then serve until Ctrl-C / SIGTERM."""
+    import anyio
+
+    from hermes_memory.mcp.clients import all_snippets
+    from hermes_memory.mcp.server import bind_socket, endpoint_url
+
+    home = server.home
+    try:
+        sock = bind_socket(host, port)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            fail(f"port {port} on {host} is already in use. Pass --port N (0 picks a free port) "
+                 f"or set {PORT_ENV}.", EXIT_REFUSED)
+        fail(f"cannot listen on {host}:{port}: {exc}", EXIT_REFUSED)
+    with sock:
         bound_port = sock.getsockname()[1]
         url = endpoint_url(host, bound_port)
         snippets = all_snippets(url, token=bool(token), stdio_command=_stdio_command(home.root, user_id))
@@ -106,4 +130,4 @@ def register(app: typer.Typer) -> None:
             out += ["", "Serving; press Ctrl-C to stop.", ""]
             sys.stdout.write("\n".join(out))
             sys.stdout.flush()
-        anyio.run(lambda: server.serve_http(sock, host=host, token=token))
+        anyio.run(functools.partial(server.serve_http, sock, host=host, token=token))

@@ -10,7 +10,7 @@ Tools
     provider tools      the tools of the external provider named by ``memory.provider`` in
                         ``config.yaml`` (e.g. Holographic's ``fact_store``), routed through
                         :class:`~hermes_memory.providers.MemoryManager`.
-    Both core tools accept an optional ``user_id`` (per-user ``USER.md`` profiles), unless the
+    ``memory`` accepts an optional ``user_id`` (per-user ``USER.md`` profiles), unless the
     server was started with a fixed ``--user-id``.
 
 Resources
@@ -404,7 +404,6 @@ class MemoryServer:
     def _run_session_search(self, args: dict[str, Any]) -> str:
         from hermes_memory.sessions import session_search
 
-        args.pop("user_id", None) if self.fixed_user_id is None else None
         return session_search(db=self.db, **args)
 
     @staticmethod
