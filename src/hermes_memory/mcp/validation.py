@@ -26,7 +26,7 @@ class ArgumentProblem:
 
 
 class InvalidArguments(ValueError):
-    """Raised by :func:`check_arguments`; ``problems`` lists every invalid field (at least one)."""
+    """Raised by :func:`check_arguments`; ``problems`` lists every invalid field once (at least one)."""
 
     def __init__(self, tool: str, problems: list[ArgumentProblem]) -> None:
         self.tool = tool
@@ -103,5 +103,8 @@ def check_arguments(
             if name not in declared and not any(p.field == name for p in problems):
                 problems.append(ArgumentProblem(name, "is not a known field"))
     if problems:
-        raise InvalidArguments(tool, problems)
+        unique: dict[str, ArgumentProblem] = {}
+        for problem in problems:  # one message per field (a wrong type also fails its enum)
+            unique.setdefault(problem.field, problem)
+        raise InvalidArguments(tool, list(unique.values()))
     return args
