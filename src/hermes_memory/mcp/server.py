@@ -169,7 +169,8 @@ class MemoryServer:
         self.home = home.ensure()
         self.config = config
         self.fixed_user_id = user_id or None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # memory stores, state.db and the client-session table
+        self._provider_lock = threading.Lock()  # provider tools: one at a time, never blocking memory
         self._clients: OrderedDict[str, ClientState] = OrderedDict()
         self._closed = False
         self.session_id = f"mcp_{time.strftime('%Y%m%d_%H%M%S')}_{uuid.uuid4().hex[:6]}"
@@ -333,7 +334,7 @@ class MemoryServer:
     async def _on_call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         key = self._session_key(ctx)
         try:
-            text = await anyio.to_thread.run_sync(self._locked, self.call_tool, params.name, params.arguments, key)
+            text = await anyio.to_thread.run_sync(self.call_tool, params.name, params.arguments, key)
         except InvalidArguments as exc:
             raise MCPError(
                 code=types.INVALID_PARAMS,
@@ -350,8 +351,8 @@ class MemoryServer:
 
         Raises :class:`UnknownTool` or :class:`~hermes_memory.mcp.validation.InvalidArguments`
         (nothing has run in either case). Errors while the tool runs are returned as JSON
-        (``{"success": false, "error": ...}``), never raised. Not thread-safe on its own: the
-        MCP handlers call it under the server's lock.
+        (``{"success": false, "error": ...}``), never raised. Thread-safe: memory and session calls
+        run one at a time under the server's lock, provider calls under their own lock.
         """
         spec = self._tools.get(name)
         if spec is None:
@@ -364,15 +365,18 @@ class MemoryServer:
             aliases = [p for p in ("new_text",) if p in inspect.signature(memory_tool).parameters]
             args = check_arguments(name, spec["schema"], arguments, allowed_extra=aliases, strict=True)
             user_id = self._resolve_user_id(args)
-            return self._run_memory(self._client(session_key), user_id, args)
+            with self._lock:
+                return self._run_memory(self._client(session_key), user_id, args)
         if kind == "session_search":
             from hermes_memory.sessions import session_search
 
             accepted = [p for p in inspect.signature(session_search).parameters if p not in ("db", "session_db")]
             args = check_arguments(name, spec["schema"], arguments, allowed_extra=accepted, strict=True)
-            return self._guard(name, lambda: self._run_session_search(args))
+            with self._lock:
+                return self._guard(name, lambda: self._run_session_search(args))
         args = check_arguments(name, spec["schema"], arguments)
-        return self._guard(name, lambda: self.manager.handle_tool_call(name, args))
+        with self._provider_lock:
+            return self._guard(name, lambda: self.manager.handle_tool_call(name, args))
 
     def _resolve_user_id(self, args: dict[str, Any]) -> str | None:
         requested = args.pop("user_id", None)
