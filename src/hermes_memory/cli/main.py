@@ -63,7 +63,10 @@ def root(
 def main() -> None:
     """Console-script entry point: maps our errors to messages and exit codes."""
     try:
-        app(standalone_mode=False)
+        # With standalone_mode=False click *returns* the code of a typer.Exit instead of raising it.
+        rv = app(standalone_mode=False)
+        if isinstance(rv, int) and rv:
+            raise SystemExit(rv)
     except typer.Exit as exc:
         raise SystemExit(exc.exit_code) from None
     except (ConfigError, HomeError) as exc:
@@ -79,7 +82,10 @@ def main() -> None:
     except Exception as exc:  # click usage errors
         import click
 
-        if isinstance(exc, click.exceptions.ClickException):
+        # typer >= 0.20 ships its own click fork (typer._click): match its exceptions by shape.
+        if isinstance(exc, click.exceptions.ClickException) or (
+            hasattr(exc, "show") and isinstance(getattr(exc, "exit_code", None), int)
+        ):
             exc.show()
             raise SystemExit(exc.exit_code) from None
         if isinstance(exc, click.exceptions.Abort):

@@ -1,0 +1,31 @@
+"""Fixtures for Layer 1: a memory folder with the §12 test limits (memory=500, user=300 chars)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hermes_memory.memory import MemoryStore
+
+
+@pytest.fixture
+def mem_dir(tmp_path: Path) -> Path:
+    d = tmp_path / "memories"
+    d.mkdir()
+    return d
+
+
+@pytest.fixture
+def store(mem_dir: Path) -> MemoryStore:
+    s = MemoryStore(mem_dir, memory_char_limit=500, user_char_limit=300)
+    s.load_from_disk()
+    return s
+
+
+@pytest.fixture
+def big_store(mem_dir: Path) -> MemoryStore:
+    """Default limits (2,200 / 1,375), as in the failure cases."""
+    s = MemoryStore(mem_dir)
+    s.load_from_disk()
+    return s
