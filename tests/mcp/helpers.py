@@ -155,3 +155,34 @@ async def assert_refused_without_writing(session: ClientSession, home: Path) -> 
         assert field in err.data["fields"]
         assert memory_files(home) == before, args
     assert not (home / "memories" / "users").exists()
+
+
+CLAUDE_CODE_TRANSCRIPT = [
+    {"type": "summary", "summary": "Rotating staging credentials", "leafUuid": "a2"},
+    {"type": "user", "sessionId": "0f6c1d2e-5b7a-4c3e-9d1f-2a8b7c6d5e4f", "uuid": "u1", "parentUuid": None,
+     "timestamp": "2026-01-05T10:00:00.000Z", "cwd": "/home/dev/shop", "version": "2.0.14",
+     "message": {"role": "user", "content": "How do I rotate the staging database credentials?"}},
+    {"type": "assistant", "sessionId": "0f6c1d2e-5b7a-4c3e-9d1f-2a8b7c6d5e4f", "uuid": "a1", "parentUuid": "u1",
+     "timestamp": "2026-01-05T10:00:05.000Z", "cwd": "/home/dev/shop",
+     "message": {"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                 "content": [{"type": "text", "text": "Run scripts/rotate_creds.sh --env staging, then restart "
+                              "the pgbouncer pool so it picks up the new password."}],
+                 "usage": {"input_tokens": 120, "output_tokens": 40}}},
+    {"type": "user", "sessionId": "0f6c1d2e-5b7a-4c3e-9d1f-2a8b7c6d5e4f", "uuid": "u2", "parentUuid": "a1",
+     "timestamp": "2026-01-05T10:01:00.000Z", "cwd": "/home/dev/shop",
+     "message": {"role": "user", "content": [{"type": "text", "text": "Thanks, the pgbouncer restart fixed it."}]}},
+]
+
+
+def import_claude_code_transcript(home: Path) -> Path:
+    """Write a small Claude Code JSONL transcript and import it with `sessions import` (in-process CLI)."""
+    from typer.testing import CliRunner
+
+    from hermes_memory.cli.main import app
+
+    path = home.parent / "transcript.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in CLAUDE_CODE_TRANSCRIPT), encoding="utf-8")
+    result = CliRunner().invoke(app, ["--home", str(home), "sessions", "import", str(path),
+                                      "--format", "claude_code"])
+    assert result.exit_code == 0, result.output
+    return path

@@ -22,6 +22,7 @@ from tests.mcp.helpers import (
     call,
     child_env,
     http_session,
+    import_claude_code_transcript,
     read_text,
     serve_argv,
 )
@@ -31,7 +32,8 @@ INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-def test_http_lists_tools_and_resources_and_round_trips_memory(hermes_home: Path) -> None:
+def test_http_lists_tools_and_resources_round_trips_memory_and_searches_sessions(hermes_home: Path) -> None:
+    import_claude_code_transcript(hermes_home)
     with HttpServer(hermes_home) as srv:
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/mcp", srv.url)
         assert srv.info["tools"] == ["memory", "session_search"]
@@ -50,6 +52,9 @@ def test_http_lists_tools_and_resources_and_round_trips_memory(hermes_home: Path
                 r = await call(s, "memory", {"action": "remove", "target": "memory", "old_text": "streamable"})
                 assert r["success"] is True
                 await assert_refused_without_writing(s, hermes_home)
+                found = await call(s, "session_search", {"query": "pgbouncer restart"})
+                assert found["success"] is True and found["count"] >= 1
+                assert "pgbouncer" in json.dumps(found["results"][0]["hits"]).lower()
 
         anyio.run(main)
     assert MemoryStore(hermes_home / "memories").memory_entries == []

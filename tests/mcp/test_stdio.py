@@ -16,6 +16,7 @@ from tests.mcp.helpers import (
     assert_refused_without_writing,
     call,
     child_env,
+    import_claude_code_transcript,
     read_text,
     serve_argv,
     stdio_session,
@@ -214,3 +215,24 @@ def test_stdio_stdout_carries_only_protocol_messages(hermes_home: Path) -> None:
     assert by_id[1]["result"]["serverInfo"]["name"] == "hermes-memory"
     assert json.loads(by_id[3]["result"]["content"][0]["text"])["success"] is True
     assert "MEMORY" not in by_id[4]["result"]["contents"][0]["text"]  # snapshot was empty at start
+
+
+def test_session_search_finds_sessions_imported_from_a_transcript(hermes_home: Path) -> None:
+    import_claude_code_transcript(hermes_home)
+
+    async def main() -> None:
+        async with stdio_session(hermes_home) as s:
+            found = await call(s, "session_search", {"query": "rotate staging credentials"})
+            assert found["success"] is True and found["mode"] == "discovery"
+            assert found["count"] >= 1
+            top = found["results"][0]
+            assert "rotate" in json.dumps(top["hits"]).lower()
+            read = await call(s, "session_search", {"session_id": top["session_id"]})
+            assert "pgbouncer" in json.dumps(read["messages"])
+            browse = await call(s, "session_search", {})
+            assert browse["mode"] == "browse" and browse["count"] == 1
+            with pytest.raises(MCPError) as info:
+                await s.call_tool("session_search", {"query": "x", "limit": "three"})
+            assert "field 'limit'" in info.value.error.message
+
+    anyio.run(main)

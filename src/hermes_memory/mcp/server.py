@@ -164,7 +164,7 @@ class MemoryServer:
     """
 
     def __init__(self, home: HermesHome, config: HermesConfig, *, user_id: str | None = None) -> None:
-        from hermes_memory.sessions import SessionDB
+        from hermes_memory.sessions.db import SessionDB
 
         self.home = home.ensure()
         self.config = config
@@ -246,7 +246,7 @@ class MemoryServer:
     def _build_tools(self) -> dict[str, dict[str, Any]]:
         """name -> {"tool": types.Tool, "schema": dict, "kind": "memory"|"session_search"|"provider"}."""
         from hermes_memory.memory import MEMORY_TOOL_SCHEMA
-        from hermes_memory.sessions import SESSION_SEARCH_SCHEMA
+        from hermes_memory.sessions.search import SESSION_SEARCH_SCHEMA
 
         tools: dict[str, dict[str, Any]] = {}
         targets = self._memory_enabled_targets()
@@ -368,10 +368,7 @@ class MemoryServer:
             with self._lock:
                 return self._run_memory(self._client(session_key), user_id, args)
         if kind == "session_search":
-            from hermes_memory.sessions import session_search
-
-            accepted = [p for p in inspect.signature(session_search).parameters if p not in ("db", "session_db")]
-            args = check_arguments(name, spec["schema"], arguments, allowed_extra=accepted, strict=True)
+            args = check_arguments(name, spec["schema"], arguments, strict=True)
             with self._lock:
                 return self._guard(name, lambda: self._run_session_search(args))
         args = check_arguments(name, spec["schema"], arguments)
@@ -406,9 +403,10 @@ class MemoryServer:
         self.manager.notify_memory_tool_write(result, args)
 
     def _run_session_search(self, args: dict[str, Any]) -> str:
-        from hermes_memory.sessions import session_search
+        from hermes_memory.sessions.search import session_search
 
-        return session_search(db=self.db, **args)
+        # No current session to exclude: the MCP client's own conversation is not in state.db.
+        return session_search(args, self.db)
 
     @staticmethod
     def _guard(tool: str, fn: Callable[[], str]) -> str:
