@@ -177,13 +177,14 @@ class MemoryServer:
         if self.fixed_user_id is not None:
             self._check_user_id(self.fixed_user_id)
         self.db = SessionDB(self.home.state_db)
+        self.manager: Any = None
         try:
             self.manager, self.provider = self._load_provider()
             self._default = self._new_client("(server)")
+            self._tools = self._build_tools()
         except BaseException:
-            self.db.close()
+            self.close()
             raise
-        self._tools = self._build_tools()
         self.server: Server[Any] = Server(
             SERVER_NAME,
             version=__version__,
@@ -244,7 +245,7 @@ class MemoryServer:
         return [t for t, on in (("memory", mem.memory_enabled), ("user", mem.user_profile_enabled)) if on]
 
     def _build_tools(self) -> dict[str, dict[str, Any]]:
-        """name -> {"tool": types.Tool, "schema": dict, "kind": "memory"|"session_search"|"provider"}."""
+        """name -> {"kind": "memory"|"session_search"|"provider", "schema": dict, "description": str}."""
         from hermes_memory.memory import MEMORY_TOOL_SCHEMA
         from hermes_memory.sessions.search import SESSION_SEARCH_SCHEMA
 
@@ -533,7 +534,8 @@ class MemoryServer:
             return
         self._closed = True
         try:
-            self.manager.shutdown_all()
+            if self.manager is not None:
+                self.manager.shutdown_all()
         except Exception:  # shutdown must finish closing the database
             logger.exception("provider shutdown failed")
         self.db.close()
