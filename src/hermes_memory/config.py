@@ -9,7 +9,7 @@ existing ``config.yaml`` loads unchanged; sections and keys we do not know are k
 * ``compression:``     enabled, threshold (0.50 of the context length), target_ratio (0.20),
                        protect_first_n (3), protect_last_n (20 messages), summary_model (""),
                        threshold_tokens (null), min_tail_user_messages (1),
-                       abort_on_summary_failure (false)
+                       abort_on_summary_failure (false), fallback_on_summary_failure (false)
 * ``prompt_caching:``  cache_ttl ("5m" | "1h")
 * ``model:``           the main chat model (provider openai|anthropic, name, base_url, ...)
 * ``auxiliary:``       an optional cheaper model for summaries and memory flushes
@@ -60,6 +60,9 @@ class CompressionConfig(_Section):
     threshold_tokens: int | None = Field(None, ge=1)
     min_tail_user_messages: int = Field(1, ge=0)
     abort_on_summary_failure: bool = False
+    # Opt-in (failure case B29): when the summariser fails or replies empty, insert the LLM-free
+    # summary instead of aborting. Off by default, so a failed summary never cuts turns.
+    fallback_on_summary_failure: bool = False
 
 
 class PromptCachingConfig(_Section):
