@@ -1,9 +1,82 @@
-"""CLI commands for providers (filled in by the issue that owns this group)."""
+"""``providers list`` and ``providers status``: what memory providers exist and whether the configured one works."""
 
 from __future__ import annotations
 
+import logging
+from typing import Annotated, Any
+
 import typer
+from rich.table import Table
+
+from hermes_memory.cli.common import EXIT_REFUSED, console, err_console, fail, print_json, state
+from hermes_memory.errors import ProviderError
+from hermes_memory.providers.discovery import discover_memory_providers, load_configured_provider
+
+logger = logging.getLogger(__name__)
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def provider_status(ctx: typer.Context) -> dict[str, Any]:
+    """Status of ``memory.provider``: ``{provider, configured, loaded, available, reason, source, description}``.
+
+    ``ok`` is False when a provider is configured but cannot be used (unknown, fails to load,
+    unavailable); the reason is also logged at ERROR level. Built-in only → ``ok`` True.
+    """
+    st = state(ctx)
+    name = st.config.memory.provider.strip()
+    info = {i.name: i for i in discover_memory_providers(st.home.root)}.get(name)
+    out: dict[str, Any] = {"provider": name or None, "configured": bool(name), "ok": True, "loaded": False,
+                           "available": None, "reason": "", "source": info.source if info else None,
+                           "description": info.description if info else ""}
+    if not name:
+        out["reason"] = "built-in memory only (memory.provider is empty)"
+        return out
+    try:
+        load_configured_provider(name, st.home.root)
+    except ProviderError as exc:
+        out.update(ok=False, available=False, reason=str(exc))
+        return out
+    out.update(loaded=True, available=True)
+    return out
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to `app`."""
+    """Add ``list`` and ``status`` to the ``providers`` group."""
+
+    @app.command("list")
+    def list_cmd(ctx: typer.Context, json_out: JsonOpt = False) -> None:
+        """List memory providers: name, description, whether available and why not."""
+        st = state(ctx)
+        configured = st.config.memory.provider.strip()
+        infos = discover_memory_providers(st.home.root)
+        if json_out:
+            print_json([{**i.as_dict(), "active": i.name == configured} for i in infos])
+        else:
+            table = Table(title="Memory providers", show_lines=False)
+            for col in ("name", "available", "source", "description / why not"):
+                table.add_column(col)
+            for i in infos:
+                mark = "[green]yes[/]" if i.available else "[red]no[/]"
+                name = f"[bold]{i.name}[/] (active)" if i.name == configured else i.name
+                detail = i.description if i.available else f"{i.description}\n[red]{i.reason}[/]"
+                table.add_row(name, mark, i.source, detail)
+            console.print(table)
+        if configured and configured not in {i.name for i in infos}:
+            err_console.print(f"[bold red]error:[/] configured memory.provider {configured!r} was not found")
+            raise typer.Exit(EXIT_REFUSED)
+
+    @app.command("status")
+    def status_cmd(ctx: typer.Context, json_out: JsonOpt = False) -> None:
+        """Show the configured provider and whether it loads and is available (exit 1 if not)."""
+        status = provider_status(ctx)
+        if json_out:
+            print_json(status)
+        elif not status["configured"]:
+            console.print("Memory provider: [bold]built-in only[/] (memory.provider is empty)")
+        elif status["ok"]:
+            console.print(f"Memory provider: [bold]{status['provider']}[/] ({status['source']}) — [green]available[/]")
+        if not status["ok"]:
+            if json_out:
+                raise typer.Exit(EXIT_REFUSED)
+            fail(f"configured memory provider {status['provider']!r} cannot be used: {status['reason']}")

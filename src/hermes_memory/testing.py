@@ -1,0 +1,157 @@
+"""Deterministic test doubles for code that uses hermes-memory.
+
+* :class:`FakeProvider` — a configurable :class:`~hermes_memory.providers.base.MemoryProvider`
+  that records every call, and can raise or hang in any hook.
+
+Nothing here touches the network or the clock beyond ``threading.Event`` waits.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from hermes_memory.providers.base import MemoryProvider
+
+ALL_HOOKS = frozenset({
+    "is_available", "initialize", "get_tool_schemas", "system_prompt_block", "prefetch", "queue_prefetch",
+    "sync_turn", "handle_tool_call", "shutdown", "on_turn_start", "on_session_end", "on_session_switch",
+    "on_pre_compress", "on_memory_write", "on_delegation",
+})
+"""Hook names :class:`FakeProvider` can be told to raise or hang in."""
+
+
+class FakeProvider(MemoryProvider):
+    """A scriptable provider.
+
+    Args:
+        name: provider name (``"builtin"`` makes the manager treat it as the built-in one).
+        tools: tool names (or full schemas) it exposes; calls return ``tool_result`` (JSON-encoded
+            if not a string) and are recorded.
+        prefetch_result: what ``prefetch`` returns. A string, a callable ``(query) -> str``, or a list
+            consumed one item per call (the last item repeats); an ``Exception`` item is raised.
+        system_prompt: ``system_prompt_block`` text.
+        pre_compress: ``on_pre_compress`` text.
+        raise_in: hooks that raise ``RuntimeError`` (``"all"`` = every hook in :data:`ALL_HOOKS`).
+        hang_in: hooks that block until :meth:`release` is called (or ``max_hang`` seconds pass).
+        available / reason: what ``is_available`` / ``unavailable_reason`` return.
+
+    ``calls`` lists ``(hook, args, kwargs)`` in call order (thread-safe); :meth:`called` filters it.
+    """
+
+    def __init__(self, name: str = "fake", *, tools: Iterable[str | dict[str, Any]] = (),
+                 prefetch_result: str | list[Any] | Callable[[str], str] = "", system_prompt: str = "",
+                 pre_compress: str = "", tool_result: Any = None, raise_in: Iterable[str] | str = (),
+                 hang_in: Iterable[str] | str = (), available: bool = True, reason: str = "",
+                 max_hang: float = 60.0) -> None:
+        self._name = name
+        self._tools = [t if isinstance(t, dict) else
+                       {"name": t, "description": f"fake tool {t}", "parameters": {"type": "object", "properties": {}}}
+                       for t in tools]
+        self._prefetch = prefetch_result
+        self._prefetch_i = 0
+        self._system_prompt = system_prompt
+        self._pre_compress = pre_compress
+        self._tool_result = tool_result
+        self.raise_in = set(ALL_HOOKS) if raise_in in ("all", "*") else set(raise_in)
+        self.hang_in = set(ALL_HOOKS) if hang_in in ("all", "*") else set(hang_in)
+        self._available = available
+        self._reason = reason
+        self.max_hang = max_hang
+        self.released = threading.Event()
+        self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+        self._lock = threading.Lock()
+
+    # -- control ------------------------------------------------------------------------------
+    def release(self) -> None:
+        """Let every hanging hook (current and future) return."""
+        self.released.set()
+
+    def called(self, hook: str) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+        """``(args, kwargs)`` of each call to ``hook``, in order."""
+        with self._lock:
+            return [(a, k) for h, a, k in self.calls if h == hook]
+
+    def _enter(self, hook: str, *args: Any, **kwargs: Any) -> None:
+        with self._lock:
+            self.calls.append((hook, args, kwargs))
+        if hook in self.hang_in:
+            self.released.wait(self.max_hang)
+        if hook in self.raise_in:
+            raise RuntimeError(f"FakeProvider {self._name!r}: {hook} failed on purpose")
+
+    # -- MemoryProvider -----------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def is_available(self) -> bool:
+        self._enter("is_available")
+        return self._available
+
+    def unavailable_reason(self) -> str:
+        return "" if self._available else (self._reason or "FakeProvider configured as unavailable")
+
+    def initialize(self, session_id: str, **kwargs: Any) -> None:
+        self._enter("initialize", session_id, **kwargs)
+
+    def get_tool_schemas(self) -> list[dict[str, Any]]:
+        self._enter("get_tool_schemas")
+        return [dict(t) for t in self._tools]
+
+    def system_prompt_block(self) -> str:
+        self._enter("system_prompt_block")
+        return self._system_prompt
+
+    def prefetch(self, query: str, *, session_id: str = "") -> str:
+        self._enter("prefetch", query, session_id=session_id)
+        result = self._prefetch
+        if callable(result):
+            return result(query)
+        if isinstance(result, list):
+            with self._lock:
+                item = result[min(self._prefetch_i, len(result) - 1)] if result else ""
+                self._prefetch_i += 1
+            if isinstance(item, BaseException):
+                raise item
+            return item
+        return result
+
+    def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
+        self._enter("queue_prefetch", query, session_id=session_id)
+
+    def sync_turn(self, user_content: str, assistant_content: str, *, session_id: str = "",
+                  messages: list[dict[str, Any]] | None = None) -> None:
+        self._enter("sync_turn", user_content, assistant_content, session_id=session_id, messages=messages)
+
+    def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:
+        self._enter("handle_tool_call", tool_name, args, **kwargs)
+        if self._tool_result is None:
+            return json.dumps({"tool": tool_name, "args": args, "provider": self._name})
+        return self._tool_result if isinstance(self._tool_result, str) else json.dumps(self._tool_result)
+
+    def shutdown(self) -> None:
+        self._enter("shutdown")
+
+    def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
+        self._enter("on_turn_start", turn_number, message, **kwargs)
+
+    def on_session_end(self, messages: list[dict[str, Any]]) -> None:
+        self._enter("on_session_end", messages)
+
+    def on_session_switch(self, new_session_id: str, *, parent_session_id: str = "", reset: bool = False,
+                          rewound: bool = False, **kwargs: Any) -> None:
+        self._enter("on_session_switch", new_session_id, parent_session_id=parent_session_id, reset=reset,
+                    rewound=rewound, **kwargs)
+
+    def on_pre_compress(self, messages: list[dict[str, Any]]) -> str:
+        self._enter("on_pre_compress", messages)
+        return self._pre_compress
+
+    def on_memory_write(self, action: str, target: str, content: str, metadata: dict[str, Any] | None = None) -> None:
+        self._enter("on_memory_write", action, target, content, metadata=metadata)
+
+    def on_delegation(self, task: str, result: str, *, child_session_id: str = "", **kwargs: Any) -> None:
+        self._enter("on_delegation", task, result, child_session_id=child_session_id, **kwargs)
