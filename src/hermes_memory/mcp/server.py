@@ -221,16 +221,12 @@ class MemoryServer:
         return store
 
     def _load_provider(self) -> tuple[Any, Any]:
-        """MemoryManager plus the configured external provider (``None`` when ``memory.provider`` is "")."""
-        from hermes_memory.providers.discovery import load_configured_provider
-        from hermes_memory.providers.manager import MemoryManager
+        """The agent's MemoryManager (builtin + the ``memory.provider`` plugin) and that plugin (or ``None``)."""
+        from hermes_memory.providers.manager import create_memory_manager
 
-        manager = MemoryManager()
         # Raises ProviderError (unknown, failed import, unavailable): never silently built-in only.
-        provider = load_configured_provider(self.config.memory.provider, self.home.root)
-        if provider is None:
-            return manager, None
-        manager.add_provider(provider)
+        manager = create_memory_manager(self.config, str(self.home.root),
+                                        memory_store=self._new_store(self.fixed_user_id))
         manager.initialize_all(
             self.session_id,
             hermes_home=str(self.home.root),
@@ -238,7 +234,7 @@ class MemoryServer:
             agent_context="primary",
             **({"user_id": self.fixed_user_id} if self.fixed_user_id else {}),
         )
-        return manager, provider
+        return manager, manager.external_provider
 
     def _memory_enabled_targets(self) -> list[str]:
         mem = self.config.memory
