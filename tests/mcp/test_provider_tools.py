@@ -116,3 +116,25 @@ def test_a_configured_provider_that_cannot_load_stops_the_server_with_the_reason
     assert proc.returncode == 1
     assert "no_such_provider" in proc.stderr
     assert proc.stdout == ""
+
+
+def test_the_bundled_holographic_provider_serves_fact_store_and_receives_memory_writes(hermes_home: Path) -> None:
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: holographic\n", encoding="utf-8")
+
+    async def main() -> None:
+        async with stdio_session(hermes_home) as s:
+            names = {t.name for t in (await s.list_tools()).tools}
+            assert {"memory", "session_search", "fact_store", "fact_feedback"} <= names
+            added = await call(s, "fact_store", {"action": "add", "content": "Sam deploys the shop with Ansible"})
+            assert "error" not in added, added
+            r = await call(s, "memory", {"action": "add", "target": "user", "content": "Sam prefers Vim keybindings"})
+            assert r["success"] is True
+            found = await call(s, "fact_store", {"action": "search", "query": "Ansible deploys"})
+            assert "Ansible" in json.dumps(found)
+            mirrored = await call(s, "fact_store", {"action": "search", "query": "Vim keybindings"})
+            assert "Vim" in json.dumps(mirrored)  # the memory write reached the provider
+            with pytest.raises(MCPError) as info:
+                await s.call_tool("fact_store", {"action": "add", "content": "x", "category": "nonsense"})
+            assert "field 'category'" in info.value.error.message
+
+    anyio.run(main)
