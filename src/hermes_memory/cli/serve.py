@@ -55,9 +55,9 @@ def register(app: typer.Typer) -> None:
                                                      "or http (streamable HTTP, one server for many clients).")] = Transport.stdio,
         host: Annotated[str, typer.Option("--host", help="HTTP bind address. Anything but loopback needs --token.")] = "127.0.0.1",
         port: Annotated[int, typer.Option("--port", "-p", envvar=PORT_ENV, min=0, max=65535,
-                                          help=f"HTTP port (0 = any free port). Env: {PORT_ENV}.")] = 8765,
+                                          help="HTTP port (0 = any free port).")] = 8765,
         token: Annotated[str | None, typer.Option("--token", envvar="HERMES_MCP_TOKEN", show_default=False,
-                                                  help="Bearer token every HTTP request must carry. Env: HERMES_MCP_TOKEN.")] = None,
+                                                  help="Bearer token every HTTP request must carry.")] = None,
         user_id: Annotated[str | None, typer.Option("--user-id", help="Serve this user's own USER.md profile "
                                                     "(MEMORY.md stays shared). Without it clients may pass user_id per call.")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="HTTP: print the URL and client configuration as JSON.")] = False,
