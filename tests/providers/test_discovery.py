@@ -100,6 +100,35 @@ def test_register_style_plugin(hermes_home):
     assert p is not None and p.name == "regprov"
 
 
+HOME_AWARE_PLUGIN = """
+from pathlib import Path
+from hermes_memory.providers.base import MemoryProvider
+
+class _P(MemoryProvider):
+    name = "homeaware"
+    def __init__(self, home):
+        self.home = home
+    def is_available(self):  # available only where this home holds its settings file
+        return self.home is not None and (Path(self.home) / "homeaware.txt").exists()
+    def initialize(self, session_id, **kw): pass
+    def get_tool_schemas(self): return []
+
+def register(ctx):
+    ctx.register_memory_provider(_P(getattr(ctx, "hermes_home", None)))
+"""
+
+
+def test_register_ctx_carries_the_inspected_home(hermes_home, tmp_path):
+    # `--home` may differ from $HERMES_HOME: register(ctx) must see the home being inspected.
+    other = tmp_path / "other-home"
+    _plugin(other / "plugins", "homeaware", HOME_AWARE_PLUGIN, "home aware")
+    (other / "homeaware.txt").write_text("configured")
+    infos = {i.name: i for i in discover_memory_providers(other)}
+    assert infos["homeaware"].available is True
+    provider = load_memory_provider("homeaware", hermes_home=other)
+    assert provider is not None and Path(provider.home) == other.resolve()
+
+
 def test_user_plugin_without_marker_is_ignored(hermes_home):
     _plugin(hermes_home / "plugins", "notaprovider", "X = 1\n")
     assert "notaprovider" not in {i.name for i in discover_memory_providers(hermes_home)}

@@ -3,11 +3,12 @@
 Limits come from ``config.yaml`` (``memory.memory_char_limit`` / ``memory.user_char_limit``).
 Edits go through :class:`~hermes_memory.memory.MemoryStore`, so they take the same lock, threat
 scan and limits as the agent's ``memory`` tool. Exit codes: 0 ok, 1 refused (scan, limit, no
-match...), 2 usage (bad option, unsafe ``--user-id``).
+match...), 2 usage (bad option, unsafe ``--user-id``, ``--user-id`` on a MEMORY.md edit).
 """
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -27,11 +28,29 @@ class Target(StrEnum):
 TargetOpt = Annotated[Target, typer.Option("--target", "-t", help="memory (agent notes, MEMORY.md) or user (USER.md).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 UserOpt = Annotated[
-    str | None, typer.Option("--user-id", help="Gateway mode: edit memories/users/<id>/USER.md (MEMORY.md stays shared).")
+    str | None,
+    typer.Option("--user-id", help="Gateway mode: USER.md is memories/users/<id>/USER.md (MEMORY.md stays shared)."),
 ]
 
 
-def _store(ctx: typer.Context, user_id: str | None) -> MemoryStore:
+# C0 controls but tab/newline, DEL, C1 controls and the bidi overrides/isolates: a hand-edited or
+# poisoned file must not drive the terminal (colours, title, clear screen) or reorder what is shown.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _visible(text: str) -> str:
+    """``text`` safe for the terminal: control characters shown as ``\\xNN`` / ``\\uNNNN`` escapes."""
+    return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], text)
+
+
+def _store(ctx: typer.Context, user_id: str | None, edit_target: str | None = None) -> MemoryStore:
+    if user_id is not None and edit_target == "memory":
+        # MEMORY.md is shared by every user: a per-user fact written there would reach them all.
+        fail(
+            "--user-id only applies to --target user (MEMORY.md is shared by all users). Add --target user to "
+            "edit this user's USER.md, or drop --user-id to edit the shared MEMORY.md.",
+            EXIT_USAGE,
+        )
     st = state(ctx)
     cfg = st.config.memory
     try:
@@ -42,13 +61,18 @@ def _store(ctx: typer.Context, user_id: str | None) -> MemoryStore:
     return store
 
 
-def _finish(result: dict[str, Any], as_json: bool) -> None:
+def _finish(result: dict[str, Any], as_json: bool, target: str) -> None:
     if as_json:
         print_json(result)
     elif result.get("success"):
         console.print(f"[green]ok:[/] {escape(result['message'])}  [dim]({escape(result['usage'])})[/]", highlight=False)
     else:
-        fail(escape(result.get("error", "refused")), EXIT_REFUSED)
+        msg = result.get("error", "refused")
+        if result.get("remediation"):
+            msg += f"\nTo fix: {result['remediation']}"
+        if "current_entries" in result:
+            msg += f"\nSee the entries with: hermes-memory memory show --target {target}"
+        fail(escape(_visible(msg)), EXIT_REFUSED)
     if not result.get("success"):
         raise typer.Exit(EXIT_REFUSED)
 
@@ -96,12 +120,12 @@ def register(app: typer.Typer) -> None:
                 f"[bold]{title}[/] — {d['percent']}% — {d['chars']:,}/{d['limit']:,} chars, "
                 f"{len(d['entries'])} entries{flag}", highlight=False,
             )
-            console.print(f"  [dim]{escape(d['path'])}[/]", highlight=False)
+            console.print(f"  [dim]{escape(_visible(d['path']))}[/]", highlight=False)
             if not d["enabled"]:
                 key = "memory_enabled" if t == "memory" else "user_profile_enabled"
                 console.print(f"  [yellow]disabled in config.yaml (memory.{key}: false): the agent neither reads nor writes it[/]")
             if d["read_error"]:
-                console.print(f"  [red]could not be read: {escape(d['read_error'])}; edits are refused until fixed[/]")
+                console.print(f"  [red]could not be read: {escape(_visible(d['read_error']))}; edits are refused until fixed[/]")
             elif not d["entries"]:
                 flag_t = "" if t == "memory" else " --target user"
                 console.print(
@@ -110,7 +134,7 @@ def register(app: typer.Typer) -> None:
                 )
             for i, e in enumerate(d["entries"], 1):
                 warn = f" [red]⚠ blocked from prompt ({', '.join(d['blocked'][i])})[/]" if i in d["blocked"] else ""
-                console.print(f"  [cyan]{i}.[/] {escape(e)}{warn}", highlight=False)
+                console.print(f"  [cyan]{i}.[/] {escape(_visible(e))}{warn}", highlight=False)
             console.print()
 
     @app.command("add")
@@ -122,7 +146,7 @@ def register(app: typer.Typer) -> None:
         user_id: UserOpt = None,
     ) -> None:
         """Add an entry (an exact duplicate succeeds without writing)."""
-        _finish(_store(ctx, user_id).add(target.value, content), as_json)
+        _finish(_store(ctx, user_id, target.value).add(target.value, content), as_json, target.value)
 
     @app.command("replace")
     def replace(
@@ -134,7 +158,7 @@ def register(app: typer.Typer) -> None:
         user_id: UserOpt = None,
     ) -> None:
         """Replace the whole entry matched by OLD_TEXT with CONTENT."""
-        _finish(_store(ctx, user_id).replace(target.value, old_text, content), as_json)
+        _finish(_store(ctx, user_id, target.value).replace(target.value, old_text, content), as_json, target.value)
 
     @app.command("remove")
     def remove(
@@ -145,4 +169,4 @@ def register(app: typer.Typer) -> None:
         user_id: UserOpt = None,
     ) -> None:
         """Remove the entry matched by OLD_TEXT."""
-        _finish(_store(ctx, user_id).remove(target.value, old_text), as_json)
+        _finish(_store(ctx, user_id, target.value).remove(target.value, old_text), as_json, target.value)

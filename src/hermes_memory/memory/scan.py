@@ -7,10 +7,13 @@ snapshot is built (a file edited by hand or by another tool is not trusted).
 Two checks, first hit wins:
 
 1. Invisible and bidirectional-control characters on the *raw* text (U+200B-200D, U+2060,
-   U+2062-2064, U+2066-2069, U+202A-202E, U+FEFF). A U+200D ZERO WIDTH JOINER between two emoji
-   (e.g. the family emoji) is ordinary text and passes.
-2. Case-insensitive regular expressions on the NFKC-normalised text (so full-width or styled
-   letters cannot dodge them). Ids follow the reference: the twelve original kinds
+   U+2062-2064, U+2066-2069, U+202A-202E, U+FEFF, and C0/C1 control characters other than tab
+   and line ends, and Unicode tag characters U+E0000-E007F). A U+200D ZERO WIDTH JOINER between
+   two emoji (e.g. the family emoji) and the tags of an emoji flag sequence are ordinary text.
+2. Case-insensitive regular expressions on the NFKC-normalised text with default-ignorable
+   characters (soft hyphen, LRM, variation selectors, tags ...) removed and Cyrillic/Greek
+   look-alike letters folded to Latin (so full-width, styled, split or look-alike letters cannot
+   dodge them). Ids follow the reference: the twelve original kinds
    (``prompt_injection`` ... ``hermes_env``) plus the newer ones (``role_pretend``,
    ``context_exfil``, ``agent_config_mod``, the C2 family, ``hardcoded_secret`` ...). Fillers
    between key words are bounded (0-8 words) so scanning stays linear.
@@ -33,8 +36,27 @@ _INVISIBLE = frozenset(
     [0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x2062, 0x2063, 0x2064]
     + list(range(0x202A, 0x202F))
     + list(range(0x2066, 0x206A))
+    # C0 controls but tab/LF/CR, DEL and C1 controls: never part of a note, and ESC sequences can
+    # hide or restyle text in a terminal (reviewed beyond the reference list).
+    + [c for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)]
+    + list(range(0x7F, 0xA0))
 )
 _ZWJ = 0x200D
+#: Unicode tag characters: invisible, yet models read them ("ASCII smuggling"). Allowed only in an
+#: emoji tag sequence (U+1F3F4 BLACK FLAG, tags, U+E007F CANCEL TAG: the subdivision flags).
+_TAGS = range(0xE0000, 0xE0080)
+_BLACK_FLAG, _CANCEL_TAG = 0x1F3F4, 0xE007F
+#: Removed before the regexes run (invisible, so they could split a key word without being seen):
+#: format characters (Cf) and the other default-ignorable code points.
+_IGNORABLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e0fff]"
+)
+#: Cyrillic and Greek letters that look like Latin ones, folded for matching only.
+_HOMOGLYPHS = str.maketrans(
+    "аеіјосрѕухԁһӏԛԝɡαιοκνρυχτ" "АВЕІЈКМНОРСЅТХΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+    "aeijocpsyxdhlqwgaiokvpuxt" "ABEIJKMHOPCSTXABEZHIKMNOPTYX",
+)
 _EMOJI_MODIFIERS = frozenset([0xFE0F, 0xFE0E] + list(range(0x1F3FB, 0x1F400)))
 
 # Bounded filler: up to 8 words between the key words of a phrase.
@@ -43,9 +65,12 @@ _W3 = r"(?:[\w'’\-/.,]+\s+){0,3}?"
 _SECRET_PATH = (
     r"(?:~|\$HOME|\$\{HOME\}|/root|/home/[\w.-]+)?/?"
     r"(?:\.netrc|\.pgpass|\.npmrc|\.pypirc|\.git-credentials|\.aws/credentials|\.docker/config\.json"
-    r"|\.kube/config|\.ssh/id_[\w-]+|\.ssh/identity|\.gnupg/|\.env\b|/etc/shadow)"
+    r"|\.kube/config|\.ssh/id_[\w-]+|\.ssh/identity|\.gnupg/|\.env(?!\.(?:example|sample|template|dist))\b|/etc/shadow)"
 )
-_READ_VERB = r"(?:cat|less|more|head|tail|bat|base64|xxd|od|strings|print|dump|read|open|upload|send|exfiltrate|copy|cp|scp|rsync|grep|type)"
+_READ_ONLY_VERB = r"(?:cat|less|more|head|tail|bat|base64|xxd|od|strings|print|dump|read|open|upload|send|exfiltrate|grep|type)"
+#: A copy reads its *first* path; a secret named later is the destination ("cp .env.example .env").
+_COPY_VERB = r"(?:copy|cp|scp|rsync)"
+_READ_VERB = rf"(?:{_READ_ONLY_VERB}|{_COPY_VERB})"
 _SEND_VERB = r"(?:send|post|upload|forward|transmit|exfiltrate|leak|submit|pipe)"
 _SENSITIVE = (
     r"(?:conversation|chat|messages?|history|memor(?:y|ies)|context|secrets?|credentials?|api[\s_-]?keys?"
@@ -57,15 +82,16 @@ _AGENT_FILES = (
 )
 _MODIFY_VERB = r"(?:modify|edit|change|overwrite|rewrite|replace|write\s+to|append\s+to|update|patch|add\s+(?:\w+\s+){0,3}to)"
 
-#: (id, pattern) in the order they are tried. Compiled case-insensitive on NFKC text.
+#: (id, pattern) in the order they are tried. Compiled case-insensitive; run on :func:`_for_matching` text.
 THREAT_PATTERNS: tuple[tuple[str, str], ...] = (
     # --- the twelve original kinds -------------------------------------------------------------
     ("prompt_injection",
-     rf"\b(?:ignore|forget|skip|drop)\s+{_W}(?:previous|prior|above|earlier|preceding|existing|all|any|your)\s+"
+     rf"\b(?:ignore|forget)\s+{_W}(?:previous|prior|above|earlier|preceding|existing|all|any|your)\s+"
      rf"{_W3}(?:instructions?|directives?|prompts?|guidelines?|rules|commands?)\b"),
     ("role_hijack", r"\byou\s+are\s+(?:\w+\s+){0,3}?now\s+(?:a|an|the|my)\s+\w+"),
     ("deception_hide",
-     r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|mention\s+(?:this\s+)?to|reveal\s+(?:this\s+)?to|let)\s+(?:the\s+)?user\b"),
+     r"\b(?:do\s+not|don'?t|never)\s+(?:(?:tell|inform|mention\s+(?:this\s+)?to|reveal\s+(?:this\s+)?to)\s+(?:the\s+)?user\b(?!\s+to\b)"  # "...user to restart" is advice
+     r"|let\s+(?:the\s+)?user\s+(?:know|see|find\s+out|notice|learn)\b)"),
     ("sys_prompt_override",
      r"\b(?:system\s+prompt\s+override|new\s+system\s+prompt|override\s+(?:the\s+|your\s+)?system\s+(?:prompt|instructions?))\b"),
     ("disregard_rules",
@@ -74,9 +100,12 @@ THREAT_PATTERNS: tuple[tuple[str, str], ...] = (
      r"\b(?:act|behave|respond|operate)\s+as\s+(?:if|though)\s+you\s+(?:have|had)\s+no\s+(?:\w+\s+)?"
      r"(?:restrictions|limits|limitations|rules|filters|guidelines)\b"
      rf"|\b(?:bypass|circumvent|evade)\s+{_W3}(?:restrictions|filters|safety|guardrails|content\s+polic(?:y|ies)|safeguards)\b"),
-    ("exfil_curl", r"\bcurl\b[^\n]{0,300}?\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b"),
-    ("exfil_wget", r"\bwget\b[^\n]{0,300}?\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b"),
-    ("read_secrets", rf"\b{_READ_VERB}\s+(?:-\S+\s+){{0,3}}{_W3}{_SECRET_PATH}"),
+    ("exfil_curl", r"\bcurl\b[^\n]{0,300}?\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b"
+     rf"|\bcurl\b[^\n]{{0,300}}?(?:@|\s-T\s*|--upload-file[\s=]+){_SECRET_PATH}"),  # uploads a secret file
+    ("exfil_wget", r"\bwget\b[^\n]{0,300}?\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b"
+     rf"|\bwget\b[^\n]{{0,300}}?--(?:post|body)-file[\s=]+{_SECRET_PATH}"),
+    ("read_secrets",
+     rf"\b{_READ_ONLY_VERB}\s+(?:-\S+\s+){{0,3}}{_W3}{_SECRET_PATH}|\b{_COPY_VERB}\s+(?:-\S+\s+){{0,3}}{_SECRET_PATH}"),
     ("ssh_backdoor",
      r"(?:>>?|\btee\b|\becho\b|\bappend\w*|\badd\w*|\bwrite\w*|\binsert\w*)[^\n]{0,160}?\bauthorized_keys\b"),
     ("ssh_access",
@@ -114,7 +143,7 @@ THREAT_PATTERNS: tuple[tuple[str, str], ...] = (
      rf"\b(?:fetch|download|get|retrieve|pull|load)\s+{_W}(?:instructions?|commands?|tasks?|orders|payload)\s+"
      r"(?:\w+\s+){0,3}?from\s+https?://"),
     ("forced_action",
-     rf"\b(?:you\s+must|always|every\s+(?:turn|session|time|message)|before\s+(?:every|each)\s+(?:reply|answer|response))\s+"
+     rf"\b(?:you\s+must|always|every\s+(?:turn|session|time|message)|before\s+(?:every|each)\s+(?:reply|answer|response))[,:;]?\s+"
      rf"{_W}(?:run|execute|call|fetch|visit|send|post|curl|wget)\s+{_W3}(?:https?://|curl\b|wget\b)"),
     ("anti_forensic_history",
      r"\bhistory\s+-c\b|\bunset\s+HISTFILE\b|\brm\s+(?:-\w+\s+)*\S*\.(?:bash|zsh)_history\b"
@@ -166,10 +195,24 @@ def _emoji_joiner(text: str, i: int) -> bool:
     return i + 1 < len(text) and _is_emoji(ord(text[i + 1]))
 
 
+def _in_flag_sequence(text: str, i: int) -> bool:
+    """True when the tag character at ``text[i]`` belongs to a BLACK FLAG ... CANCEL TAG sequence."""
+    j = i
+    while j >= 0 and ord(text[j]) in _TAGS and ord(text[j]) != _CANCEL_TAG:
+        j -= 1
+    if j < 0 or ord(text[j]) != _BLACK_FLAG:
+        return False
+    k = i
+    while k < len(text) and ord(text[k]) in _TAGS and ord(text[k]) != _CANCEL_TAG:
+        k += 1
+    return k < len(text) and ord(text[k]) == _CANCEL_TAG and k - j <= 8
+
+
 def find_invisible(text: str) -> str | None:
     """Return the first invisible/bidi control character as ``"U+XXXX"``, or ``None``.
 
-    A ZERO WIDTH JOINER inside an emoji sequence is allowed.
+    A ZERO WIDTH JOINER inside an emoji sequence is allowed, and so are the tag characters of an
+    emoji flag sequence (e.g. the flag of Scotland); any other tag character is invisible.
     """
     for i, ch in enumerate(text):
         cp = ord(ch)
@@ -177,7 +220,18 @@ def find_invisible(text: str) -> str | None:
             if cp == _ZWJ and _emoji_joiner(text, i):
                 continue
             return f"U+{cp:04X}"
+        if cp in _TAGS:
+            if cp == _CANCEL_TAG and i > 0 and ord(text[i - 1]) in _TAGS and _in_flag_sequence(text, i - 1):
+                continue
+            if cp != _CANCEL_TAG and _in_flag_sequence(text, i):
+                continue
+            return f"U+{cp:04X}"
     return None
+
+
+def _for_matching(text: str) -> str:
+    """The text the regexes see: NFKC, invisible characters dropped, look-alike letters folded."""
+    return _IGNORABLE.sub("", unicodedata.normalize("NFKC", text)).translate(_HOMOGLYPHS)
 
 
 def find_threats(text: str, *, first_only: bool = False) -> list[str]:
@@ -192,7 +246,7 @@ def find_threats(text: str, *, first_only: bool = False) -> list[str]:
         hits.append("invisible_unicode")
         if first_only:
             return hits
-    hits.extend(_regex_hits(unicodedata.normalize("NFKC", text), first_only and not hits))
+    hits.extend(_regex_hits(_for_matching(text), first_only and not hits))
     return hits
 
 
@@ -206,19 +260,34 @@ def _regex_hits(norm: str, first_only: bool) -> list[str]:
     return hits
 
 
-@lru_cache(maxsize=512)
+#: Only texts up to this many chars are cached: the cache must not pin large refused contents.
+_CACHE_MAX_CHARS = 8192
+
+
 def scan_memory_content(text: str) -> str | None:
     """Scan one field that is about to be written to memory.
 
     Returns ``None`` when ``text`` is clean, else a message starting ``"Blocked: "`` that names
-    the threat id (or the invisible code point) and says why. Never raises. Results are cached
-    (pure function of ``text``) so a value checked by a caller is not scanned twice.
+    the threat id (or the invisible code point) and says why. Never raises. Results for texts up to
+    8,192 chars are cached (pure function of ``text``) so a value checked by a caller is not
+    scanned twice; longer texts are scanned each time rather than kept alive by the cache.
     """
+    if len(text) <= _CACHE_MAX_CHARS:
+        return _scan_cached(text)
+    return _scan(text)
+
+
+@lru_cache(maxsize=512)
+def _scan_cached(text: str) -> str | None:
+    return _scan(text)
+
+
+def _scan(text: str) -> str | None:
     text = text[:MAX_SCAN_CHARS]
     bad = find_invisible(text)
     if bad:
         return f"Blocked: content contains invisible unicode character {bad} (possible injection)."
-    hits = _regex_hits(unicodedata.normalize("NFKC", text), True)
+    hits = _regex_hits(_for_matching(text), True)
     if hits:
         return (
             f"Blocked: content matches threat pattern '{hits[0]}'. Memory entries are injected into the "

@@ -11,7 +11,8 @@ Behaviour follows reference-behaviour.md §1 (NEWEST where versions differ) and 
 * Every mutation takes the sidecar lock ``<file>.lock`` (:mod:`filelock`, mode 0600, a symlinked
   lock is refused), re-reads the file under the lock (so concurrent writers and hand edits merge),
   then writes a temp file in the same directory, fsyncs it and ``os.replace``-s it over the file.
-  A symlinked ``MEMORY.md`` stays a symlink: the temp file goes next to the resolved target.
+  A symlinked ``MEMORY.md`` stays a symlink: the lock and the temp file go next to the resolved
+  target, so homes whose files link to one shared file serialise on one lock.
 * The frozen snapshot: :meth:`MemoryStore.load_from_disk` renders each block once;
   :meth:`MemoryStore.format_for_system_prompt` returns that text for the whole session while the
   results of mutations report the live state.
@@ -25,6 +26,7 @@ can fix the call). A refused call never changes the file.
 from __future__ import annotations
 
 import errno
+import glob
 import logging
 import os
 import re
@@ -37,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 from hermes_memory.errors import MemoryStoreError
 from hermes_memory.memory.scan import MAX_SCAN_CHARS, find_threats, scan_memory_content
@@ -49,6 +51,8 @@ DEFAULT_MEMORY_CHAR_LIMIT = 2200
 DEFAULT_USER_CHAR_LIMIT = 1375
 #: Reference NEWEST ``_MAX_CONSOLIDATION_FAILURES_PER_TURN``.
 MAX_CONSOLIDATION_FAILURES_PER_TURN = 3
+#: Seconds a mutation waits for the sidecar lock (a write holds it for milliseconds; ours, not the reference's).
+LOCK_TIMEOUT_S = 30.0
 TARGETS = ("memory", "user")
 FILE_NAMES = {"memory": "MEMORY.md", "user": "USER.md"}
 SUCCESS_NOTE = "Write saved. This update is complete — do not repeat it."
@@ -66,7 +70,7 @@ _RETRY_HINT = (
 
 
 class LockFileError(MemoryStoreError, OSError):
-    """The sidecar lock file is unsafe (a symlink) or cannot be opened. Nothing was written."""
+    """The sidecar lock file is unsafe (a symlink) or cannot be created, opened or locked. Nothing was written."""
 
 
 @dataclass
@@ -86,7 +90,7 @@ def validate_user_id(user_id: str | None) -> str | None:
     """
     if user_id is None:
         return None
-    if not isinstance(user_id, str) or not _SAFE_USER_ID.match(user_id):
+    if not isinstance(user_id, str) or not _SAFE_USER_ID.fullmatch(user_id):  # fullmatch: "$" allows a final \n
         raise ValueError(
             f"unsafe user_id {user_id!r}: it becomes a folder name under memories/users/, so use 1-128 "
             "letters, digits, '.', '_', '@' or '-', starting with a letter or digit (no '/', no '..')."
@@ -157,7 +161,8 @@ class MemoryStore:
     Entries load lazily on first access; call :meth:`load_from_disk` at session start to take the
     frozen snapshot. Mutations (:meth:`add`, :meth:`replace`, :meth:`remove`, :meth:`apply_batch`)
     return result dicts and never raise for bad input; :class:`LockFileError` (an ``OSError``) is
-    raised when the sidecar lock is a symlink, :class:`MemoryStoreError` when the write itself fails.
+    raised when the sidecar lock is a symlink or cannot be created or locked (e.g. the folder is not
+    writable, or another process held it for more than ``lock_timeout_s`` seconds), :class:`MemoryStoreError` when the write itself fails.
     """
 
     def __init__(
@@ -183,15 +188,19 @@ class MemoryStore:
         self._loaded = False
         self._failures = 0
         self._locks: dict[str, FileLock] = {}
+        #: Seconds a mutation waits for the sidecar lock before giving up with LockFileError.
+        self.lock_timeout_s: float = LOCK_TIMEOUT_S
         self._swept: set[str] = set()
 
     # ------------------------------------------------------------------ paths and properties
     @property
     def memory_char_limit(self) -> int:
+        """Limit of MEMORY.md in characters, delimiters included."""
         return self.limits["memory"]
 
     @property
     def user_char_limit(self) -> int:
+        """Limit of USER.md in characters, delimiters included."""
         return self.limits["user"]
 
     def path_for(self, target: str) -> Path:
@@ -213,12 +222,15 @@ class MemoryStore:
         return self.entries("user")
 
     def entries(self, target: str) -> list[str]:
-        """Live entries of ``target`` (a copy; loads from disk on first use)."""
+        """Live entries of ``target`` (a copy; loads from disk on first use). ``ValueError`` for an unknown target."""
         self._ensure_loaded()
         return list(self._entries[self._check_target(target)])
 
     def current_entries(self, target: str) -> list[str]:
-        """Live entries of ``target`` as shown to a model: poisoned ones replaced by ``[BLOCKED: ...]``."""
+        """Live entries of ``target`` as shown to a model: poisoned ones replaced by ``[BLOCKED: ...]``.
+
+        Raises ``ValueError`` for an unknown target.
+        """
         self._ensure_loaded()
         return self._echo(self._check_target(target))
 
@@ -226,7 +238,8 @@ class MemoryStore:
         """Live usage of ``target``: ``{"chars", "limit", "percent", "entry_count", "over_budget", "text"}``.
 
         ``chars`` is ``len("\\n§\\n".join(entries))``; ``percent`` is ``min(100, int(chars/limit*100))``;
-        ``text`` is ``"P% — C/L chars"``.
+        ``text`` is ``"P% — C/L chars"``; ``read_error`` is why the file could not be read, else
+        ``None``. Raises ``ValueError`` for an unknown target.
         """
         self._ensure_loaded()
         target = self._check_target(target)
@@ -487,7 +500,7 @@ class MemoryStore:
                         continue
                     work.append(op["content"])
                     continue
-                idx, err = self._match(work, op["old_text"], new_content=op.get("content"))
+                idx, err = self._match(work, op["old_text"], new_content=op.get("content"), name=path.name)
                 if err is not None:
                     if single:
                         return self._counted_fail(target, err)
@@ -537,19 +550,30 @@ class MemoryStore:
             msg += f" {skipped} duplicate add(s) were already present and skipped."
         return self._success(target, msg, work, **extra)
 
-    def _match(self, entries: list[str], old_text: str, *, new_content: str | None) -> tuple[int, dict[str, Any] | None]:
-        """Index of the entry addressed by ``old_text`` or a failure dict (no match / ambiguous)."""
+    def _match(
+        self, entries: list[str], old_text: str, *, new_content: str | None, name: str
+    ) -> tuple[int, dict[str, Any] | None]:
+        """Index of the entry addressed by ``old_text`` or a failure dict (no match / ambiguous).
+
+        A model only ever sees a poisoned entry as its ``[BLOCKED: ...]`` placeholder, so that exact
+        placeholder text also addresses it (the first such entry). Previews in an ambiguity error are
+        an echo and use the same sanitiser (``name`` is the file name shown in placeholders).
+        """
         needle = normalise_newlines(old_text).strip()
         for i, e in enumerate(entries):
             if e == needle:
                 return i, None
         hits = [i for i, e in enumerate(entries) if needle in e]
+        if not hits and needle.startswith(BLOCKED_PREFIX):
+            for i, e in enumerate(entries):
+                if sanitise_entry(e, name) == needle:
+                    return i, None
         if not hits:
             return -1, {"error": f"No entry matched '{_preview(needle)}'.", "kind": "no_match"}
         distinct = {entries[i] for i in hits}
         if len(distinct) == 1:
             return hits[0], None
-        matches = [{"index": i + 1, "preview": _preview(entries[i])} for i in hits]
+        matches = [{"index": i + 1, "preview": _preview(sanitise_entry(entries[i], name))} for i in hits]
         msg = (
             f"Multiple entries matched '{_preview(needle)}'. Be more specific: use old_text copied from exactly "
             "one entry (the whole entry text always works). Matching entries: "
@@ -567,30 +591,60 @@ class MemoryStore:
         too_big = [e for e in disk.entries if len(e) > limit]
         if canonical == disk.text.strip() and not too_big:
             return None
-        backup = path.with_name(f"{path.name}.bak.{int(time.time())}")
-        n = 0
-        while backup.exists():
-            n += 1
-            backup = path.with_name(f"{path.name}.bak.{int(time.time())}.{n}")
-        try:
-            backup.write_bytes(path.read_bytes())
-            os.chmod(backup, 0o600)
-        except OSError as exc:  # pragma: no cover - depends on the filesystem
-            raise MemoryStoreError(f"could not back up drifted {path} to {backup}: {exc}") from exc
-        why = (
-            f"an entry is longer than the whole {limit}-char limit ({len(too_big[0])} chars)"
-            if too_big else "its text is not in the entry-delimiter format this store writes"
-        )
+        backup = self._backup(path)
+        # Pieces are compared stripped, so without an over-long entry the only possible difference
+        # is whitespace around a delimiter line or an empty entry (typical of an editor).
+        if too_big:
+            why = f"an entry is longer than the whole {limit}-char limit ({len(too_big[0])} chars)"
+            fix = (
+                f"Open {path} and split the added text into entries separated by a line holding only '§' "
+                f"(each entry under {limit} chars), or restore it from {backup.name}; then retry."
+            )
+        else:
+            why = "it has blank lines or spaces around a '§' line, or an empty entry, which this store does not write"
+            fix = (
+                f"Open {path} and delete the blank lines, trailing spaces and empty entries around the lines "
+                f"holding only '§', or restore it from {backup.name}; then retry."
+            )
         return _fail(
             f"Refusing to write {path.name}: it was changed outside the memory tool ({why}). A copy was saved "
             f"to {backup.name} (.bak.); the file was left untouched.",
             drift_backup=str(backup),
-            remediation=(
-                f"Open {path} and split the added text into entries separated by a line holding only '§' "
-                f"(each entry under {limit} chars), or restore it from {backup.name}; then retry. "
-                "Adding entries still works meanwhile."
-            ),
+            remediation=f"{fix} Adding entries still works meanwhile.",
         )
+
+    @staticmethod
+    def _backup(path: Path) -> Path:
+        """Copy ``path`` to ``<name>.bak.<unix_ts>`` (mode 0600 from the start) and return the copy.
+
+        An existing backup with the same bytes is reused, so a model retrying against one drifted
+        file does not pile up identical copies. Raises :class:`MemoryStoreError` if it cannot copy.
+        """
+        try:
+            data = path.read_bytes()
+            for old in sorted(path.parent.glob(f"{glob.escape(path.name)}.bak.*")):
+                try:
+                    if old.is_file() and not old.is_symlink() and old.read_bytes() == data:
+                        return old
+                except OSError:
+                    continue
+            stamp, n = int(time.time()), 0
+            while True:
+                backup = path.with_name(f"{path.name}.bak.{stamp}" + (f".{n}" if n else ""))
+                try:
+                    fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+                    break
+                except FileExistsError:
+                    n += 1
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
+            return backup
+        except OSError as exc:  # pragma: no cover - depends on the filesystem
+            raise MemoryStoreError(f"could not back up drifted {path}: {exc}") from exc
 
     # ------------------------------------------------------------------ internals: results
     def _echo(self, target: str, entries: Sequence[str] | None = None) -> list[str]:
@@ -695,6 +749,11 @@ class MemoryStore:
             return _Disk([], error=f"not valid UTF-8 at byte {exc.start}")
         return _Disk(parse_entries(text), text=text)
 
+    @staticmethod
+    def _real(path: Path) -> Path:
+        """The file that is really written: the resolved target when ``path`` is a symlink."""
+        return Path(os.path.realpath(path)) if path.is_symlink() else path
+
     def _lock_for(self, path: Path) -> FileLock:
         key = str(path)
         lock = self._locks.get(key)
@@ -705,26 +764,46 @@ class MemoryStore:
 
     @contextmanager
     def _locked(self, path: Path):
+        # The sidecar sits next to the file really written, so two homes whose MEMORY.md links to
+        # one shared file serialise on one lock (a lock per link lost updates, and one writer's
+        # temp sweep deleted the other's live temp file).
+        path = self._real(path)
         lock_path = f"{path}.lock"
+        lock = self._lock_for(path)
         try:
-            st = os.lstat(lock_path)
-        except FileNotFoundError:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             try:
+                st = os.lstat(lock_path)
+            except FileNotFoundError:
+                path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
                 fd = os.open(lock_path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
-            except OSError as exc:
-                raise LockFileError(exc.errno or errno.EIO, f"cannot create lock file {lock_path}: {exc.strerror}") from exc
-            os.close(fd)
-        else:
-            if stat.S_ISLNK(st.st_mode):
-                raise LockFileError(
-                    errno.ELOOP,
-                    f"refusing to use lock file {lock_path}: it is a symlink. Delete it (the store recreates it) and retry.",
-                )
-            if st.st_mode & 0o077:
-                os.chmod(lock_path, 0o600)
-        with self._lock_for(path):
+                os.close(fd)
+            else:
+                if stat.S_ISLNK(st.st_mode):
+                    raise LockFileError(
+                        errno.ELOOP,
+                        f"refusing to use lock file {lock_path}: it is a symlink. Delete it (the store recreates it) and retry.",
+                    )
+                if st.st_mode & 0o077:
+                    os.chmod(lock_path, 0o600)
+            lock.acquire(timeout=self.lock_timeout_s)
+        except LockFileError:
+            raise
+        except Timeout as exc:  # a writer stopped mid-write (Ctrl-Z, a hung disk) must not hang every turn
+            raise LockFileError(
+                errno.EAGAIN,
+                f"another process has held {lock_path} for more than {self.lock_timeout_s:g} s; nothing was "
+                "written. Retry later, or find and resume/stop the stuck hermes-memory process.",
+            ) from exc
+        except OSError as exc:  # a broken home: the folder is a file, read-only, missing rights...
+            raise LockFileError(
+                exc.errno or errno.EIO,
+                f"cannot use lock file {lock_path}: {exc.strerror or exc}. Nothing was written; make "
+                f"{path.parent} a writable folder and retry.",
+            ) from exc
+        try:
             yield
+        finally:
+            lock.release()
 
     @staticmethod
     def _temp_prefix(path: Path) -> str:
@@ -736,32 +815,31 @@ class MemoryStore:
         Runs under the file's lock: every writer holds that lock while its temp file exists, so any
         temp file with this file's prefix found now belongs to a dead writer.
         """
-        key = str(path)
+        real = self._real(path)
+        key = str(real)
         if key in self._swept:
             return
         self._swept.add(key)
-        real = Path(os.path.realpath(path))
-        prefix = self._temp_prefix(path)
-        for folder in {path.parent, real.parent}:
+        prefix = self._temp_prefix(real)
+        try:
+            with os.scandir(real.parent) as it:
+                stale = [e.path for e in it if e.name.startswith(prefix) and e.name.endswith(".tmp")]
+        except OSError:
+            return
+        for p in stale:
             try:
-                with os.scandir(folder) as it:
-                    stale = [e.path for e in it if e.name.startswith(prefix) and e.name.endswith(".tmp")]
+                os.unlink(p)
             except OSError:
-                continue
-            for p in stale:
-                try:
-                    os.unlink(p)
-                except OSError:
-                    pass
+                pass
 
     def _write(self, path: Path, text: str) -> None:
         """Write ``text`` (UTF-8, LF) to ``path`` atomically: temp in the real target's folder, fsync, replace."""
-        real = Path(os.path.realpath(path)) if path.is_symlink() else path
+        real = self._real(path)
         real.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         data = text.encode("utf-8")
         tmp = None
         try:
-            fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=self._temp_prefix(path), suffix=".tmp")
+            fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=self._temp_prefix(real), suffix=".tmp")
             try:
                 view = memoryview(data)
                 while view:

@@ -77,10 +77,15 @@ class _Candidate:
 
 
 class _Collector:
-    """The ``ctx`` handed to a plugin's ``register(ctx)``: captures memory providers only."""
+    """The ``ctx`` handed to a plugin's ``register(ctx)``: captures memory providers only.
 
-    def __init__(self) -> None:
+    ``ctx.hermes_home`` is the data home being inspected (``str``), so a plugin can build its
+    provider for that home (its ``is_available`` then reads that home's ``config.yaml``).
+    """
+
+    def __init__(self, hermes_home: str | None = None) -> None:
         self.providers: list[Any] = []
+        self.hermes_home = hermes_home
 
     def register_memory_provider(self, provider: Any) -> None:
         self.providers.append(provider)
@@ -200,7 +205,7 @@ def _from_object(obj: Any, where: str, hermes_home: str | None) -> MemoryProvide
     if isinstance(obj, ModuleType):
         register = getattr(obj, "register", None)
         if callable(register):
-            return _from_register(register, where)
+            return _from_register(register, where, hermes_home)
         classes = [v for v in vars(obj).values() if isinstance(v, type) and issubclass(v, MemoryProvider)
                    and v is not MemoryProvider and not inspect.isabstract(v)]
         own = [c for c in classes if c.__module__.startswith(obj.__name__)]
@@ -208,12 +213,12 @@ def _from_object(obj: Any, where: str, hermes_home: str | None) -> MemoryProvide
             return _instantiate((own or classes)[0], hermes_home)
         raise ProviderError(f"plugin {where} defines neither register(ctx) nor a MemoryProvider subclass")
     if callable(obj):
-        return _from_register(obj, where)
+        return _from_register(obj, where, hermes_home)
     raise ProviderError(f"plugin {where} exposes {type(obj).__name__}, not a MemoryProvider")
 
 
-def _from_register(register: Any, where: str) -> MemoryProvider:
-    ctx = _Collector()
+def _from_register(register: Any, where: str, hermes_home: str | None = None) -> MemoryProvider:
+    ctx = _Collector(hermes_home)
     register(ctx)
     if not ctx.providers:
         raise ProviderError(f"plugin {where}: register(ctx) did not call ctx.register_memory_provider(provider)")
