@@ -1,9 +1,227 @@
-"""CLI commands for sessions (filled in by the issue that owns this group)."""
+"""``hermes-memory sessions ...``: list, show, search, export, import, prune, delete.
+
+Every command that prints data takes ``--json``. Exit codes: 0 ok, 1 refused or not found,
+2 usage (unknown format, bad option).
+"""
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from hermes_memory.cli.common import EXIT_USAGE, console, err_console, fail, print_json, state
+from hermes_memory.sessions.db import SessionDB
+from hermes_memory.sessions.importers import FORMATS, import_path
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def _db(ctx: typer.Context) -> SessionDB:
+    return SessionDB(state(ctx).home.state_db)
+
+
+def _when(ts: float | None) -> str:
+    if ts is None:
+        return "-"
+    return datetime.fromtimestamp(float(ts), tz=UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def _resolve(db: SessionDB, session_id: str) -> str:
+    sid = db.resolve_session_id(session_id) or db.resolve_session_by_title(session_id)
+    if sid is None:
+        fail(f"no session matches {session_id!r} (unknown, or an ambiguous prefix). See `hermes-memory sessions list`.")
+    return sid
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to `app`."""
+    """Add the ``sessions`` commands to ``app``."""
+
+    @app.command("list")
+    def list_cmd(
+        ctx: typer.Context,
+        source: Annotated[str | None, typer.Option("--source", help="Only this source (cli, telegram, ...).")] = None,
+        limit: Annotated[int, typer.Option("--limit", min=1, help="Sessions to show.")] = 20,
+        offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many (newest first).")] = 0,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """List sessions, newest first."""
+        with _db(ctx) as db:
+            rows = db.list_sessions(source=source, limit=limit, offset=offset)
+            total = db.session_count(source)
+        if as_json:
+            print_json({"total": total, "sessions": rows})
+            return
+        table = Table("id", "started", "source", "msgs", "title / first message", title=f"{total} session(s)")
+        for r in rows:
+            table.add_row(r["id"], _when(r["started_at"]), r["source"], str(r["message_count"] or 0),
+                          r["title"] or r.get("preview") or "")
+        console.print(table)
+
+    @app.command("show")
+    def show_cmd(
+        ctx: typer.Context,
+        session_id: Annotated[str, typer.Argument(help="Session id, unique id prefix, or title.")],
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Show one session and its messages."""
+        with _db(ctx) as db:
+            sid = _resolve(db, session_id)
+            data = db.export_session(sid)
+        assert data is not None
+        if as_json:
+            print_json(data)
+            return
+        console.print(f"[bold]{data['id']}[/]  {data['source']}  started {_when(data['started_at'])}"
+                      f"  ended {_when(data['ended_at'])} ({data['end_reason'] or 'open'})", highlight=False)
+        if data.get("title"):
+            console.print(f"title: {data['title']}", highlight=False)
+        for m in data["messages"]:
+            content = m["content"] if isinstance(m["content"], str) else json.dumps(m["content"], ensure_ascii=False)
+            extra = f" [{m['tool_name']}]" if m.get("tool_name") else ""
+            console.print(f"[cyan]{m['role']}{extra}[/] #{m['id']}: {content or ''}", highlight=False, markup=True)
+
+    @app.command("search")
+    def search_cmd(
+        ctx: typer.Context,
+        query: Annotated[str, typer.Argument(help="Words, \"phrases\" or a plain question.")],
+        source: Annotated[str | None, typer.Option("--source", help="Only this source.")] = None,
+        role: Annotated[str | None, typer.Option("--role", help="Comma-separated roles (user,assistant,tool).")] = None,
+        limit: Annotated[int, typer.Option("--limit", min=1, max=1000)] = 20,
+        sort: Annotated[str, typer.Option("--sort", help="relevance, newest or oldest.")] = "relevance",
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Full-text search over every stored message."""
+        if sort not in ("relevance", "newest", "oldest"):
+            fail("--sort must be relevance, newest or oldest.", EXIT_USAGE)
+        with _db(ctx) as db:
+            rows = db.search_messages(query, source_filter=source, role_filter=role, limit=limit,
+                                      sort=None if sort == "relevance" else sort, raise_errors=True)
+        if as_json:
+            print_json({"query": query, "count": len(rows), "results": rows})
+            return
+        if not rows:
+            console.print("no matches")
+            return
+        table = Table("session", "when", "role", "snippet", title=f"{len(rows)} match(es)")
+        for r in rows:
+            table.add_row(r["session_id"], _when(r["timestamp"]), r["role"], r["snippet"])
+        console.print(table)
+
+    @app.command("export")
+    def export_cmd(
+        ctx: typer.Context,
+        session_id: Annotated[str | None, typer.Argument(help="One session (default: all).")] = None,
+        fmt: Annotated[str, typer.Option("--format", help="json (one document) or jsonl (one session per line).")] = "json",
+        output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+        source: Annotated[str | None, typer.Option("--source", help="Only sessions of this source.")] = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Export sessions with their messages as JSON or JSONL."""
+        if fmt not in ("json", "jsonl"):
+            fail("--format must be json or jsonl.", EXIT_USAGE)
+        with _db(ctx) as db:
+            if session_id:
+                one = db.export_session(_resolve(db, session_id))
+                items: list[dict[str, Any]] = [one] if one else []
+            else:
+                items = db.export_all(source=source)
+        if fmt == "jsonl":
+            text = "".join(json.dumps(i, ensure_ascii=False, default=str) + "\n" for i in items)
+        else:
+            doc: Any = items[0] if session_id else items
+            text = json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n"
+        if output is None:
+            typer.echo(text, nl=False)
+            return
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {output}: {exc}")
+        summary = {"written": str(output), "format": fmt, "sessions": len(items),
+                   "messages": sum(len(i["messages"]) for i in items)}
+        if as_json:
+            print_json(summary)
+        else:
+            console.print(f"wrote {summary['sessions']} session(s), {summary['messages']} message(s) to {output}")
+
+    @app.command("import")
+    def import_cmd(
+        ctx: typer.Context,
+        path: Annotated[Path, typer.Argument(help="File or folder to import.")],
+        fmt: Annotated[str, typer.Option("--format", "-f", help=f"One of: {', '.join(FORMATS)}.")],
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Import transcripts from another agent (re-importing adds nothing twice)."""
+        if fmt not in FORMATS:
+            fail(f"unknown --format {fmt!r}; use one of: {', '.join(FORMATS)}.", EXIT_USAGE)
+        if not path.exists():
+            fail(f"{path} does not exist; pass the file or folder to import.")
+        with _db(ctx) as db, Progress(
+            TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            console=err_console, transient=True,
+        ) as bar:
+            task = bar.add_task("import", total=None)
+
+            def progress(done: int, total: int | None) -> None:
+                bar.update(task, completed=done, total=total)
+
+            report = import_path(db, path, fmt, progress=progress)
+        data = report.as_dict()
+        if as_json:
+            print_json(data)
+        else:
+            console.print(
+                f"{data['sessions_created']} new session(s), {data['sessions_updated']} topped up, "
+                f"{data['sessions_unchanged']} unchanged, {data['messages_imported']} message(s) imported",
+                highlight=False,
+            )
+            for e in data["errors"][:50]:
+                err_console.print(f"[yellow]skipped:[/] {e}", highlight=False)
+            if len(data["errors"]) > 50:
+                err_console.print(f"... and {len(data['errors']) - 50} more", highlight=False)
+        if data["errors"] and not (data["sessions_created"] or data["messages_imported"] or data["sessions_unchanged"]):
+            raise typer.Exit(1)
+
+    @app.command("prune")
+    def prune_cmd(
+        ctx: typer.Context,
+        older_than: Annotated[float, typer.Option("--older-than", min=0, help="Days since the session started.")] = 90,
+        source: Annotated[str | None, typer.Option("--source", help="Only this source.")] = None,
+        yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Delete ENDED sessions older than N days (open sessions are never pruned)."""
+        if not yes and not typer.confirm(f"Delete ended sessions older than {older_than:g} days?"):
+            fail("nothing pruned (not confirmed; pass --yes to skip the question).")
+        with _db(ctx) as db:
+            n = db.prune_sessions(older_than_days=older_than, source=source)
+        if as_json:
+            print_json({"pruned": n, "older_than_days": older_than, "source": source})
+        else:
+            console.print(f"pruned {n} session(s)")
+
+    @app.command("delete")
+    def delete_cmd(
+        ctx: typer.Context,
+        session_id: Annotated[str, typer.Argument(help="Session id or unique prefix.")],
+        yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Delete one session and its messages (child sessions are kept, detached)."""
+        with _db(ctx) as db:
+            sid = _resolve(db, session_id)
+            if not yes and not typer.confirm(f"Delete session {sid} and its messages?"):
+                fail("nothing deleted (not confirmed; pass --yes to skip the question).")
+            ok = db.delete_session(sid)
+        if not ok:
+            fail(f"session {sid} not found")
+        if as_json:
+            print_json({"deleted": sid})
+        else:
+            console.print(f"deleted {sid}")

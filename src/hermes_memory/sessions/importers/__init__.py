@@ -1,1 +1,137 @@
-"""sessions/importers package."""
+"""Transcript importers: other agents' histories into :class:`~hermes_memory.sessions.db.SessionDB`.
+
+One module per format, each exposing ``import_path(db, path, progress=None) -> ImportReport``:
+
+=============  ===============================================  ===========================
+format         input                                            session ids
+=============  ===============================================  ===========================
+``hermes``     a reference agent's ``state.db``                 kept as they are
+``claude_code`` Claude Code ``*.jsonl`` transcripts (file/dir)  ``cc-<sessionId>``
+``chatgpt``    ChatGPT export ``conversations.json``            ``chatgpt-<conversation id>``
+``openai``     JSONL, one ``{"messages": [...]}`` per line      ``openai-<id>`` or content hash
+``locomo``     LoCoMo ``locomo10.json``-style file              ``locomo-<sample>-s<n>``
+=============  ===============================================  ===========================
+
+Re-importing adds nothing twice: a session that already exists only receives the messages
+beyond those it already holds (so a transcript that grew since the last import is topped up).
+Malformed records are reported in :attr:`ImportReport.errors` as ``"<path>:<line or key>:
+<reason>"`` and the rest is imported. ``progress(done, total)`` is called as work proceeds
+(``total`` may be ``None``) so the CLI can draw a progress bar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hermes_memory.sessions.db import SessionDB
+
+Progress = Callable[[int, int | None], None]
+
+FORMATS = ("hermes", "claude_code", "chatgpt", "openai", "locomo")
+"""Format names accepted by :func:`import_path` and ``hermes-memory sessions import --format``."""
+
+
+@dataclass
+class ImportReport:
+    """What an import did. Counts are sessions and messages; ``errors`` lists malformed records."""
+
+    format: str
+    path: str
+    sessions_created: int = 0
+    sessions_updated: int = 0
+    sessions_unchanged: int = 0
+    messages_imported: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "path": self.path,
+            "sessions_created": self.sessions_created,
+            "sessions_updated": self.sessions_updated,
+            "sessions_unchanged": self.sessions_unchanged,
+            "messages_imported": self.messages_imported,
+            "errors": list(self.errors),
+        }
+
+
+def store_session(
+    db: SessionDB,
+    report: ImportReport,
+    session: dict[str, Any],
+    messages: list[dict[str, Any]],
+) -> None:
+    """Create ``session`` (keys of :meth:`SessionDB.create_session` plus ``ended_at``/
+    ``end_reason``) if new, then append the ``messages`` it does not hold yet (by position)."""
+    sid = session["id"]
+    existing = db.get_session(sid)
+    if existing is None:
+        db.create_session(
+            session_id=sid,
+            source=session.get("source") or "import",
+            model=session.get("model"),
+            system_prompt=session.get("system_prompt"),
+            user_id=session.get("user_id"),
+            parent_session_id=session.get("parent_session_id"),
+            title=_free_title(db, session.get("title")),
+            started_at=session.get("started_at"),
+        )
+        have = 0
+        report.sessions_created += 1
+    else:
+        have = db.message_count(sid)
+    new = messages[have:]
+    if new:
+        db.append_messages(sid, new)
+        report.messages_imported += len(new)
+        if existing is not None:
+            report.sessions_updated += 1
+    elif existing is not None:
+        report.sessions_unchanged += 1
+    if session.get("ended_at") is not None and (existing is None or existing.get("ended_at") is None):
+        reason = session.get("end_reason") or "imported"
+
+        def _end(conn: Any) -> None:
+            conn.execute(
+                "UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL",
+                (session["ended_at"], reason, sid),
+            )
+
+        db._execute_write(_end)
+
+
+def _free_title(db: SessionDB, title: str | None) -> str | None:
+    from hermes_memory.sessions.db import sanitize_title
+
+    try:
+        clean = sanitize_title(title)
+    except ValueError:
+        clean = sanitize_title(str(title)[:100])
+    if clean is None:
+        return None
+    return db.get_next_title_in_lineage(clean)
+
+
+def import_path(db: SessionDB, path: str | Path, fmt: str, progress: Progress | None = None) -> ImportReport:
+    """Import ``path`` in format ``fmt`` (one of :data:`FORMATS`). Raises ``ValueError`` for an
+    unknown format and ``FileNotFoundError`` for a missing path; malformed records inside the
+    file are reported, not raised."""
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise FileNotFoundError(f"{p} does not exist; pass the file (or folder) to import.")
+    if fmt == "hermes":
+        from hermes_memory.sessions.importers import hermes as mod
+    elif fmt == "claude_code":
+        from hermes_memory.sessions.importers import claude_code as mod  # type: ignore[no-redef]
+    elif fmt == "chatgpt":
+        from hermes_memory.sessions.importers import chatgpt as mod  # type: ignore[no-redef]
+    elif fmt == "openai":
+        from hermes_memory.sessions.importers import openai_jsonl as mod  # type: ignore[no-redef]
+    elif fmt == "locomo":
+        from hermes_memory.sessions.importers import locomo as mod  # type: ignore[no-redef]
+    else:
+        raise ValueError(f"unknown import format {fmt!r}; use one of: {', '.join(FORMATS)}.")
+    return mod.import_path(db, p, progress)

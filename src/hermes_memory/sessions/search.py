@@ -1,0 +1,386 @@
+"""The ``session_search`` tool: the agent's view of its own past sessions (reference-behaviour.md §7).
+
+The mode follows from the arguments (reference NEWEST):
+
+* **discovery** -- ``query`` given: full-text search (up to :data:`MAX_FTS_ROWS` rows, roles
+  ``user`` and ``assistant`` unless ``role_filter`` says otherwise), hits grouped by lineage (a
+  session and its compression children are one conversation), best ``limit`` conversations
+  (default 3, clamped to 1..10). The best conversation also gets a window of messages around its
+  top hit (``window`` before/after, default 5) plus bookends (its first and last 3
+  user/assistant messages); the others list their hits only.
+* **scroll** -- ``session_id`` and ``around_message_id``: the messages around one message
+  (``window`` default 5, clamped to 1..20 on each side).
+* **read** -- ``session_id`` only: the whole session; more than :data:`READ_MAX_MESSAGES`
+  messages are trimmed to the first 20 and the last 10.
+* **browse** -- no ``query`` and no ``session_id``: the most recent sessions (``limit`` default
+  10, clamped to 1..50) with their titles and first user message.
+
+The live rows of ``current_session_id`` are excluded from discovery and browse (they are
+already in the model's context); its compression ancestors stay findable.
+
+Returned JSON (always a string; ``json.loads`` gives a dict):
+
+``{"success": true, "mode": "discovery", "query": str, "count": int, "results": [...]}`` where
+each result is ``{"session_id", "lineage_root", "lineage": [ids], "title", "source",
+"started_at", "when" (ISO-8601 UTC), "model", "match_count", "hits" (best 5): [{"message_id",
+"session_id", "role", "snippet", "timestamp"}], "link": "@session:<id>"}`` and the first result
+also has ``"window": [messages]`` and ``"bookends": {"first": [...], "last": [...]}``; each
+message is ``{"message_id", "role", "content", "timestamp", "tool_name"?}`` with content cut to
+:data:`MESSAGE_CHARS` chars. With a ``summarizer`` each result may carry ``"summary"`` (str) or
+``"summary_error"`` (str).
+
+``{"success": true, "mode": "scroll", "session_id", "around_message_id", "messages": [...],
+"more_before": bool, "more_after": bool}``
+
+``{"success": true, "mode": "read", "session": {session fields}, "messages": [...],
+"truncated": bool, "omitted_messages": int}``
+
+``{"success": true, "mode": "browse", "count": int, "sessions": [{"session_id", "title",
+"source", "started_at", "when", "ended_at", "end_reason", "message_count", "preview",
+"parent_session_id"}]}``
+
+Refusals and failures: ``{"success": false, "error": "<what went wrong and how to fix it>"}``
+(unknown session, bad argument types, or a database error -- never an empty success).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from hermes_memory.errors import SessionStoreError
+from hermes_memory.sessions.db import SessionDB
+
+logger = logging.getLogger(__name__)
+
+MAX_FTS_ROWS = 300
+"""Discovery reads at most this many FTS rows before grouping (reference NEWEST)."""
+DEFAULT_LIMIT, MAX_LIMIT = 3, 10
+DEFAULT_WINDOW, MAX_WINDOW = 5, 20
+READ_MAX_MESSAGES = 30
+READ_HEAD, READ_TAIL = 20, 10
+BOOKEND_COUNT = 3
+MESSAGE_CHARS = 2000
+"""Characters of one message's content returned by the tool (longer text is cut with "...")."""
+HIDDEN_SOURCES = ("tool", "subagent", "kanban")
+"""Session sources left out of discovery/browse unless asked for explicitly (reference NEWEST)."""
+
+SESSION_SEARCH_SCHEMA: dict[str, Any] = {
+    "name": "session_search",
+    "description": (
+        "Search or read your past conversations with this user (every session is stored). "
+        "Use it when the user refers to something from before ('last time', 'as we discussed', "
+        "'that bug from yesterday') or when earlier context would help. Modes, chosen by the "
+        "arguments: query -> find matching past sessions (keywords or a plain question both work); "
+        "session_id + around_message_id -> scroll the messages around a hit; session_id alone -> "
+        "read that session; no arguments -> list recent sessions."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "query": {
+                "type": "string",
+                "description": "Words or a question to look for. Quote \"exact phrases\"; OR is implied "
+                "between words, AND/NOT in capitals are honoured.",
+            },
+            "session_id": {"type": "string", "description": "A session id (or unique prefix) to read or scroll."},
+            "around_message_id": {
+                "type": "integer",
+                "description": "With session_id: show messages around this message id (from a search hit).",
+            },
+            "window": {"type": "integer", "description": "Messages before/after in scroll mode (1-20, default 5)."},
+            "limit": {"type": "integer", "description": "Sessions to return (discovery 1-10, default 3; browse 1-50)."},
+            "role_filter": {
+                "type": "string",
+                "description": "Comma-separated roles to search (default: user,assistant; add tool to include tool output).",
+            },
+            "source": {"type": "string", "description": "Only sessions from this source (cli, telegram, ...)."},
+        },
+        "required": [],
+    },
+}
+
+Summarizer = Callable[[str, str], str]
+"""``summarizer(transcript_text, query) -> summary``: an optional auxiliary-LLM call."""
+
+
+def _iso(ts: float | None) -> str | None:
+    if ts is None:
+        return None
+    return datetime.fromtimestamp(float(ts), tz=UTC).isoformat(timespec="seconds")
+
+
+def _clamp(value: Any, default: int, low: int, high: int) -> int:
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        return default
+    return max(low, min(high, n))
+
+
+def _msg(m: dict[str, Any]) -> dict[str, Any]:
+    content = m.get("content")
+    if not isinstance(content, str):
+        content = json.dumps(content, ensure_ascii=False) if content is not None else ""
+    if len(content) > MESSAGE_CHARS:
+        content = content[:MESSAGE_CHARS] + "..."
+    out = {"message_id": m["id"], "role": m["role"], "content": content, "timestamp": m.get("timestamp")}
+    if m.get("tool_name"):
+        out["tool_name"] = m["tool_name"]
+    if m.get("tool_calls"):
+        out["tool_calls"] = m["tool_calls"]
+    return out
+
+
+def _ok(payload: dict[str, Any]) -> str:
+    return json.dumps({"success": True, **payload}, ensure_ascii=False, default=str)
+
+
+def _err(message: str) -> str:
+    return json.dumps({"success": False, "error": message}, ensure_ascii=False)
+
+
+def session_search(
+    args: dict[str, Any] | None,
+    db: SessionDB,
+    current_session_id: str | None = None,
+    summarizer: Summarizer | None = None,
+) -> str:
+    """Run the ``session_search`` tool and return its JSON string (see the module docstring).
+
+    ``args``: the model's arguments (``SESSION_SEARCH_SCHEMA``). ``db``: the :class:`SessionDB`.
+    ``current_session_id``: the live session, excluded from results. ``summarizer``: optional
+    auxiliary LLM (off by default); its failures are reported per result, never raised.
+    Never raises: bad arguments and database errors come back as ``{"success": false, "error"}``.
+    """
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        return _err("session_search arguments must be a JSON object, e.g. {\"query\": \"deploy bug\"}.")
+    try:
+        query = args.get("query")
+        session_id = args.get("session_id")
+        if query is not None and not isinstance(query, str):
+            query = str(query)
+        if session_id not in (None, "") and not isinstance(session_id, str):
+            session_id = str(session_id)
+        if session_id:
+            resolved = db.resolve_session_id(session_id) or db.resolve_session_by_title(session_id)
+            if resolved is None:
+                return _err(
+                    f"No session matches {session_id!r} (unknown or ambiguous prefix). "
+                    "Call session_search with a query or with no arguments to list sessions."
+                )
+            if args.get("around_message_id") is not None:
+                return _scroll(db, resolved, args)
+            return _read(db, resolved)
+        if query and query.strip():
+            return _discover(db, query, args, current_session_id, summarizer)
+        return _browse(db, args, current_session_id)
+    except SessionStoreError as exc:
+        return _err(f"session history is unavailable: {exc}")
+
+
+def _roles(args: dict[str, Any]) -> list[str]:
+    raw = args.get("role_filter")
+    if raw is None or raw == "":
+        return ["user", "assistant"]
+    if isinstance(raw, str):
+        return [r.strip() for r in raw.split(",") if r.strip()]
+    if isinstance(raw, list):
+        return [str(r) for r in raw if r]
+    return ["user", "assistant"]
+
+
+def discovery_rows(
+    db: SessionDB,
+    query: str,
+    role_filter: list[str] | None = None,
+    source: str | None = None,
+    user_id: str | None = None,
+    current_session_id: str | None = None,
+    limit: int = MAX_FTS_ROWS,
+) -> list[dict[str, Any]]:
+    """The message rows discovery mode groups, best first (:meth:`SessionDB.search_messages` rows,
+    without ``context`` and with ``snippet`` None: discovery builds snippets for the hits it shows).
+
+    Roles default to user and assistant; hidden sources are left out unless ``source`` is given;
+    the live session is excluded. Raises :class:`SessionStoreError` on a database failure (so the
+    tool can report it). Used by ``bench/locomo_recall.py`` to measure exactly this path.
+    """
+    return db.search_messages(
+        query,
+        source_filter=[source] if source else None,
+        exclude_sources=None if source else list(HIDDEN_SOURCES),
+        role_filter=role_filter or ["user", "assistant"],
+        user_id=user_id,
+        exclude_session_ids=[current_session_id] if current_session_id else None,
+        limit=limit,
+        raise_errors=True,
+        with_context=False,
+        with_snippet=False,
+    )
+
+
+def _discover(
+    db: SessionDB,
+    query: str,
+    args: dict[str, Any],
+    current_session_id: str | None,
+    summarizer: Summarizer | None,
+) -> str:
+    limit = _clamp(args.get("limit"), DEFAULT_LIMIT, 1, MAX_LIMIT)
+    window = _clamp(args.get("window"), DEFAULT_WINDOW, 1, MAX_WINDOW)
+    rows = discovery_rows(
+        db,
+        query,
+        role_filter=_roles(args),
+        source=args.get("source") or None,
+        user_id=args.get("user_id"),
+        current_session_id=current_session_id,
+    )
+    groups: dict[str, dict[str, Any]] = {}
+    order: list[str] = []
+    root_cache = db.get_lineages(r["session_id"] for r in rows)
+    for r in rows:
+        sid = r["session_id"]
+        lineage = root_cache.get(sid) or [sid]
+        root = lineage[0]
+        g = groups.get(root)
+        if g is None:
+            g = groups[root] = {"root": root, "sessions": {}, "hits": [], "best": r}
+            order.append(root)
+        g["sessions"].setdefault(sid, r)
+        g["hits"].append(r)
+    results = []
+    for root in order[:limit]:
+        g = groups[root]
+        best = g["best"]
+        sess = db.get_session(best["session_id"]) or {}
+        results.append(
+            {
+                "session_id": best["session_id"],
+                "lineage_root": root,
+                "lineage": root_cache[best["session_id"]],
+                "title": sess.get("title"),
+                "source": sess.get("source"),
+                "started_at": sess.get("started_at"),
+                "when": _iso(sess.get("started_at")),
+                "model": sess.get("model"),
+                "match_count": len(g["hits"]),
+                "hits": [
+                    {
+                        "message_id": h["id"],
+                        "session_id": h["session_id"],
+                        "role": h["role"],
+                        "snippet": h["snippet"],
+                        "timestamp": h["timestamp"],
+                    }
+                    for h in g["hits"][:5]
+                ],
+                "link": f"@session:{best['session_id']}",
+            }
+        )
+    snippets = db.snippets_for(query, [h["message_id"] for res in results for h in res["hits"]])
+    for res in results:
+        for h in res["hits"]:
+            h["snippet"] = snippets.get(h["message_id"], "")
+    if results:
+        top = results[0]
+        anchor = top["hits"][0]
+        msgs, _, _ = db.get_messages_window(anchor["session_id"], anchor["message_id"], window)
+        top["window"] = [_msg(m) for m in msgs]
+        first, last, n_convo = db.get_bookends(anchor["session_id"], BOOKEND_COUNT)
+        if n_convo > 2 * BOOKEND_COUNT:
+            top["bookends"] = {"first": [_msg(m) for m in first], "last": [_msg(m) for m in last]}
+    if summarizer is not None:
+        for res in results:
+            try:
+                transcript = "\n".join(
+                    f"{m['role']}: {m['content']}"
+                    for m in db.get_messages_as_conversation(res["session_id"])
+                    if isinstance(m.get("content"), str)
+                )[:100_000]
+                res["summary"] = str(summarizer(transcript, query))
+            except Exception as exc:  # an auxiliary model failure must not break the tool
+                logger.warning("session_search summary failed for %s: %s", res["session_id"], exc)
+                res["summary_error"] = f"{type(exc).__name__}: {exc}"
+    return _ok({"mode": "discovery", "query": query, "count": len(results), "results": results})
+
+
+def _scroll(db: SessionDB, session_id: str, args: dict[str, Any]) -> str:
+    window = _clamp(args.get("window"), DEFAULT_WINDOW, 1, MAX_WINDOW)
+    try:
+        around = int(args.get("around_message_id"))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return _err("around_message_id must be an integer message id taken from a search hit.")
+    anchor = db.get_message(around)
+    if anchor is None or anchor["session_id"] != session_id:
+        return _err(f"Message {around} is not in session {session_id}; use a message_id from that session's hits.")
+    msgs, more_before, more_after = db.get_messages_window(session_id, around, window)
+    return _ok(
+        {
+            "mode": "scroll",
+            "session_id": session_id,
+            "around_message_id": around,
+            "messages": [_msg(m) for m in msgs],
+            "more_before": more_before,
+            "more_after": more_after,
+        }
+    )
+
+
+def _session_card(s: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "session_id": s["id"],
+        "title": s.get("title"),
+        "source": s.get("source"),
+        "started_at": s.get("started_at"),
+        "when": _iso(s.get("started_at")),
+        "ended_at": s.get("ended_at"),
+        "end_reason": s.get("end_reason"),
+        "message_count": s.get("message_count"),
+        "preview": s.get("preview", ""),
+        "parent_session_id": s.get("parent_session_id"),
+        "model": s.get("model"),
+    }
+
+
+def _read(db: SessionDB, session_id: str) -> str:
+    sess = db.get_session(session_id)
+    if sess is None:
+        return _err(f"Unknown session {session_id!r}.")
+    msgs = db.get_messages(session_id)
+    truncated = len(msgs) > READ_MAX_MESSAGES
+    omitted = 0
+    if truncated:
+        omitted = len(msgs) - READ_HEAD - READ_TAIL
+        msgs = msgs[:READ_HEAD] + msgs[-READ_TAIL:]
+    return _ok(
+        {
+            "mode": "read",
+            "session": _session_card(sess),
+            "messages": [_msg(m) for m in msgs],
+            "truncated": truncated,
+            "omitted_messages": omitted,
+        }
+    )
+
+
+def _browse(db: SessionDB, args: dict[str, Any], current_session_id: str | None) -> str:
+    limit = _clamp(args.get("limit"), 10, 1, 50)
+    source = args.get("source") or None
+    sessions = db.list_sessions(source=source, limit=limit + 1 + 20)
+    cards = []
+    for s in sessions:
+        if s["id"] == current_session_id:
+            continue
+        if not source and s.get("source") in HIDDEN_SOURCES:
+            continue
+        cards.append(_session_card(s))
+        if len(cards) >= limit:
+            break
+    return _ok({"mode": "browse", "count": len(cards), "sessions": cards})

@@ -1,0 +1,335 @@
+"""SessionDB scenarios of reference-behaviour.md §12 (sessions, messages, titles, export, prune)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+import time
+from pathlib import Path
+
+import pytest
+
+from hermes_memory.errors import SessionStoreError
+from hermes_memory.home import HermesHome
+from hermes_memory.sessions.db import SessionDB, sanitize_title
+
+
+def test_default_path_is_state_db_in_home(hermes_home: Path) -> None:
+    db = SessionDB()
+    try:
+        assert db.db_path == HermesHome.resolve().state_db
+        assert db.db_path.exists()
+    finally:
+        db.close()
+
+
+def test_schema_wal_foreign_keys_tables_and_mode_0600(db: SessionDB) -> None:
+    assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    names = {r[0] for r in db.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"sessions", "messages", "schema_version", "messages_fts", "messages_cjk"} <= names
+    assert stat.S_IMODE(os.stat(db.db_path).st_mode) == 0o600
+
+
+def test_create_get_and_unknown(db: SessionDB) -> None:
+    sid = db.create_session("s1", source="telegram", model="m1")
+    assert sid == "s1"
+    row = db.get_session("s1")
+    assert row["source"] == "telegram" and row["model"] == "m1" and row["ended_at"] is None
+    assert db.get_session("nope") is None
+    auto = db.create_session()
+    assert auto and db.get_session(auto)["source"] == "cli"
+
+
+def test_end_session_first_end_wins_until_reopen(db: SessionDB) -> None:
+    db.create_session("s1")
+    assert db.end_session("s1", "user_exit") is True
+    first = db.get_session("s1")
+    assert isinstance(first["ended_at"], float) and first["end_reason"] == "user_exit"
+    assert db.end_session("s1", "compression") is False
+    assert db.get_session("s1")["end_reason"] == "user_exit"
+    assert db.reopen_session("s1") is True
+    assert db.get_session("s1")["ended_at"] is None
+    assert db.end_session("s1", "compression") is True
+    assert db.get_session("s1")["end_reason"] == "compression"
+
+
+def test_token_counts_accumulate_absolute_and_model_backfill(db: SessionDB) -> None:
+    db.create_session("s1")
+    db.update_token_counts("s1", input_tokens=10, output_tokens=5, cache_read_tokens=3, cache_write_tokens=2,
+                           reasoning_tokens=1, cost_usd=0.5, model="gpt-x", api_call_count=1)
+    db.update_token_counts("s1", input_tokens=10, output_tokens=5, cache_read_tokens=3, cache_write_tokens=2,
+                           cost_usd=0.25, model="other", api_call_count=1)
+    row = db.get_session("s1")
+    assert (row["input_tokens"], row["output_tokens"], row["cache_read_tokens"], row["cache_write_tokens"]) == (20, 10, 6, 4)
+    assert row["reasoning_tokens"] == 1 and row["estimated_cost_usd"] == pytest.approx(0.75)
+    assert row["model"] == "gpt-x" and row["api_call_count"] == 2
+    db.update_token_counts("s1", input_tokens=7, api_call_count=9, absolute=True)
+    row = db.get_session("s1")
+    assert row["input_tokens"] == 7 and row["api_call_count"] == 9 and row["output_tokens"] == 0
+    assert db.update_token_counts("missing", input_tokens=1) is False
+
+
+def test_message_and_tool_call_counts_and_json_round_trip(db: SessionDB) -> None:
+    db.create_session("s1")
+    calls = [{"id": "c1", "type": "function", "function": {"name": "a", "arguments": "{}"}},
+             {"id": "c2", "type": "function", "function": {"name": "b", "arguments": "{\"x\": 1}"}}]
+    db.append_message("s1", "user", "hi")
+    db.append_message("s1", "assistant", None, tool_calls=calls)
+    db.append_message("s1", "tool", "result", tool_call_id="c1", tool_name="a")
+    row = db.get_session("s1")
+    assert row["message_count"] == 3 and row["tool_call_count"] == 2
+    msgs = db.get_messages("s1")
+    assert msgs[1]["tool_calls"] == calls
+    assert msgs[2]["tool_call_id"] == "c1"
+
+
+def test_list_content_and_lone_surrogates(db: SessionDB) -> None:
+    db.create_session("s1")
+    db.append_message("s1", "user", [{"type": "text", "text": "hello"}])
+    db.append_message("s1", "user", "bad \ud800 char")
+    msgs = db.get_messages("s1")
+    assert msgs[0]["content"] == [{"type": "text", "text": "hello"}]
+    assert "\ud800" not in msgs[1]["content"] and msgs[1]["content"].startswith("bad ")
+
+
+def test_append_to_unknown_session_raises(db: SessionDB) -> None:
+    with pytest.raises(SessionStoreError, match="create_session"):
+        db.append_message("ghost", "user", "x")
+    assert db.message_count() == 0
+
+
+def test_conversation_restores_reasoning_and_strips_memory_context(db: SessionDB) -> None:
+    db.create_session("s1")
+    db.append_message("s1", "system", "You are helpful")
+    db.append_message("s1", "user", "q")
+    db.append_message("s1", "assistant", "<memory-context>\nsecret recall\n</memory-context>\nVisible answer",
+                      reasoning="", reasoning_content="thinking", reasoning_details=[{"type": "r"}])
+    conv = db.get_messages_as_conversation("s1")
+    assert conv[0] == {"role": "system", "content": "You are helpful"}
+    assert conv[2]["content"] == "Visible answer"
+    assert conv[2]["reasoning"] == "" and conv[2]["reasoning_content"] == "thinking"
+    assert conv[2]["reasoning_details"] == [{"type": "r"}]
+
+
+def test_conversation_include_ancestors_without_duplicate_prompt(db: SessionDB) -> None:
+    db.create_session("a")
+    db.append_message("a", "system", "SYS")
+    db.append_message("a", "user", "first")
+    db.create_session("b", parent_session_id="a")
+    db.append_message("b", "system", "SYS")
+    db.append_message("b", "user", "second")
+    conv = db.get_messages_as_conversation("b", include_ancestors=True)
+    assert [m["content"] for m in conv] == ["SYS", "first", "second"]
+    assert [m["content"] for m in db.get_messages_as_conversation("b")] == ["SYS", "second"]
+
+
+def test_titles_set_get_unknown_duplicate_and_none(db: SessionDB) -> None:
+    db.create_session("s1")
+    db.create_session("s2")
+    db.create_session("s3")
+    assert db.get_session_title("s1") is None
+    assert db.set_session_title("s1", "My  title\t!") is True
+    assert db.get_session_title("s1") == "My title !"
+    assert db.set_session_title("nope", "x") is False
+    with pytest.raises(ValueError):
+        db.set_session_title("s2", "My title !")
+    assert db.set_session_title("s2", "") is True and db.set_session_title("s3", None) is True
+    assert db.get_session_title("s2") is None and db.get_session_title("s3") is None
+    db.set_session_title("s1", "Déjà vu 🚀 记忆 <b>&")
+    db.end_session("s1", "done")
+    assert db.get_session_title("s1") == "Déjà vu 🚀 记忆 <b>&"
+    assert db.export_session("s1")["title"] == "Déjà vu 🚀 记忆 <b>&"
+
+
+def test_title_moves_from_compression_ancestor(db: SessionDB) -> None:
+    db.create_session("a", title="Plan")
+    db.create_session("b", parent_session_id="a")
+    assert db.set_session_title("b", "Plan") is True
+    assert db.get_session_title("a") is None and db.get_session_title("b") == "Plan"
+
+
+def test_sanitize_title() -> None:
+    assert sanitize_title("  a \t b\n c  ") == "a b c"
+    assert sanitize_title("x\x00y\x07z\x7f\u200b\u200d\u202e\ufeff") == "xyz"
+    assert sanitize_title("\x00\x07") is None
+    assert sanitize_title("a" * 100) == "a" * 100
+    with pytest.raises(ValueError, match="too long"):
+        sanitize_title("a" * 101)
+    assert sanitize_title("café 🎉 日本") == "café 🎉 日本"
+
+
+def test_title_lineage_numbering(db: SessionDB) -> None:
+    assert db.get_next_title_in_lineage("x") == "x"
+    db.create_session("s1", title="x")
+    assert db.get_next_title_in_lineage("x") == "x #2"
+    db.create_session("s2", title="x #2")
+    assert db.get_next_title_in_lineage("x") == "x #3"
+    assert db.get_next_title_in_lineage("x #2") == "x #3"
+    assert db.resolve_session_by_title("x") == "s2"
+
+
+def test_list_count_and_paginate(db: SessionDB) -> None:
+    for i in range(5):
+        db.create_session(f"s{i}", source="cli" if i % 2 else "telegram", started_at=1000.0 + i)
+        db.append_message(f"s{i}", "user", f"hello {i}")
+    assert [s["id"] for s in db.list_sessions(limit=2)] == ["s4", "s3"]
+    assert [s["id"] for s in db.list_sessions(limit=2, offset=2)] == ["s2", "s1"]
+    assert {s["id"] for s in db.search_sessions(source="cli")} == {"s1", "s3"}
+    assert db.session_count() == 5 and db.session_count("cli") == 2
+    assert db.message_count() == 5 and db.message_count("s1") == 1
+    assert db.list_sessions(limit=1)[0]["preview"] == "hello 4"
+
+
+def test_delete_session_orphans_children(db: SessionDB) -> None:
+    db.create_session("p")
+    db.append_message("p", "user", "parent words zebra")
+    db.create_session("c", parent_session_id="p")
+    assert db.delete_session("p") is True
+    assert db.get_session("p") is None and db.get_messages("p") == []
+    assert db.get_session("c")["parent_session_id"] is None
+    assert db.search_messages("zebra") == []
+    assert db.delete_session("p") is False
+
+
+def test_resolve_session_id(db: SessionDB) -> None:
+    db.create_session("abc123")
+    db.create_session("abd456")
+    db.create_session("x_y")
+    db.create_session("xzy")
+    assert db.resolve_session_id("abc123") == "abc123"
+    assert db.resolve_session_id("abc") == "abc123"
+    assert db.resolve_session_id("ab") is None
+    assert db.resolve_session_id("x_") == "x_y"
+    assert db.resolve_session_id("zz") is None
+
+
+def test_export_session_and_all(db: SessionDB) -> None:
+    db.create_session("s1", source="cli")
+    db.append_message("s1", "user", "hi")
+    db.create_session("s2", source="telegram")
+    e = db.export_session("s1")
+    assert e["source"] == "cli" and e["title"] is None and e["messages"][0]["content"] == "hi"
+    assert db.export_session("nope") is None
+    assert [x["id"] for x in db.export_all()] == ["s1", "s2"]
+    assert [x["id"] for x in db.export_all(source="telegram")] == ["s2"]
+
+
+def _age(db: SessionDB, sid: str, days: float) -> None:
+    db.conn.execute("UPDATE sessions SET started_at = ? WHERE id = ?", (time.time() - days * 86400, sid))
+
+
+def test_prune_ended_old_only_and_source_filter(db: SessionDB) -> None:
+    for sid, src in (("old", "cli"), ("recent", "cli"), ("open", "cli"), ("tg", "telegram")):
+        db.create_session(sid, source=src)
+    for sid in ("old", "recent", "tg"):
+        db.end_session(sid, "done")
+    _age(db, "old", 100)
+    _age(db, "open", 100)
+    _age(db, "tg", 100)
+    assert db.prune_sessions(older_than_days=90, source="cli") == 1
+    assert db.get_session("old") is None and db.get_session("recent") and db.get_session("open")
+    assert db.get_session("tg") is not None
+    assert db.prune_sessions(older_than_days=90) == 1
+    assert db.prune_sessions(older_than_days=90) == 0
+
+
+def test_prune_chain_detaches_surviving_child(db: SessionDB) -> None:
+    db.create_session("A")
+    db.create_session("B", parent_session_id="A")
+    db.create_session("C", parent_session_id="B")
+    db.create_session("D", parent_session_id="C")
+    for s in "ABCD":
+        db.end_session(s, "compression")
+    _age(db, "A", 200)
+    _age(db, "B", 150)
+    assert db.prune_sessions(90) == 2
+    assert db.get_session("C")["parent_session_id"] is None
+    assert db.get_session("D")["parent_session_id"] == "C"
+    for s in "CD":
+        _age(db, s, 120)
+    assert db.prune_sessions(90) == 2 and db.session_count() == 0
+
+
+def test_v2_database_migrates_and_backfills_fts(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        CREATE TABLE schema_version (version INTEGER NOT NULL);
+        INSERT INTO schema_version VALUES (2);
+        CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, user_id TEXT, model TEXT,
+            model_config TEXT, system_prompt TEXT, parent_session_id TEXT, started_at REAL NOT NULL,
+            ended_at REAL, end_reason TEXT, message_count INTEGER DEFAULT 0, tool_call_count INTEGER DEFAULT 0,
+            input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0);
+        CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, role TEXT NOT NULL,
+            content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT, timestamp REAL NOT NULL);
+        CREATE VIRTUAL TABLE messages_fts USING fts5(content);
+        CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+            INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content); END;
+        INSERT INTO sessions (id, source, started_at) VALUES ('legacy', 'cli', 1.0);
+        INSERT INTO messages (session_id, role, content, tool_name, timestamp)
+            VALUES ('legacy', 'user', 'the penguin migration', NULL, 2.0);
+        INSERT INTO messages (session_id, role, content, tool_name, timestamp)
+            VALUES ('legacy', 'tool', 'ok', 'weather_lookup', 3.0);
+        """
+    )
+    conn.commit()
+    conn.close()
+    db = SessionDB(path)
+    try:
+        cols = {r[1] for r in db.conn.execute("PRAGMA table_info(sessions)")}
+        assert {"title", "api_call_count", "cache_read_tokens", "cache_write_tokens"} <= cols
+        assert db.conn.execute("SELECT version FROM schema_version").fetchone()[0] >= 11
+        assert [r["session_id"] for r in db.search_messages("penguin")] == ["legacy"]
+        assert len(db.search_messages("weather_lookup", role_filter="tool")) == 1
+        db.append_message("legacy", "user", "new walrus text")
+        assert len(db.search_messages("walrus")) == 1
+        assert db.fts_integrity_check()
+    finally:
+        db.close()
+    again = SessionDB(path)
+    assert again.migration["fts_rebuilt"] is False and again.migration["added_columns"] == []
+    again.close()
+
+
+def test_missing_columns_reconciled_whatever_the_version(tmp_path: Path) -> None:
+    path = tmp_path / "odd.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        "CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (99);"
+        "CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, started_at REAL NOT NULL);"
+        "CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,"
+        " role TEXT NOT NULL, content TEXT, timestamp REAL NOT NULL);"
+    )
+    conn.close()
+    db = SessionDB(path)
+    try:
+        assert "reasoning_content" in {r[1] for r in db.conn.execute("PRAGMA table_info(messages)")}
+        assert db.conn.execute("SELECT version FROM schema_version").fetchone()[0] == 99
+        db.create_session("s", title="t")
+        db.append_message("s", "user", "works", tool_name=None)
+        assert len(db.search_messages("works")) == 1
+    finally:
+        db.close()
+
+
+def test_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "state.db"
+    bad.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(SessionStoreError, match="not a usable session database"):
+        SessionDB(bad)
+    assert bad.read_bytes() == b"this is not sqlite" * 100
+
+
+def test_get_lineages_in_one_call_with_cycle_guard(db: SessionDB) -> None:
+    db.create_session("a")
+    db.create_session("b", parent_session_id="a")
+    db.create_session("c", parent_session_id="b")
+    db.create_session("solo")
+    assert db.get_lineages(["c", "b", "solo"]) == {"c": ["a", "b", "c"], "b": ["a", "b"], "solo": ["solo"]}
+    db.conn.execute("PRAGMA foreign_keys=OFF")
+    db.conn.execute("UPDATE sessions SET parent_session_id = 'c' WHERE id = 'a'")  # a corrupt cycle
+    assert db.get_lineages(["c"])["c"][-1] == "c"
+    assert db.get_lineage("c")[-1] == "c"
