@@ -110,7 +110,7 @@ def test_stdio_snapshot_is_frozen_for_the_session_and_files_are_live(hermes_home
     assert "Written mid-session" in anyio.run(second)  # the next session's snapshot has it
 
 
-def test_bad_arguments_get_an_mcp_error_naming_the_field_and_write_nothing(hermes_home: Path) -> None:
+def test_bad_arguments_and_unknown_tools_get_an_mcp_error_naming_the_field_and_write_nothing(hermes_home: Path) -> None:
     seed = MemoryStore(hermes_home / "memories")
     seed.add("memory", "Existing entry")
     seed.add("user", "Existing profile entry")
@@ -118,22 +118,14 @@ def test_bad_arguments_get_an_mcp_error_naming_the_field_and_write_nothing(herme
     async def main() -> None:
         async with stdio_session(hermes_home) as s:
             await assert_refused_without_writing(s, hermes_home)
+            with pytest.raises(MCPError) as info:
+                await s.call_tool("no_such_tool", {})
+            assert info.value.error.code == -32602 and "no_such_tool" in info.value.error.message
             # The session is still usable afterwards.
             assert (await call(s, "memory", {"action": "add", "target": "memory", "content": "ok"}))["success"]
 
     anyio.run(main)
     assert MemoryStore(hermes_home / "memories").memory_entries == ["Existing entry", "ok"]
-
-
-def test_unknown_tool_is_an_mcp_error(hermes_home: Path) -> None:
-    async def main() -> MCPError:
-        async with stdio_session(hermes_home) as s:
-            with pytest.raises(MCPError) as info:
-                await s.call_tool("no_such_tool", {})
-            return info.value
-
-    err = anyio.run(main)
-    assert err.error.code == -32602 and "no_such_tool" in err.error.message
 
 
 def test_per_user_profiles_by_argument_and_by_server_flag(hermes_home: Path) -> None:
