@@ -125,6 +125,8 @@ def test_the_bundled_holographic_provider_serves_fact_store_and_receives_memory_
         async with stdio_session(hermes_home) as s:
             names = {t.name for t in (await s.list_tools()).tools}
             assert {"memory", "session_search", "fact_store", "fact_feedback"} <= names
+            prompt = (await s.get_prompt("memory_guidance")).messages[0].content.text
+            assert "Holographic Memory" in prompt  # the provider's system_prompt_block rides along
             added = await call(s, "fact_store", {"action": "add", "content": "Sam deploys the shop with Ansible"})
             assert "error" not in added, added
             r = await call(s, "memory", {"action": "add", "target": "user", "content": "Sam prefers Vim keybindings"})

@@ -473,12 +473,21 @@ class MemoryServer:
         ])
 
     def guidance_text(self, session_key: str | None = None) -> str:
-        """The ``memory_guidance`` prompt text: guidance, then the frozen snapshot (if any)."""
+        """The ``memory_guidance`` prompt text: guidance, the session's frozen snapshot (if any), then
+        the external provider's ``system_prompt_block`` (if any), separated by blank lines."""
+        parts = [MEMORY_GUIDANCE.strip()]
         snapshot = self._client(session_key).snapshot
-        text = MEMORY_GUIDANCE
         if snapshot:
-            text += "\nWhat you remember (frozen at the start of this session):\n\n" + snapshot + "\n"
-        return text
+            parts.append("What you remember (frozen at the start of this session):\n\n" + snapshot)
+        if self.provider is not None:
+            try:
+                block = (self.provider.system_prompt_block() or "").strip()
+            except Exception:  # a failing provider never breaks the prompt
+                logger.exception("provider %s: system_prompt_block failed", getattr(self.provider, "name", "?"))
+                block = ""
+            if block:
+                parts.append(block)
+        return "\n\n".join(parts) + "\n"
 
     async def _on_get_prompt(self, ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         if params.name != PROMPT_GUIDANCE:
