@@ -10,6 +10,7 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from hermes_memory.agent.prompt import MEMORY_GUIDANCE, SESSION_SEARCH_GUIDANCE
 from hermes_memory.mcp.server import URI_MEMORY_MD, URI_SNAPSHOT, URI_USER_MD
 from hermes_memory.memory import MEMORY_TOOL_SCHEMA, MemoryStore, memory_tool
 from tests.mcp.helpers import (
@@ -45,8 +46,8 @@ def test_stdio_lists_tools_resources_and_the_guidance_prompt(hermes_home: Path) 
 
             prompts = [p.name for p in (await s.list_prompts()).prompts]
             assert prompts == ["memory_guidance"]
-            prompt = await s.get_prompt("memory_guidance")
-            assert "session_search" in prompt.messages[0].content.text
+            prompt = (await s.get_prompt("memory_guidance")).messages[0].content.text
+            assert MEMORY_GUIDANCE in prompt and SESSION_SEARCH_GUIDANCE in prompt  # the agent's own texts
 
     anyio.run(main)
 

@@ -95,24 +95,6 @@ SERVER_INSTRUCTIONS = (
     "Read the `hermes-memory://memory/snapshot` resource (or the `memory_guidance` prompt) at the start of a task."
 )
 
-MEMORY_GUIDANCE = """\
-You have persistent memory that survives across sessions, in two stores:
-- `memory` (MEMORY.md): your own notes: environment facts, project conventions, lessons learned.
-- `user` (USER.md): who the user is: name, role, preferences, how they want you to work.
-
-Save with the `memory` tool, proactively and without being asked, when you learn something that will
-still be true in a future session: a correction or preference from the user first, then facts about
-the environment, then procedures that worked. Write declarative facts, not instructions. Do not save
-task progress, logs, one-off details or anything that will be stale within a week; past conversations
-are searchable with `session_search` instead.
-
-Each store has a hard character budget. When a write is refused for space, consolidate: replace or
-remove older entries and add the new one in one `operations` batch, in the same turn. `replace` and
-`remove` find an entry by a unique substring (`old_text`) and rewrite the whole entry.
-
-Before asking the user to repeat something from an earlier session, search for it with `session_search`.
-"""
-
 
 def is_loopback(host: str) -> bool:
     """True for hosts only this machine can reach (``127.0.0.0/8``, ``::1``, ``localhost``)."""
@@ -473,9 +455,20 @@ class MemoryServer:
         ])
 
     def guidance_text(self, session_key: str | None = None) -> str:
-        """The ``memory_guidance`` prompt text: guidance, the session's frozen snapshot (if any), then
-        the external provider's ``system_prompt_block`` (if any), separated by blank lines."""
-        parts = [MEMORY_GUIDANCE.strip()]
+        """The ``memory_guidance`` prompt text, sections separated by blank lines: the agent's memory
+        guidance (profile-only wording when only USER.md is enabled) and session-search guidance
+        (:mod:`hermes_memory.agent.prompt`), the session's frozen snapshot (if any), then the
+        external provider's ``system_prompt_block`` (if any)."""
+        from hermes_memory.agent.prompt import MEMORY_GUIDANCE, SESSION_SEARCH_GUIDANCE, USER_PROFILE_GUIDANCE
+
+        # The agent's own guidance texts, so every client is told the same as our agent.
+        targets = self._memory_enabled_targets()
+        parts = []
+        if "memory" in targets:
+            parts.append(MEMORY_GUIDANCE.strip())
+        elif targets:
+            parts.append(USER_PROFILE_GUIDANCE.strip())
+        parts.append(SESSION_SEARCH_GUIDANCE.strip())
         snapshot = self._client(session_key).snapshot
         if snapshot:
             parts.append("What you remember (frozen at the start of this session):\n\n" + snapshot)
