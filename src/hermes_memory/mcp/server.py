@@ -20,7 +20,8 @@ Resources
     ``hermes-memory://memory/USER.md``   the live file (of the server's ``--user-id`` if set).
 
 Prompt
-    ``memory_guidance``  when and what to save, with the frozen snapshot appended.
+    ``memory_guidance``  the agent's memory and session-search guidance, the frozen snapshot and
+                         the external provider's prompt block.
 
 Frozen snapshot: one per *client session*, taken when the session starts, like the agent's
 session-start snapshot. Over stdio a client starts one server process per session, so the
