@@ -84,7 +84,7 @@ _INVISIBLE = {"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"}
 
 def sanitize_title(title: str | None) -> str | None:
     """Clean a session title: drop control, zero-width, bidi and BOM characters, collapse
-    whitespace, trim. Returns ``None`` for nothing left. Raises ``ValueError`` ("title too long")
+    whitespace, trim (lone surrogates are dropped too). Returns ``None`` for nothing left. Raises ``ValueError`` ("title too long")
     when more than :data:`MAX_TITLE_CHARS` characters remain. Emoji, CJK and accents are kept."""
     if title is None:
         return None
@@ -94,7 +94,7 @@ def sanitize_title(title: str | None) -> str | None:
             out.append(" ")
             continue
         cat = unicodedata.category(ch)
-        if ch in _INVISIBLE or cat in ("Cc", "Cf"):
+        if ch in _INVISIBLE or cat in ("Cc", "Cf", "Cs"):  # Cs: lone surrogates (unstorable)
             continue
         out.append(ch)
     cleaned = " ".join("".join(out).split())
@@ -111,7 +111,7 @@ def _encode_content(content: Any) -> str | None:
     if content is None:
         return None
     if isinstance(content, (list, dict)):
-        return JSON_CONTENT_PREFIX + json.dumps(content, ensure_ascii=False)
+        return JSON_CONTENT_PREFIX + fts_mod.scrub_text(json.dumps(content, ensure_ascii=False))
     return fts_mod.scrub_text(str(content))
 
 
@@ -129,7 +129,12 @@ def _encode_json(value: Any) -> str | None:
         return None
     if isinstance(value, str):
         return fts_mod.scrub_text(value)
-    return json.dumps(value, ensure_ascii=False)
+    return fts_mod.scrub_text(json.dumps(value, ensure_ascii=False))
+
+
+def _scrub(value: Any) -> Any:
+    """``value`` with lone surrogates replaced when it is text (SQLite cannot store them)."""
+    return fts_mod.scrub_text(value) if isinstance(value, str) else value
 
 
 def _decode_json(value: str | None) -> Any:
@@ -139,6 +144,15 @@ def _decode_json(value: str | None) -> Any:
         return json.loads(value)
     except ValueError:
         return value
+
+
+def _storable(text: str) -> bool:
+    """False for text SQLite cannot hold (lone surrogates): no stored id can equal it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _is_lock_error(exc: BaseException) -> bool:
@@ -290,8 +304,12 @@ class SessionDB:
                 raise SessionStoreError("SessionDB is closed; open a new SessionDB.")
             try:
                 return self._conn.execute(sql, tuple(params)).fetchall()
-            except sqlite3.OperationalError as exc:
-                raise SessionStoreError(f"session database read failed: {exc}") from exc
+            except sqlite3.DatabaseError as exc:
+                hint = (" The file is damaged: move it aside (or restore a backup) to start a new one."
+                        if "malformed" in str(exc) or "not a database" in str(exc) else "")
+                raise SessionStoreError(f"session database {self.db_path} read failed: {exc}.{hint}") from exc
+            except (sqlite3.Error, OverflowError, UnicodeEncodeError) as exc:
+                raise SessionStoreError(f"session database read failed (bad parameter): {exc}") from exc
 
     # ------------------------------------------------------------------ sessions
     def create_session(
@@ -345,6 +363,8 @@ class SessionDB:
 
     def get_session(self, session_id: str) -> dict[str, Any] | None:
         """The session row as a dict (all columns), or ``None`` if unknown."""
+        if not _storable(session_id):
+            return None
         rows = self._read("SELECT * FROM sessions WHERE id = ?", (session_id,))
         return dict(rows[0]) if rows else None
 
@@ -528,16 +548,16 @@ class SessionDB:
             n_calls = len(tool_calls) if isinstance(tool_calls, list) else 0
         row = (
             session_id,
-            str(role),
+            fts_mod.scrub_text(str(role)),
             _encode_content(content),
-            tool_call_id,
+            _scrub(tool_call_id),
             _encode_json(tool_calls),
-            tool_name,
+            _scrub(tool_name),
             timestamp if timestamp is not None else time.time(),
             token_count,
-            finish_reason,
-            reasoning,
-            reasoning_content,
+            _scrub(finish_reason),
+            _scrub(reasoning),
+            _scrub(reasoning_content),
             _encode_json(reasoning_details),
             _encode_json(codex_reasoning_items),
             _encode_json(codex_message_items),
@@ -576,7 +596,7 @@ class SessionDB:
         calls_total = 0
         now = time.time()
         for m in messages:
-            role = str(m.get("role") or "user")
+            role = fts_mod.scrub_text(str(m.get("role") or "user"))
             tc = m.get("tool_calls")
             if isinstance(tc, str):
                 dec = _decode_json(tc)
@@ -590,14 +610,14 @@ class SessionDB:
                     session_id,
                     role,
                     _encode_content(m.get("content")),
-                    m.get("tool_call_id"),
+                    _scrub(m.get("tool_call_id")),
                     _encode_json(tc),
-                    m.get("tool_name") or m.get("name"),
+                    _scrub(m.get("tool_name") or m.get("name")),
                     m.get("timestamp") if m.get("timestamp") is not None else now,
                     m.get("token_count"),
-                    m.get("finish_reason"),
-                    m.get("reasoning"),
-                    m.get("reasoning_content"),
+                    _scrub(m.get("finish_reason")),
+                    _scrub(m.get("reasoning")),
+                    _scrub(m.get("reasoning_content")),
                     _encode_json(m.get("reasoning_details")),
                     _encode_json(m.get("codex_reasoning_items")),
                     _encode_json(m.get("codex_message_items")),
@@ -953,9 +973,13 @@ class SessionDB:
                     "SELECT m.id AS id, m.timestamp AS ts FROM messages_cjk c JOIN messages m ON m.id = c.rowid"
                     + join_s
                 )
+                # Under newest/oldest the side table is read in that time order (row ids need not
+                # follow timestamps: imported history); relevance takes the newest rows.
+                by_time = "m.timestamp ASC, m.id ASC" if order_oldest else "m.timestamp DESC, m.id DESC"
                 if plan.cjk_trigram:
                     for r in conn.execute(
-                        base + " WHERE messages_cjk MATCH ?" + cond + " ORDER BY c.rowid DESC LIMIT ?",
+                        base + " WHERE messages_cjk MATCH ?" + cond
+                        + f" ORDER BY {'c.rowid DESC' if relevance else by_time} LIMIT ?",
                         [plan.cjk_trigram, *params, max(want, 50)],
                     ):
                         found.setdefault(int(r["id"]), r["ts"])
@@ -965,7 +989,7 @@ class SessionDB:
                         base
                         + " WHERE (c.content LIKE ? ESCAPE '\\' OR c.tool_name LIKE ? ESCAPE '\\')"
                         + cond
-                        + " ORDER BY m.timestamp DESC, m.id DESC LIMIT ?",
+                        + f" ORDER BY {by_time} LIMIT ?",
                         [pat, pat, *params, max(want, 50)],
                     ):
                         found.setdefault(int(r["id"]), r["ts"])
@@ -1267,7 +1291,7 @@ class SessionDB:
     def resolve_session_id(self, prefix: str) -> str | None:
         """Full id for an exact id or a unique prefix (``%``/``_`` are literal); ``None`` when
         unknown or ambiguous."""
-        if not prefix:
+        if not prefix or not _storable(prefix):
             return None
         if self._read("SELECT 1 FROM sessions WHERE id = ?", (prefix,)):
             return prefix
@@ -1297,6 +1321,8 @@ class SessionDB:
     def delete_session(self, session_id: str) -> bool:
         """Delete a session and its messages (they leave the search index too). Child sessions are
         detached (``parent_session_id`` set to NULL), never deleted. False for an unknown id."""
+        if not _storable(session_id):
+            return False
 
         def _do(conn: sqlite3.Connection) -> bool:
             if not conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone():
