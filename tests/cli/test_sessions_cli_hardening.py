@@ -61,3 +61,25 @@ def test_import_error_locations_keep_brackets(tmp_path: Path) -> None:
     r = run(_home(tmp_path), "import", str(src), "--format", "hermes")
     assert r.exit_code == 0, r.output
     assert "sessions[orphan-1]: parent gone not found" in " ".join(r.output.split())
+
+
+def test_unanswered_confirmation_is_a_clean_refusal(tmp_path: Path) -> None:
+    """prune/delete without --yes and with no answer on stdin (EOF) must not print a traceback."""
+    import os
+    import subprocess
+    import sys
+
+    home = _home(tmp_path)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for args in (["prune", "--older-than", "30"], ["delete", "mk-1"]):
+        p = subprocess.run([sys.executable, "-m", "hermes_memory", "--home", str(home), "sessions", *args],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, timeout=120)
+        assert p.returncode == 1, p.stderr
+        assert "Traceback" not in p.stderr
+    assert SessionDB(home / "state.db").get_session("mk-1") is not None
+
+
+def test_prune_refuses_non_finite_days(tmp_path: Path) -> None:
+    r = run(_home(tmp_path), "prune", "--older-than", "inf", "--yes", "--json")
+    assert r.exit_code == 2
+    assert "Infinity" not in r.stdout

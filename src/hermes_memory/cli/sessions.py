@@ -7,6 +7,7 @@ Every command that prints data takes ``--json``. Exit codes: 0 ok, 1 refused or 
 from __future__ import annotations
 
 import json
+import math
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -201,6 +202,8 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Delete ENDED sessions older than N days (open sessions are never pruned)."""
+        if not math.isfinite(older_than):
+            fail("--older-than must be a finite number of days, e.g. --older-than 90.", EXIT_USAGE)
         if not yes and not typer.confirm(f"Delete ended sessions older than {older_than:g} days?"):
             fail("nothing pruned (not confirmed; pass --yes to skip the question).")
         with _db(ctx) as db:
