@@ -157,3 +157,36 @@ def test_B23_cjk_sort_ties_are_broken_by_id(db: SessionDB) -> None:
     assert [r["id"] for r in db.search_messages("悬空", sort="newest", limit=3)] == ids[::-1][:3]
     assert [r["id"] for r in db.search_messages("悬空", sort="oldest", limit=3)] == ids[:3]
 
+
+
+# ----------------------------------------------------------------- NOT next to CJK text
+def _not_rows(db: SessionDB) -> None:
+    db.create_session("s1")
+    db.append_message("s1", "user", "deploy kafka today")
+    db.append_message("s1", "user", "deploy 记忆断裂 issue")
+    db.append_message("s1", "user", "记忆断裂 only")
+
+
+def _texts(db: SessionDB, query: str) -> set[str]:
+    return {db.get_message(r["id"])["content"] for r in db.search_messages(query)}
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("kafka NOT deploy", set()),  # the NOT-ed word must not turn into a match via the CJK side
+        ("记忆断裂 NOT deploy", {"记忆断裂 only"}),
+        ("deploy NOT 记忆断裂", {"deploy kafka today"}),
+        ("deploy NOT 断裂", {"deploy kafka today"}),
+        ("deploy NOT 记忆断裂 kafka", {"deploy kafka today"}),  # NOT applies to the CJK word only
+    ],
+)
+def test_B23_not_is_honoured_next_to_cjk(db: SessionDB, query: str, expected: set[str]) -> None:
+    _not_rows(db)
+    assert _texts(db, query) == expected
+
+
+def test_negated_words_are_not_highlighted(db: SessionDB) -> None:
+    _not_rows(db)
+    rows = db.search_messages("记忆断裂 NOT kafka")
+    assert rows and all(">>>kafka<<<" not in r["snippet"] for r in rows)

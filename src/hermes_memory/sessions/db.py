@@ -926,6 +926,14 @@ class SessionDB:
         order_oldest = (sort or "").lower() in ("oldest", "asc")
         relevance = not (order_newest or order_oldest)
         join_s = " JOIN sessions s ON s.id = m.session_id" if needs_session else ""
+        # words after NOT: CJK literals leave every result, other words leave the CJK side too
+        neg_like = "".join(
+            " AND m.id NOT IN (SELECT rowid FROM messages_cjk WHERE content LIKE ? ESCAPE '\\'"
+            " OR tool_name LIKE ? ESCAPE '\\')" for _ in plan.exclude_like
+        )
+        neg_like_params = [p for lit in plan.exclude_like for p in ["%" + fts_mod.like_escape(lit) + "%"] * 2]
+        neg_fts = " AND m.id NOT IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)" if plan.exclude_fts else ""
+        neg_fts_params = [" OR ".join(plan.exclude_fts)] if plan.exclude_fts else []
         if order_newest:
             order = "m.timestamp DESC, m.id DESC"
         elif order_oldest:
@@ -944,7 +952,7 @@ class SessionDB:
             wparams = [min_rowid] if min_rowid else []
             if fts_expr:
                 pool = max(want, RERANK_POOL) if relevance else want
-                if not cond and relevance:
+                if not cond and not neg_like and relevance:
                     # fast path: FTS5 sorts by rank itself and stops at LIMIT
                     rows = conn.execute(
                         "SELECT rowid AS id, rank FROM messages_fts WHERE messages_fts MATCH ?"
@@ -955,8 +963,8 @@ class SessionDB:
                     rows = conn.execute(
                         "SELECT m.id AS id, messages_fts.rank AS rank FROM messages_fts "
                         "JOIN messages m ON m.id = messages_fts.rowid" + join_s
-                        + " WHERE messages_fts MATCH ?" + window + cond + f" ORDER BY {order} LIMIT ?",
-                        [fts_expr, *wparams, *params, pool],
+                        + " WHERE messages_fts MATCH ?" + window + cond + neg_like + f" ORDER BY {order} LIMIT ?",
+                        [fts_expr, *wparams, *params, *neg_like_params, pool],
                     ).fetchall()
                 for r in rows:
                     hits[int(r["id"])] = float(r["rank"])
@@ -978,9 +986,9 @@ class SessionDB:
                 by_time = "m.timestamp ASC, m.id ASC" if order_oldest else "m.timestamp DESC, m.id DESC"
                 if plan.cjk_trigram:
                     for r in conn.execute(
-                        base + " WHERE messages_cjk MATCH ?" + cond
+                        base + " WHERE messages_cjk MATCH ?" + cond + neg_like + neg_fts
                         + f" ORDER BY {'c.rowid DESC' if relevance else by_time} LIMIT ?",
-                        [plan.cjk_trigram, *params, max(want, 50)],
+                        [plan.cjk_trigram, *params, *neg_like_params, *neg_fts_params, max(want, 50)],
                     ):
                         found.setdefault(int(r["id"]), r["ts"])
                 for lit in plan.cjk_like:
@@ -988,9 +996,9 @@ class SessionDB:
                     for r in conn.execute(
                         base
                         + " WHERE (c.content LIKE ? ESCAPE '\\' OR c.tool_name LIKE ? ESCAPE '\\')"
-                        + cond
+                        + cond + neg_like + neg_fts
                         + f" ORDER BY {by_time} LIMIT ?",
-                        [pat, pat, *params, max(want, 50)],
+                        [pat, pat, *params, *neg_like_params, *neg_fts_params, max(want, 50)],
                     ):
                         found.setdefault(int(r["id"]), r["ts"])
             cjk_only = [i for i in found if i not in hits]
