@@ -190,3 +190,22 @@ def test_negated_words_are_not_highlighted(db: SessionDB) -> None:
     _not_rows(db)
     rows = db.search_messages("记忆断裂 NOT kafka")
     assert rows and all(">>>kafka<<<" not in r["snippet"] for r in rows)
+
+
+# ----------------------------------------------------------------- imports that find nothing say so
+@pytest.mark.parametrize("fmt", ["claude_code", "openai"])
+def test_import_of_a_folder_without_jsonl_files_is_reported(db: SessionDB, tmp_path: Path, fmt: str) -> None:
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not a transcript", encoding="utf-8")
+    report = import_path(db, folder, fmt)
+    assert report.messages_imported == 0
+    assert len(report.errors) == 1 and "no *.jsonl" in report.errors[0] and str(folder) in report.errors[0]
+
+
+def test_claude_code_import_of_a_file_of_another_format_is_reported(db: SessionDB, tmp_path: Path) -> None:
+    f = tmp_path / "chat.jsonl"
+    f.write_text('{"messages": [{"role": "user", "content": "hello"}]}\n', encoding="utf-8")
+    report = import_path(db, f, "claude_code")
+    assert report.messages_imported == 0
+    assert len(report.errors) == 1 and "no Claude Code user/assistant records" in report.errors[0]
