@@ -968,11 +968,26 @@ class SessionDB:
                     ).fetchall()
                 for r in rows:
                     hits[int(r["id"])] = float(r["rank"])
+                if hits and relevance and dropped:
+                    best = sorted(hits, key=hits.__getitem__)[:DROPPED_TERM_ROWS]
+                    self._score_dropped(conn, hits, dropped, self._candidates(conn, best, with_text=True))
+                if relevance and (dropped or min_rowid) and len(hits) < want and plan.fts:
+                    # The posting budget or the recency window left the page short (the kept words
+                    # are rare, or the filters exclude their rows): fill it with the newest rows of
+                    # the full query, ranked by their full BM25, so no match is lost.
+                    extra = conn.execute(
+                        "SELECT m.id AS id, messages_fts.rank AS rank FROM messages_fts "
+                        "JOIN messages m ON m.id = messages_fts.rowid" + join_s
+                        + " WHERE messages_fts MATCH ?" + cond + neg_like
+                        + " ORDER BY messages_fts.rowid DESC LIMIT ?",
+                        [plan.fts, *params, *neg_like_params, want + len(hits)],
+                    ).fetchall()
+                    for r in extra:
+                        if len(hits) >= want:
+                            break
+                        hits.setdefault(int(r["id"]), float(r["rank"]))
                 if hits and relevance:
                     cand = self._candidates(conn, list(hits), with_text=False)
-                    if dropped:
-                        best = sorted(hits, key=hits.__getitem__)[:DROPPED_TERM_ROWS]
-                        self._score_dropped(conn, hits, dropped, self._candidates(conn, best, with_text=True))
             found: dict[int, float] = {}
             if (plan.cjk_trigram or plan.cjk_like) and conn.execute(
                 "SELECT 1 FROM messages_cjk LIMIT 1"
