@@ -58,7 +58,9 @@ POSTINGS_BUDGET = 2_500
 """Most index postings (rows matching a term) a relevance search scores. When the terms of a
 plain-OR query together match more rows, the most frequent terms are dropped (rarest first
 kept; at least one term always stays). Frequent terms carry little BM25 weight (low IDF), so
-this bounds latency on large histories at little cost in ranking: the "dynamic stopword" trick."""
+this bounds latency on large histories at little cost in ranking: the "dynamic stopword" trick.
+A page left short by it (rare kept terms, or filters excluding their rows) is filled with the
+newest rows of the full query, so no match is lost."""
 DROPPED_TERM_ROWS = 100
 """How many of the best BM25 candidates are checked for the frequent terms the posting budget
 dropped (each found term adds its IDF). Reading more rows' text costs latency on large histories."""
