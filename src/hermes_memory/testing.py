@@ -2,17 +2,24 @@
 
 * :class:`FakeProvider` — a configurable :class:`~hermes_memory.providers.base.MemoryProvider`
   that records every call, and can raise or hang in any hook.
+* :class:`ScriptedModel` — a :class:`~hermes_memory.llm.base.ChatModel` that plays back scripted
+  replies (text, tool calls, exceptions, callables) and records every request; helpers
+  :func:`tool_call` / :func:`assistant_tool_calls` build OpenAI-style tool calls.
 
 Nothing here touches the network or the clock beyond ``threading.Event`` waits.
 """
 
 from __future__ import annotations
 
+import copy
+import itertools
 import json
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from hermes_memory.errors import ModelError
+from hermes_memory.llm.base import ModelResponse, Usage, message_text
 from hermes_memory.providers.base import MemoryProvider
 
 ALL_HOOKS = frozenset({
@@ -55,14 +62,26 @@ class FakeProvider(MemoryProvider):
         self._system_prompt = system_prompt
         self._pre_compress = pre_compress
         self._tool_result = tool_result
-        self.raise_in = set(ALL_HOOKS) if raise_in in ("all", "*") else set(raise_in)
-        self.hang_in = set(ALL_HOOKS) if hang_in in ("all", "*") else set(hang_in)
+        self.raise_in = self._hooks(raise_in, "raise_in")
+        self.hang_in = self._hooks(hang_in, "hang_in")
         self._available = available
         self._reason = reason
         self.max_hang = max_hang
         self.released = threading.Event()
         self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
         self._lock = threading.Lock()
+
+    @staticmethod
+    def _hooks(value: Iterable[str] | str, arg: str) -> set[str]:
+        """``"all"``/``"*"`` or hook names from :data:`ALL_HOOKS`; a typo raises (a double that silently never fails hides bugs)."""
+        if value in ("all", "*"):
+            return set(ALL_HOOKS)
+        if isinstance(value, str):
+            raise ValueError(f"{arg}={value!r}: pass a set of hook names (e.g. {{{value!r}}}) or 'all'")
+        hooks = set(value)
+        if unknown := hooks - ALL_HOOKS:
+            raise ValueError(f"{arg}: unknown hook(s) {sorted(unknown)}; known: {sorted(ALL_HOOKS)}")
+        return hooks
 
     # -- control ------------------------------------------------------------------------------
     def release(self) -> None:
@@ -155,3 +174,94 @@ class FakeProvider(MemoryProvider):
 
     def on_delegation(self, task: str, result: str, *, child_session_id: str = "", **kwargs: Any) -> None:
         self._enter("on_delegation", task, result, child_session_id=child_session_id, **kwargs)
+
+
+# -- chat model double ------------------------------------------------------------------------------
+
+Reply = Any  # str | dict (assistant message) | ModelResponse | BaseException | Callable[[list, list], Reply]
+
+_ids = itertools.count(1)
+
+
+def tool_call(name: str, arguments: dict[str, Any] | None = None, *, call_id: str | None = None) -> dict[str, Any]:
+    """One OpenAI-style tool call ``{"id", "type": "function", "function": {"name", "arguments"}}``."""
+    return {"id": call_id or f"call_{next(_ids)}", "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments or {}, ensure_ascii=False)}}
+
+
+def assistant_tool_calls(*calls: dict[str, Any], content: str | None = None) -> dict[str, Any]:
+    """An assistant message that makes ``calls`` (built with :func:`tool_call`)."""
+    return {"role": "assistant", "content": content, "tool_calls": list(calls)}
+
+
+def estimate_tokens(payload: Any) -> int:
+    """Deterministic token estimate: characters of the JSON form / 4, rounded up (chars -> tokens)."""
+    text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, sort_keys=True, default=str)
+    return (len(text) + 3) // 4
+
+
+class ScriptedModel:
+    """A ``ChatModel`` that returns scripted replies in order and records every request.
+
+    Each script item is one of:
+
+    * ``str`` - a plain assistant answer;
+    * ``dict`` - an assistant message (e.g. from :func:`assistant_tool_calls`);
+    * :class:`ModelResponse` - returned as is;
+    * an exception instance - raised (e.g. ``ContextLengthError(...)`` to test the retry);
+    * a callable ``(messages, tools) -> item`` - called with the request, its result used as above.
+
+    When the script is exhausted, ``default`` is used if given (same forms), else
+    :class:`~hermes_memory.errors.ModelError` is raised saying the script ran out.
+    ``requests`` holds ``{"messages", "tools", "opts"}`` deep copies, one per call. Usage is
+    estimated with :func:`estimate_tokens` (no cache reads), so token counters move deterministically.
+    """
+
+    supports_cache_control = False
+
+    def __init__(self, script: Iterable[Reply] = (), *, default: Reply = None, name: str = "scripted",
+                 context_length: int = 128_000, supports_cache_control: bool = False) -> None:
+        self.script = list(script)
+        self.default = default
+        self.name = name
+        self.context_length = context_length
+        self.supports_cache_control = supports_cache_control
+        self.requests: list[dict[str, Any]] = []
+
+    def add(self, *items: Reply) -> ScriptedModel:
+        """Append replies to the script; returns self."""
+        self.script.extend(items)
+        return self
+
+    @property
+    def calls(self) -> int:
+        return len(self.requests)
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
+                 **opts: Any) -> ModelResponse:
+        self.requests.append({"messages": copy.deepcopy(messages), "tools": copy.deepcopy(tools),
+                              "opts": dict(opts)})
+        if self.script:
+            item = self.script.pop(0)
+        elif self.default is not None:
+            item = self.default
+        else:
+            raise ModelError(f"ScriptedModel {self.name!r} ran out of scripted replies after "
+                             f"{len(self.requests) - 1} call(s); add more with .add(...) or pass default=")
+        if callable(item) and not isinstance(item, (ModelResponse, BaseException, type)):
+            item = item(messages, tools)
+        if isinstance(item, BaseException):
+            raise item
+        if isinstance(item, ModelResponse):
+            return item
+        if isinstance(item, str):
+            message: dict[str, Any] = {"role": "assistant", "content": item}
+        elif isinstance(item, dict):
+            message = {"role": "assistant", **copy.deepcopy(item)}
+        else:
+            raise TypeError(f"unsupported ScriptedModel reply {item!r}")
+        prompt = estimate_tokens([messages, tools or []])
+        completion = estimate_tokens(message_text(message) + json.dumps(message.get("tool_calls") or []))
+        finish = "tool_calls" if message.get("tool_calls") else "stop"
+        return ModelResponse(message=message, usage=Usage(prompt, completion, 0, 0), finish_reason=finish,
+                             model=self.name)

@@ -330,3 +330,20 @@ def test_update_from_response_accepts_sdk_usage_objects():
     cc = _cc()
     cc.update_from_response(Usage())
     assert (cc.last_prompt_tokens, cc.last_completion_tokens, cc.last_total_tokens) == (7, 3, 10)
+
+
+def test_summariser_reporting_no_model_configured_uses_the_llm_free_summary():
+    # "No model configured" is not a failure to abort on: the LLM-free summary is the summary
+    # (issue 4), now and on later compactions, without asking the summariser again.
+    from hermes_memory.errors import ModelNotConfiguredError
+
+    fake = RecordingSummariser(ModelNotConfiguredError("no model configured"))
+    cc = _cc(protect_first_n=2, protect_last_n=2, summarizer=fake)
+    msgs = _big_conversation(10)
+    out = cc.compress(msgs)
+    assert len(out) < len(msgs) and cc.last_compress_aborted is False
+    assert cc.last_summary_source == "llm_free"
+    assert cc.should_compress(10**6) is True  # no cooldown blocks compression
+    out2 = cc.compress(out + _big_conversation(6)[1:])
+    assert cc.last_summary_source == "llm_free" and len(fake.prompts) == 1
+    assert cc.compression_count == 2 and len(out2) < len(out) + 6

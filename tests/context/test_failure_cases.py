@@ -38,7 +38,7 @@ def _b27_messages(big_args: bool = False):
         assistant("a2 repo ready"),
         user("u2 now add tests"),
         assistant(None, call("c2", command="pytest")),
-        tool("c2", "collected 3 items " + "." * 300),
+        tool("c2", "collected 3 items " + "." * 3000),  # a middle worth more than its summary
         assistant(None, call("c3", "write_file", path="tests/test_x.py", content="y" * (4000 if big_args else 10))),
         tool("c3", "wrote tests/test_x.py"),
         assistant("a5 tests written"),

@@ -7,8 +7,8 @@ Behaviour follows the reference agent's ``agent/context_compressor.py`` (referen
    over 200 chars become a one-line record of what the call did (tool, target, size, exit status),
    identical outputs keep only the newest copy, oversized tool-call arguments are shortened while
    staying valid JSON. Pruning its own output again changes nothing.
-2. **Head**: the system message plus ``protect_first_n`` messages; after the first compaction (or
-   when the history already holds a summary, e.g. after a restart) only the system message.
+2. **Head**: the leading system message(s) plus ``protect_first_n`` messages; after the first compaction (or
+   when the history already holds a summary, e.g. after a restart) only the system message(s).
 3. **Tail**: a token-budgeted run of the newest messages that never splits an assistant tool-call
    message from its results and always holds the latest user message verbatim.
 4. **Summary** of the middle by the caller's summariser with the structured template, updating the
@@ -50,6 +50,7 @@ from typing import Any
 from hermes_memory.config import CompressionConfig
 from hermes_memory.context.summary import (
     END_MARKER,
+    SUMMARY_PREFIX,
     build_fallback_summary,
     build_summary_prompt,
     clean_summary_reply,
@@ -73,6 +74,9 @@ Summarizer = Callable[..., str]
 
 #: Tool results longer than this (chars) are pruned outside the tail / deduplicated.
 PRUNE_MIN_CHARS = 200
+#: Longest replacement a prune writes (chars): under ``PRUNE_MIN_CHARS``, so that a second pass
+#: neither prunes nor de-duplicates its own output (B33).
+PRUNE_RECORD_MAX_CHARS = PRUNE_MIN_CHARS - 1
 #: Tool-call arguments longer than this (chars) get their long string leaves shortened.
 ARGS_PRUNE_MIN_CHARS = 500
 #: Long string leaves of pruned arguments keep this many chars, then ``ARGS_TRUNCATION_MARK``.
@@ -168,11 +172,30 @@ class CompressionPlan:
 
 
 def _call_id(call: Mapping[str, Any]) -> str:
-    return str(call.get("id") or call.get("call_id") or "")
+    # ``call_id`` first: Responses-API calls carry an item ``id`` ("fc_...") besides the
+    # ``call_id`` ("call_...") that their result's ``tool_call_id`` refers to (§5).
+    return str(call.get("call_id") or call.get("id") or "")
 
 
 def _role(message: Mapping[str, Any]) -> str:
     return str(message.get("role") or "")
+
+
+def _summary_parts(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str | None, Any]]:
+    """:func:`split_summary` of every message, except that the latest user message counts as a
+    summary only when it carries the ``_compressed_summary`` marker or starts with our own
+    :data:`SUMMARY_PREFIX` (a restart strips the marker): a user who pastes an old agent's
+    summary ("[CONTEXT SUMMARY]: ... continue") is asking something, and the latest user
+    message is always kept verbatim (B31)."""
+    parts = [split_summary(m) for m in messages]
+    for i in range(len(messages) - 1, -1, -1):
+        if _role(messages[i]) == "user":
+            message = messages[i]
+            ours = message.get("_compressed_summary") or content_text(message.get("content")).lstrip().startswith(SUMMARY_PREFIX)
+            if parts[i][0] is not None and not ours:
+                parts[i] = (None, message.get("content"))
+            break
+    return parts
 
 
 def sanitize_tool_pairs(messages: Sequence[Mapping[str, Any]]) -> tuple[list[Message], int]:
@@ -180,7 +203,8 @@ def sanitize_tool_pairs(messages: Sequence[Mapping[str, Any]]) -> tuple[list[Mes
 
     A tool result belongs to the nearest preceding assistant message with ``tool_calls`` when only
     tool results lie between them, and only if that message has a call with its ``tool_call_id``
-    (call id = ``id`` or ``call_id``). Calls without a result are dropped from ``tool_calls``; an
+    (call id = ``call_id`` or else ``id``). Calls without a result, and repeats of a call id
+    already seen in the same message, are dropped from ``tool_calls``; an
     assistant left with no calls and no text gets ``"(tool call removed)"``. Never inserts stub
     results. Unchanged messages are the same objects; changed ones are copies.
     """
@@ -206,7 +230,13 @@ def sanitize_tool_pairs(messages: Sequence[Mapping[str, Any]]) -> tuple[list[Mes
                     kept_results.append(result)
                 else:
                     removed += 1
-            kept_calls = [c for c in calls if _call_id(c) in result_ids]
+            kept_calls = []
+            kept_ids: set[str] = set()
+            for c in calls:  # one call per answered id: providers reject repeated tool_use ids
+                cid = _call_id(c)
+                if cid in result_ids and cid not in kept_ids:
+                    kept_ids.add(cid)
+                    kept_calls.append(c)
             if len(kept_calls) != len(calls):
                 removed += len(calls) - len(kept_calls)
                 new = dict(message)
@@ -256,7 +286,7 @@ def _short(value: Any, limit: int = 60) -> str:
 
 
 def tool_result_record(name: str, args: dict[str, Any] | None, raw_args: str, result: str) -> str:
-    """One-line record (at most 200 chars) that replaces a pruned tool result.
+    """One-line record (at most 199 chars) that replaces a pruned tool result.
 
     ``[terminal] ran `cmd` -> exit N, L lines output (C chars)``,
     ``[read_file] read PATH from line O (C chars)``, ``[memory] add on user (C chars result)``,
@@ -281,9 +311,9 @@ def tool_result_record(name: str, args: dict[str, Any] | None, raw_args: str, re
         if not pairs and raw_args:
             pairs = _short(raw_args, 60)
         record = f"[{name}] {pairs} ({size} chars result)".replace("]  (", "] (")
-    if len(record) > PRUNE_MIN_CHARS:
+    if len(record) > PRUNE_RECORD_MAX_CHARS:
         suffix = f" ({size} chars)"
-        record = record[: PRUNE_MIN_CHARS - len(suffix) - 1] + "…" + suffix
+        record = record[: PRUNE_RECORD_MAX_CHARS - len(suffix) - 1] + "…" + suffix
     return record
 
 
@@ -355,7 +385,8 @@ def prune_tool_outputs(
     * assistant tool-call arguments over 500 chars -> :func:`shorten_tool_arguments`.
 
     ``tool_call_id``s and every other key are kept; results of 200 chars or fewer are untouched.
-    Every replacement is at most 200 chars, so a second pass prunes 0 (idempotent, B33).
+    Every replacement is under 200 chars (:data:`PRUNE_RECORD_MAX_CHARS`), so a second pass
+    prunes 0 (idempotent, B33).
     """
     n = len(messages)
     if boundary is None:
@@ -387,7 +418,10 @@ def prune_tool_outputs(
                 new = dict(message)
                 if len(text) > PRUNE_MIN_CHARS:
                     new["content"] = tool_result_record(name, args, raw, text)
-                else:
+                else:  # short text + images: keep the text, cut so the result stays a final form
+                    keep = PRUNE_RECORD_MAX_CHARS - len(IMAGE_PLACEHOLDER) - 1
+                    if len(text) > keep:
+                        text = text[: keep - 1] + "…"
                     new["content"] = (text + " " if text else "") + IMAGE_PLACEHOLDER
                 out[i] = new
                 pruned += 1
@@ -478,6 +512,7 @@ class ContextCompressor:
         self._transient_streak = 0
         self._ineffective_streak = 0
         self._awaiting_effect = False
+        self._unconfigured = False  # the summariser said no model is configured (LLM-free until cooldown ends)
 
     def reset(self) -> None:
         """Forget the conversation (``/new``, ``/reset``): counters, previous summary, cooldown,
@@ -491,6 +526,7 @@ class ContextCompressor:
         self._cooldown_until = 0.0
         self._transient_streak = self._ineffective_streak = 0
         self._awaiting_effect = False
+        self._unconfigured = False
 
     # -- accounting -------------------------------------------------------------------------
 
@@ -539,7 +575,7 @@ class ContextCompressor:
         under the threshold (anti-thrash; cleared by a prompt under the threshold or a forced
         compaction).
         """
-        if not self.config.enabled or self.cooldown_remaining() > 0:
+        if not self.config.enabled or (self.cooldown_remaining() > 0 and not self._unconfigured):
             return False
         if self._ineffective_streak >= INEFFECTIVE_LIMIT:
             return False
@@ -588,11 +624,18 @@ class ContextCompressor:
     def plan(self, messages: Sequence[Mapping[str, Any]]) -> CompressionPlan:
         """Compute head / middle / tail boundaries without changing anything (see :class:`CompressionPlan`)."""
         n = len(messages)
-        summary_idx = [i for i, m in enumerate(messages) if split_summary(m)[0] is not None]
-        previous = split_summary(messages[summary_idx[-1]])[0] if summary_idx else None
-        has_system = n > 0 and _role(messages[0]) == "system"
+        parts = _summary_parts(messages)
+        summary_idx = [i for i, (body, _) in enumerate(parts) if body is not None]
+        # every earlier summary is folded in, oldest first (a resumed chain may hold several: B30)
+        bodies = list(dict.fromkeys(parts[i][0] for i in summary_idx if parts[i][0]))
+        previous = "\n\n".join(bodies) if summary_idx else None
+        # every leading system message is part of the system prompt (instructions + a separate
+        # memory snapshot, say): all of them stay in the head
+        system_count = 0
+        while system_count < n and _role(messages[system_count]) == "system":
+            system_count += 1
         first_n = self.config.protect_first_n if (self.compression_count == 0 and not summary_idx) else 0
-        head_end = min(n, (1 if has_system else 0) + first_n)
+        head_end = min(n, system_count + first_n)
         while head_end < n and _role(messages[head_end]) == "tool":
             head_end += 1
 
@@ -628,7 +671,7 @@ class ContextCompressor:
         # the newest real user messages stay verbatim in the tail (B31)
         users = [
             i for i in range(head_end, n)
-            if _role(messages[i]) == "user" and not (split_summary(messages[i])[0] is not None and split_summary(messages[i])[1] in (None, ""))
+            if _role(messages[i]) == "user" and not (parts[i][0] is not None and parts[i][1] in (None, ""))
         ]
         need = max(1, self.config.min_tail_user_messages)
         protected = users[-need:]
@@ -642,10 +685,20 @@ class ContextCompressor:
                 head_end = stranded[0] + 1
                 while head_end < n and _role(messages[head_end]) == "tool":
                     head_end += 1
+        # an earlier stand-alone summary in the tail is dropped there (folded into the new one),
+        # which would leave its two neighbours -- of one role -- side by side: cut after it
+        # instead, so the new summary takes its place, unless that strands a protected user
+        pure = [
+            i for i in range(max(cut, head_end), n)
+            if parts[i][0] is not None and parts[i][1] in (None, "", []) and not messages[i].get("tool_calls")
+        ]
+        if pure:
+            after = self._align_cut(messages, pure[-1] + 1, head_end)
+            if after < n and all(u >= after for u in protected):
+                cut = after
         if cut <= head_end:
             return result(head_end, False, "nothing between the protected head and tail")
-        middle = messages[head_end:cut]
-        if not any(split_summary(m)[0] is None or split_summary(m)[1] not in (None, "", []) for m in middle):
+        if not any(body is None or rest not in (None, "", []) for body, rest in parts[head_end:cut]):
             return result(cut, False, "the middle holds only an earlier summary")
         return result(cut, True, "ok")
 
@@ -698,6 +751,9 @@ class ContextCompressor:
 
         if self.summarizer is None:
             return self._fallback_body(turns_raw, previous, focus_topic), "llm_free"
+        if self.cooldown_remaining() > 0 and self._unconfigured:
+            # No summary model is configured: the LLM-free summary is the summary, not a failure.
+            return self._fallback_body(turns_raw, previous, focus_topic), "llm_free"
         if self.cooldown_remaining() > 0:
             self.last_failure = f"cooldown: {self.cooldown_remaining():.0f}s left after '{self.last_failure}'"
             return fallback("summariser in cooldown")
@@ -716,6 +772,10 @@ class ContextCompressor:
             kind = classify_summary_error(exc)
             self.last_failure = f"{kind}: {type(exc).__name__}: {exc}"
             self._start_cooldown(kind)
+            self._unconfigured = kind == "not_configured"
+            if self._unconfigured:
+                logger.info("no summary model is configured; using the LLM-free summary")
+                return self._fallback_body(turns_raw, previous, focus_topic), "llm_free"
             if kind in ("auth", "network"):
                 logger.warning("context compaction aborted, nothing was cut: summariser %s error: %s", kind, exc)
                 return None, "aborted"
@@ -727,6 +787,7 @@ class ContextCompressor:
             return fallback("empty reply")
         self._transient_streak = 0
         self._cooldown_until = 0.0
+        self._unconfigured = False
         return body, "llm"
 
     def _fallback_body(self, turns: list[Message], previous: str | None, focus_topic: str | None) -> str:
@@ -753,8 +814,10 @@ class ContextCompressor:
         :param before_cut: called once with a copy of the full input list before anything is cut
             (memory flush, B34); not called when nothing would be cut. Its exceptions are logged.
 
-        Returns the input unchanged (a new list, same length) when there is nothing to cut or the
-        compaction aborts (``last_compress_aborted``; see the module docstring). Otherwise returns
+        Returns the input unchanged (a new list, same length) when there is nothing to cut, when
+        the compaction aborts (``last_compress_aborted``; see the module docstring), or when the
+        result would not be smaller in estimated tokens than the input (``last_stats["plan"]``
+        says so; ``before_cut`` has run by then). Otherwise returns
         ``head + [summary] + tail`` (the summary may be merged into the first tail message) and
         increments ``compression_count``. Summary messages carry ``_compressed_summary: True``;
         strip underscore keys before sending. Details of the run are in ``last_stats``.
@@ -789,11 +852,14 @@ class ContextCompressor:
         )
         raw_turns: list[Message] = []
         model_turns: list[Message] = []
-        for original, slim in zip(messages[head_end:tail_start], pruned[head_end:tail_start], strict=True):
-            body, rest = split_summary(original)
+        parts = _summary_parts(messages)
+        for original, slim, (body, rest) in zip(
+            messages[head_end:tail_start], pruned[head_end:tail_start], parts[head_end:tail_start], strict=True
+        ):
             if body is not None:
-                if rest in (None, "", []):
+                if rest in (None, "", []) and not original.get("tool_calls"):
                     continue  # an earlier summary: folded in as previous_summary, not a new turn
+                rest = None if rest in (None, "", []) else rest  # a merged-into tool-call message
                 original = {**original, "content": rest}
                 slim = {**slim, "content": rest}
             raw_turns.append(original)
@@ -805,17 +871,23 @@ class ContextCompressor:
             self.last_compress_aborted = True
             self.last_stats["aborted"] = self.last_failure
             return list(messages)
-        self.last_summary_source = source
-        self.last_summary_fallback_used = source == "llm_free"
-        result = self._assemble(messages, head_end, tail_start, format_summary(summary_body))
+        result = self._assemble(messages, parts, head_end, tail_start, format_summary(summary_body))
         result, removed = sanitize_tool_pairs(result)
         after_tokens = estimate_messages_tokens_rough(result)
+        if after_tokens >= before_tokens:
+            # the summary outweighs the turns it would replace (a small middle): cutting would
+            # only lose detail and grow the prompt, so this is a no-op (an ineffective strike)
+            self._ineffective_streak += 1
+            self.last_stats.update(
+                plan=f"summary not smaller than the turns it replaces ({after_tokens} >= {before_tokens} tokens); nothing cut",
+                tokens_after=before_tokens,
+            )
+            return list(messages)
+        self.last_summary_source = source
+        self.last_summary_fallback_used = source == "llm_free"
         self.compression_count += 1
         self.previous_summary = summary_body
-        if after_tokens >= before_tokens:
-            self._ineffective_streak += 1
-        else:
-            self._awaiting_effect = True
+        self._awaiting_effect = True
         self.last_stats.update(
             messages_after=len(result),
             tokens_after=after_tokens,
@@ -828,23 +900,30 @@ class ContextCompressor:
         )
         return result
 
-    def _assemble(self, messages: list[Message], head_end: int, tail_start: int, summary_text: str) -> list[Message]:
-        def without_old_summaries(span: Sequence[Message]) -> list[Message]:
+    def _assemble(
+        self,
+        messages: list[Message],
+        parts: list[tuple[str | None, Any]],
+        head_end: int,
+        tail_start: int,
+        summary_text: str,
+    ) -> list[Message]:
+        def without_old_summaries(start: int, stop: int) -> list[Message]:
             # older summaries were folded into the new one (as previous_summary): drop them, and
             # unmerge them from the messages they were merged into
             kept: list[Message] = []
-            for message in span:
-                body, rest = split_summary(message)
+            for message, (body, rest) in zip(messages[start:stop], parts[start:stop], strict=True):
                 if body is not None and _role(message) != "system":
-                    if rest in (None, "", []):
+                    if rest in (None, "", []) and not message.get("tool_calls"):
                         continue
+                    # unmerge; a tool-call message the summary was merged into keeps its calls
                     message = {k: v for k, v in message.items() if k != "_compressed_summary"}
-                    message["content"] = rest
+                    message["content"] = None if rest in (None, "", []) else rest
                 kept.append(copy.deepcopy(message))
             return kept
 
-        head = without_old_summaries(messages[:head_end])  # the system message: an equal copy
-        tail = without_old_summaries(messages[tail_start:])
+        head = without_old_summaries(0, head_end)  # the system message: an equal copy
+        tail = without_old_summaries(tail_start, len(messages))
         non_system_head = [m for m in head if _role(m) != "system"]
         head_last = _role(non_system_head[-1]) if non_system_head else None
         has_user = any(_role(m) == "user" for m in non_system_head + tail)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hermes_memory.context.tokens import content_text, count_images
@@ -72,13 +72,52 @@ _SECRET_PATTERNS = (
     re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
     re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"),
     re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._\-]{16,}"),
-    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
 )
+# "BEGIN ... [\s\S]*? ... END" blocks are matched by :func:`_sub_blocks` (linear time), not by a
+# lazy regex, which rescans to the end of the text from every opener that has no closer:
+# quadratic (tool output with thousands of unclosed "<think>" took 27 s for 160K chars).
+_PEM_OPEN = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
+_PEM_CLOSE = re.compile(r"-----END [A-Z ]*PRIVATE KEY-----")
+_THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
+_THINK_CLOSE = {tag: re.compile(rf"</{tag}>\s*", re.IGNORECASE) for tag in ("think", "thinking", "reasoning")}
 _SECRET_ASSIGN = re.compile(
     r"(?i)\b((?:api[_-]?key|secret|password|passwd|token|access[_-]?key)\s*[=:]\s*)([\"']?)[^\s\"',;]{6,}\2"
 )
-_THINK = re.compile(r"<(think|thinking|reasoning)>[\s\S]*?</\1>\s*", re.IGNORECASE)
 _MEDIA = re.compile(r"^MEDIA:.*$", re.MULTILINE)
+
+
+def _sub_blocks(text: str, opener: re.Pattern[str], closer_of: Callable[[re.Match[str]], re.Pattern[str]], repl: str) -> str:
+    """Replace every ``opener ... closer`` block (shortest, like ``[\\s\\S]*?``) with ``repl``.
+
+    Linear time: once no closer follows an opener, none follows a later opener of that kind, so
+    that kind is not searched again."""
+    out: list[str] = []
+    pos = search = 0
+    dead: set[str] = set()
+    while True:
+        start = opener.search(text, search)
+        if start is None:
+            break
+        closer = closer_of(start)
+        end = None if closer.pattern in dead else closer.search(text, start.end())
+        if end is None:
+            dead.add(closer.pattern)
+            search = start.end()
+            continue
+        out += [text[pos : start.start()], repl]
+        pos = search = end.end()
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def strip_think(text: str) -> str:
+    """Remove ``<think>``/``<thinking>``/``<reasoning>`` blocks (and the blank space after them);
+    an unclosed tag is left as it is."""
+    if "<" not in text:
+        return text
+    return _sub_blocks(text, _THINK_OPEN, lambda m: _THINK_CLOSE[m.group(1).lower()], "")
 
 
 _SECRET_HINTS = ("sk-", "gh", "xox", "akia", "aiza", "bearer", "private key", "key", "secret", "pass", "token")
@@ -91,6 +130,8 @@ def redact_secrets(text: str) -> str:
         return text
     for pattern in _SECRET_PATTERNS:
         text = pattern.sub("[REDACTED]", text)
+    if "PRIVATE KEY-----" in text:
+        text = _sub_blocks(text, _PEM_OPEN, lambda _m: _PEM_CLOSE, "[REDACTED]")
     return _SECRET_ASSIGN.sub(lambda m: f"{m.group(1)}[REDACTED]", text)
 
 
@@ -101,7 +142,7 @@ def clean_summary_reply(text: str | None) -> str:
     """
     if not text:
         return ""
-    text = _THINK.sub("", text)
+    text = strip_think(text)
     text = strip_summary_prefix(text)
     return redact_secrets(text).strip()
 
@@ -120,8 +161,12 @@ def strip_summary_prefix(text: str) -> str:
 
 
 def format_summary(body: str) -> str:
-    """The content of a summary message: ``SUMMARY_PREFIX + "\\n" + body``."""
-    return f"{SUMMARY_PREFIX}\n{strip_summary_prefix(body)}"
+    """The content of a summary message: ``SUMMARY_PREFIX + "\\n" + body``.
+
+    :data:`END_MARKER` is removed from ``body`` (a reply may echo it): inside a summary message
+    it would read back as the end of a merged summary, and the text after it as a real turn.
+    """
+    return f"{SUMMARY_PREFIX}\n{strip_summary_prefix(body.replace(END_MARKER, ''))}"
 
 
 def split_summary(message: Mapping[str, Any]) -> tuple[str | None, Any]:
@@ -159,7 +204,7 @@ def split_summary(message: Mapping[str, Any]) -> tuple[str | None, Any]:
 
 
 def _call_id(call: Mapping[str, Any]) -> str:
-    return str(call.get("id") or call.get("call_id") or "")
+    return str(call.get("call_id") or call.get("id") or "")
 
 
 def _call_name_args(call: Mapping[str, Any]) -> tuple[str, str]:
@@ -179,7 +224,7 @@ def _cap(text: str) -> str:
 
 
 def _clean_for_transcript(text: str) -> str:
-    return redact_secrets(_MEDIA.sub("", _THINK.sub("", text)))
+    return redact_secrets(_MEDIA.sub("", strip_think(text)))
 
 
 def serialize_turns(messages: Sequence[Mapping[str, Any]]) -> str:
@@ -457,7 +502,7 @@ def build_fallback_summary(
     for message in messages:
         role = message.get("role")
         # scan at most the capped text (first 4000 + last 1500 chars), as the model would see it
-        text = redact_secrets(_cap(_THINK.sub("", content_text(message.get("content")))))
+        text = redact_secrets(_cap(strip_think(content_text(message.get("content")))))
         for path in _PATH.findall(text):
             if path not in files and len(path) > 2:
                 files.append(path)

@@ -1,0 +1,593 @@
+"""``Agent``: the turn loop where the four memory layers meet (architecture.md "What flows where").
+
+One :class:`Agent` holds one live session at a time:
+
+1. **Session start** - ``MemoryStore.load_from_disk()`` takes the frozen snapshot (via the built-in
+   provider's ``initialize``); the system prompt (identity + guidance + snapshots + external provider
+   block) is built once and kept byte-identical until a compression.
+2. **Turn start** - consolidation-failure cap reset, nudge counter, ``on_turn_start``, and
+   ``prefetch_all(user_message)``; the recalled text is fenced by ``build_memory_context_block`` and
+   added to the *API copy* of the user message only (never to history or SessionDB).
+3. **Model call** with prompt-cache breakpoints when the model supports them (Anthropic:
+   system + last 3 messages). Usage (prompt, completion, cache read, cache write tokens) goes to
+   the session row and to the compressor.
+4. **Tools** - ``memory`` is run by the loop against the store and mirrored to the external
+   provider (``notify_memory_tool_write``); ``session_search`` reads SessionDB; other names route to
+   the provider that registered them.
+5. Every message is appended to SessionDB as it happens. After the turn: ``sync_all`` and
+   ``queue_prefetch_all``; a due memory review (nudge) runs.
+6. **Context pressure** - preflight before each call, the reported prompt size after each call, or a
+   context-length error (compress and retry once): ``flush_memories`` with the full history ->
+   ``on_pre_compress`` -> ``compress`` -> snapshot reloaded and system prompt rebuilt -> the session
+   ends with reason ``compression`` and a child session (``parent_session_id``, lineage title)
+   continues, holding the compacted history.
+7. **Session end** (``close``, ``new_session``, ``resume`` of another session): flush,
+   ``on_session_end``, ``end_session``, ``shutdown_all``.
+
+Providers never break a turn (the manager isolates every hook); a failing flush or review is logged
+and skipped.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hermes_memory.agent.flush import FlushOutcome, count_user_turns, flush_memories
+from hermes_memory.agent.prompt import NUDGE_REVIEW_PROMPT, build_system_prompt
+from hermes_memory.config import HermesConfig, load_config
+from hermes_memory.context.caching import apply_anthropic_cache_control
+from hermes_memory.context.compressor import (
+    ContextCompressor,
+    SummaryAuthError,
+    SummaryNetworkError,
+    SummaryRateLimitError,
+)
+from hermes_memory.context.tokens import estimate_messages_tokens_rough
+from hermes_memory.errors import ContextLengthError, SessionStoreError
+from hermes_memory.home import HermesHome
+from hermes_memory.llm.base import (
+    ChatModel,
+    ModelAuthError,
+    ModelNetworkError,
+    ModelRateLimitError,
+    ModelResponse,
+    ModelServerError,
+    Usage,
+    message_text,
+    parse_tool_arguments,
+    strip_private_keys,
+)
+from hermes_memory.memory import MEMORY_TOOL_SCHEMA, MemoryStore, memory_tool
+from hermes_memory.providers.base import MemoryProvider, is_trivial_prompt
+from hermes_memory.providers.builtin import BuiltinMemoryProvider
+from hermes_memory.providers.discovery import load_configured_provider
+from hermes_memory.providers.fencing import build_memory_context_block
+from hermes_memory.providers.manager import MemoryManager
+from hermes_memory.sessions.db import SessionDB
+from hermes_memory.sessions.search import SESSION_SEARCH_SCHEMA, session_search
+
+log = logging.getLogger(__name__)
+
+MAX_TOOL_ITERATIONS = 20
+"""Model calls per user turn before the loop gives up on a final answer."""
+REVIEW_MAX_ITERATIONS = 8
+"""Model calls a memory review may make (reference-behaviour.md §9)."""
+PREFLIGHT_MAX_PASSES = 3
+"""Compression passes before one model call (reference-behaviour.md §9)."""
+
+
+def new_session_id() -> str:
+    """Session id in the reference format ``YYYYmmdd_HHMMSS_<6 hex>`` (local time)."""
+    return time.strftime("%Y%m%d_%H%M%S") + "_" + secrets.token_hex(3)
+
+
+@dataclass
+class TurnResult:
+    """Outcome of one user turn.
+
+    ``text`` is the final assistant answer; ``usage`` sums every model call of the turn (main loop,
+    flushes, reviews, summaries; tokens); ``session_id`` is the session the turn ended in (a child
+    when it compressed); ``compressions`` counts compactions during the turn.
+    """
+
+    text: str
+    session_id: str
+    usage: Usage = field(default_factory=Usage)
+    api_calls: int = 0
+    tool_calls: int = 0
+    compressions: int = 0
+    review_ran: bool = False
+    finish_reason: str = "stop"
+
+
+class Agent:
+    """The agent loop. ``model`` is any :class:`~hermes_memory.llm.base.ChatModel`.
+
+    :param aux_model: model for summaries, memory flushes and reviews (default: ``model``).
+    :param home: data home (path or :class:`HermesHome`; default ``$HERMES_HOME``/``~/.hermes``).
+    :param config: parsed ``config.yaml`` (default: loaded from the home).
+    :param provider: an external :class:`MemoryProvider` instance; when ``None`` the one named by
+        ``memory.provider`` is loaded, and a configured provider that cannot load or is unavailable
+        raises :class:`~hermes_memory.errors.ProviderError` (never silently dropped).
+    :param session_db: a :class:`SessionDB` to share (default: ``<home>/state.db``).
+    :param resume: id, unique id prefix or title of a session to continue instead of starting one.
+    :param platform: ``platform`` passed to providers (``"cli"``); ``source`` is the session row's source.
+    :param identity: first paragraph of the system prompt (default :data:`prompt.DEFAULT_IDENTITY`).
+    :param max_iterations: model calls per turn (default :data:`MAX_TOOL_ITERATIONS`).
+    :param summary_model: model for compression summaries (``compression.summary_model``; default ``aux_model``).
+
+    Raises :class:`SessionStoreError` when ``resume`` matches no session.
+    """
+
+    def __init__(self, model: ChatModel, *, aux_model: ChatModel | None = None,
+                 home: HermesHome | str | Path | None = None, config: HermesConfig | None = None,
+                 provider: MemoryProvider | None = None, session_db: SessionDB | None = None,
+                 resume: str | None = None, platform: str = "cli", source: str = "cli",
+                 identity: str | None = None, max_iterations: int = MAX_TOOL_ITERATIONS,
+                 summary_model: ChatModel | None = None) -> None:
+        self.model = model
+        self.aux_model = aux_model or model
+        self.home = home if isinstance(home, HermesHome) else HermesHome.resolve(home)
+        self.home.ensure()
+        self.config = config if config is not None else load_config(self.home.config_path)
+        self.platform = platform
+        self.source = source
+        self.identity = identity
+        self.max_iterations = max_iterations
+        mem = self.config.memory
+        self.memory_enabled = mem.memory_enabled
+        self.user_profile_enabled = mem.user_profile_enabled
+        self.store: MemoryStore | None = None
+        if self.memory_enabled or self.user_profile_enabled:
+            self.store = MemoryStore(self.home.memories_dir, mem.memory_char_limit, mem.user_char_limit)
+        self.db = session_db or SessionDB(self.home.state_db)
+        self._external = provider if provider is not None else load_configured_provider(mem.provider, self.home.root)
+        self.summary_model = summary_model or self.aux_model
+        self.compressor = ContextCompressor(model.context_length, self.config.compression, self._summarize)
+        self.nudge_interval = mem.nudge_interval
+        self.flush_min_turns = mem.flush_min_turns
+        self.total_usage = Usage()
+        self.total_api_calls = 0
+        self._turns_since_memory = 0
+        self._memory_used_this_turn = False
+        self.last_flush: FlushOutcome | None = None
+        self._closed = True
+        self._turn_usage: Usage | None = None
+        self._turn_calls = 0
+        self._start_session(resume)
+
+    # ------------------------------------------------------------------ session lifecycle
+    def _new_manager(self) -> MemoryManager:
+        manager = MemoryManager()
+        manager.add_provider(BuiltinMemoryProvider(self.store, self.memory_enabled, self.user_profile_enabled))
+        if self._external is not None:
+            manager.add_provider(self._external)
+        return manager
+
+    def _start_session(self, resume: str | None) -> None:
+        self.messages: list[dict[str, Any]] = []
+        self.session_usage = Usage()
+        self.session_api_calls = 0
+        self._turns_since_flush = 0
+        self._session_created = False
+        parent = ""
+        if resume:
+            sid = self._resolve_session(resume)
+            row = self.db.get_session(sid) or {}
+            self.session_id = sid
+            self.messages = [m for m in self.db.get_messages_as_conversation(sid) if m.get("role") != "system"]
+            self._session_created = True
+            self.db.reopen_session(sid)
+            parent = row.get("parent_session_id") or ""
+        else:
+            self.session_id = new_session_id()
+            row = {}
+        self.manager = self._new_manager()
+        self.manager.initialize_all(self.session_id, hermes_home=str(self.home.root), platform=self.platform,
+                                    agent_context="primary", **({"parent_session_id": parent} if parent else {}))
+        # Resuming keeps the stored prompt byte-identical (its prompt cache stays valid).
+        self.system_prompt = row.get("system_prompt") or self._build_system_prompt()
+        self._closed = False
+
+    def _resolve_session(self, ref: str) -> str:
+        sid = self.db.resolve_session_id(ref) or self.db.resolve_session_by_title(ref)
+        if not sid:
+            raise SessionStoreError(f"no session matches {ref!r}; list sessions with `hermes-memory sessions list`.")
+        return sid
+
+    def _build_system_prompt(self) -> str:
+        return build_system_prompt(identity=self.identity, memory_enabled=self.memory_enabled,
+                                   user_profile_enabled=self.user_profile_enabled, session_search_enabled=True,
+                                   memory_blocks=self.manager.build_system_prompt())
+
+    def _ensure_session_row(self) -> None:
+        if not self._session_created:
+            self.db.create_session(self.session_id, source=self.source, model=self.model.name,
+                                   system_prompt=self.system_prompt)
+            self._session_created = True
+
+    def close(self, reason: str = "user_exit") -> None:
+        """End the live session: flush memories (``flush_min_turns`` applies), ``on_session_end``,
+        mark the row ended with ``reason``, ``shutdown_all``. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._session_created and self._turns_since_flush > 0:
+            self._flush(min_turns=None)
+        self.manager.on_session_end(self._plain(self.messages))
+        if self._session_created:
+            self.db.end_session(self.session_id, reason)
+        self.manager.shutdown_all()
+
+    def new_session(self) -> str:
+        """``/new``: close the live session (reason ``new_session``) and start a fresh one; returns its id."""
+        self.close("new_session")
+        self._start_session(None)
+        return self.session_id
+
+    def resume(self, ref: str) -> str:
+        """Close the live session (reason ``resumed_other``) and continue session ``ref``; returns its id."""
+        sid = self._resolve_session(ref)
+        if sid == self.session_id:
+            return sid
+        self.close("resumed_other")
+        self._start_session(sid)
+        return self.session_id
+
+    def __enter__(self) -> Agent:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ tools
+    @property
+    def memory_tool_enabled(self) -> bool:
+        return self.store is not None
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """Tools offered to the model: ``memory`` (when a store is enabled), ``session_search``, provider tools."""
+        tools: list[dict[str, Any]] = []
+        if self.memory_tool_enabled:
+            tools.append(MEMORY_TOOL_SCHEMA)
+        tools.append(SESSION_SEARCH_SCHEMA)
+        taken = {t["name"] for t in tools}
+        for schema in self.manager.get_all_tool_schemas():
+            if schema.get("name") not in taken:
+                tools.append(schema)
+                taken.add(schema["name"])
+        return tools
+
+    def run_memory_tool(self, args: dict[str, Any], *, origin: str = "foreground") -> str:
+        """Run one ``memory`` call against the store, mirror a committed write to the external provider
+        (``notify_memory_tool_write``) and reset the nudge counter. Returns the tool's JSON string."""
+        if self.store is None:
+            return json.dumps({"success": False, "error": "Memory is not available. It is disabled in config.yaml "
+                                                          "(memory.memory_enabled / memory.user_profile_enabled)."})
+        if not self.memory_enabled and args.get("target", "memory") != "user":
+            return json.dumps({"success": False, "error": "Only the 'user' store is enabled; use target='user'."})
+        result = memory_tool(**{k: v for k, v in args.items() if k != "store"}, store=self.store, origin=origin)
+        self._turns_since_memory = 0
+        self._memory_used_this_turn = True
+        self.manager.notify_memory_tool_write(result, args)
+        return result
+
+    def _dispatch(self, name: str, args: dict[str, Any]) -> str:
+        if "__invalid_arguments__" in args:
+            return json.dumps({"error": f"arguments for {name} were not a JSON object: "
+                                        f"{args['__invalid_arguments__'][:200]}. Call it again with valid JSON."})
+        try:
+            if name == "memory" and self.memory_tool_enabled:
+                return self.run_memory_tool(args)
+            if name == "session_search":
+                summarizer = self._summarize_session if self.config.session_search.summarize else None
+                return session_search(args, self.db, current_session_id=self.session_id, summarizer=summarizer)
+            if self.manager.has_tool(name):
+                return self.manager.handle_tool_call(name, args, session_id=self.session_id)
+        except Exception as exc:  # a tool failure is reported to the model, not raised
+            log.warning("tool %s failed: %s", name, exc)
+            return json.dumps({"error": f"tool {name} failed: {type(exc).__name__}: {exc}"})
+        known = ", ".join(t["name"] for t in self.tool_schemas())
+        return json.dumps({"error": f"Unknown tool '{name}'. Available tools: {known}."})
+
+    # ------------------------------------------------------------------ model plumbing
+    @staticmethod
+    def _plain(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [strip_private_keys(m) for m in messages]
+
+    def _prepare(self, api: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        api = self._plain(api)
+        if getattr(self.model, "supports_cache_control", False):
+            api = apply_anthropic_cache_control(api, self.config.prompt_caching.cache_ttl, native_anthropic=True)
+        return api
+
+    def _account(self, resp: ModelResponse, *, main: bool) -> None:
+        u = resp.usage
+        self.session_usage = self.session_usage + u
+        self.total_usage = self.total_usage + u
+        self.session_api_calls += 1
+        self.total_api_calls += 1
+        if self._turn_usage is not None:
+            self._turn_usage = self._turn_usage + u
+            self._turn_calls += 1
+        if self._session_created:
+            self.db.update_token_counts(self.session_id, input_tokens=u.prompt_tokens,
+                                        output_tokens=u.completion_tokens, cache_read_tokens=u.cache_read_tokens,
+                                        cache_write_tokens=u.cache_write_tokens, model=self.model.name,
+                                        api_call_count=1)
+        if main:
+            self.compressor.update_from_response({"prompt_tokens": u.prompt_tokens,
+                                                  "completion_tokens": u.completion_tokens,
+                                                  "total_tokens": u.prompt_tokens + u.completion_tokens})
+
+    def _summarize(self, prompt: str, *, max_tokens: int | None = None) -> str:
+        """Summariser handed to the compressor: one auxiliary-model call; our error kinds mapped to its own."""
+        opts = {"max_tokens": max_tokens} if max_tokens else {}
+        try:
+            resp = self.summary_model.complete([{"role": "user", "content": prompt}], **opts)
+        except ModelAuthError as exc:
+            raise SummaryAuthError(str(exc)) from exc
+        except ModelNetworkError as exc:
+            raise SummaryNetworkError(str(exc)) from exc
+        except (ModelRateLimitError, ModelServerError) as exc:
+            raise SummaryRateLimitError(str(exc)) from exc
+        self._account(resp, main=False)
+        return resp.content
+
+    def _summarize_session(self, transcript: str, query: str) -> str:
+        """``session_search`` summariser (``session_search.summarize: true``): one auxiliary-model call."""
+        prompt = (f"Summarise this past conversation in at most 8 sentences, focusing on what relates to "
+                  f"\"{query}\": decisions, facts about the user, outcomes. Transcript:\n\n{transcript}")
+        resp = self.aux_model.complete([{"role": "user", "content": prompt}], max_tokens=1024)
+        self._account(resp, main=False)
+        return resp.content
+
+    def _persist(self, message: dict[str, Any], *, token_count: int | None = None,
+                 finish_reason: str | None = None) -> None:
+        self._ensure_session_row()
+        self.db.append_message(
+            self.session_id, message["role"], message.get("content"),
+            tool_name=message.get("name") if message["role"] == "tool" else None,
+            tool_calls=message.get("tool_calls") or None, tool_call_id=message.get("tool_call_id"),
+            token_count=token_count, finish_reason=finish_reason,
+        )
+
+    def _api_messages(self, block: str) -> list[dict[str, Any]]:
+        """System prompt + history, with the fenced recall appended to the last user message's copy."""
+        api = [{"role": "system", "content": self.system_prompt}]
+        api += [copy.copy(m) for m in self.messages]
+        if block:
+            for i in range(len(api) - 1, 0, -1):
+                if api[i].get("role") == "user":
+                    content = api[i].get("content")
+                    if isinstance(content, list):
+                        api[i]["content"] = [*content, {"type": "text", "text": block}]
+                    else:
+                        api[i]["content"] = f"{content or ''}\n\n{block}"
+                    break
+        return api
+
+    def _call_model(self, block: str, tools: list[dict[str, Any]]) -> ModelResponse:
+        """Preflight compression, the call, and one compress-and-retry on a context-length error."""
+        for _ in range(PREFLIGHT_MAX_PASSES):
+            api = self._api_messages(block)
+            if len(api) <= self.config.compression.protect_first_n + self.config.compression.protect_last_n + 1:
+                break
+            if not self.compressor.should_compress_preflight(api, tools):
+                break
+            if not self.compress_context(reason="preflight"):
+                break
+        try:
+            resp = self.model.complete(self._prepare(self._api_messages(block)), tools=tools or None)
+        except ContextLengthError:
+            log.warning("context-length error: compressing and retrying once")
+            if not self.compress_context(reason="context_length", force=True):
+                raise
+            resp = self.model.complete(self._prepare(self._api_messages(block)), tools=tools or None)
+        self._account(resp, main=True)
+        return resp
+
+    # ------------------------------------------------------------------ the turn
+    def run_turn(self, user_message: str) -> TurnResult:
+        """Run one user turn to its final answer; see the module docstring for the steps.
+
+        Raises :class:`~hermes_memory.errors.ModelError` when the model fails (auth, network, a
+        context-length error that one compression did not cure); the user message is already in
+        SessionDB then. Provider failures never raise.
+        """
+        if self._closed:
+            raise RuntimeError("this Agent's session is closed; call new_session() or resume() first")
+        self._turn_usage, self._turn_calls = Usage(), 0
+        self._memory_used_this_turn = False
+        compressions_before = self.compressor.compression_count
+        if self.store is not None and hasattr(self.store, "reset_consolidation_failures"):
+            self.store.reset_consolidation_failures()
+        review_due = False
+        if self.nudge_interval > 0 and self.memory_tool_enabled:
+            self._turns_since_memory += 1
+            if self._turns_since_memory >= self.nudge_interval:
+                review_due = True
+                self._turns_since_memory = 0
+        turn_number = count_user_turns(self.messages) + 1
+        self.manager.on_turn_start(turn_number, user_message)
+        raw = "" if is_trivial_prompt(user_message) else self.manager.prefetch_all(user_message,
+                                                                                   session_id=self.session_id)
+        block = build_memory_context_block(raw)
+        user = {"role": "user", "content": user_message}
+        self.messages.append(user)
+        self._persist(user)
+        self._turns_since_flush += 1
+        tools = self.tool_schemas()
+        text, finish, tool_count = "", "stop", 0
+        try:
+            for _ in range(self.max_iterations):
+                resp = self._call_model(block, tools)
+                assistant = {"role": "assistant", "content": resp.message.get("content")}
+                if resp.tool_calls:
+                    assistant["tool_calls"] = resp.tool_calls
+                self.messages.append(assistant)
+                self._persist(assistant, token_count=resp.usage.completion_tokens, finish_reason=resp.finish_reason)
+                finish = resp.finish_reason
+                if not resp.tool_calls:
+                    text = message_text(assistant)
+                    break
+                for call in resp.tool_calls:
+                    fn = call.get("function") or {}
+                    name = fn.get("name", "")
+                    result = self._dispatch(name, parse_tool_arguments(fn.get("arguments")))
+                    tool_count += 1
+                    tool_msg = {"role": "tool", "tool_call_id": call.get("id"), "name": name, "content": result}
+                    self.messages.append(tool_msg)
+                    self._persist(tool_msg)
+                if self.compressor.should_compress():
+                    self.compress_context(reason="threshold")
+            else:
+                text = f"(stopped after {self.max_iterations} model calls without a final answer)"
+                finish = "max_iterations"
+                stop = {"role": "assistant", "content": text}
+                self.messages.append(stop)
+                self._persist(stop, finish_reason=finish)
+            self.manager.sync_all(user_message, text, session_id=self.session_id, messages=self._plain(self.messages))
+            self.manager.queue_prefetch_all(user_message, session_id=self.session_id)
+            review_ran = False
+            if review_due and not self._memory_used_this_turn:
+                review_ran = self._run_review()
+            if self.compressor.should_compress():
+                self.compress_context(reason="threshold")
+            return TurnResult(text=text, session_id=self.session_id, usage=self._turn_usage,
+                              api_calls=self._turn_calls, tool_calls=tool_count,
+                              compressions=self.compressor.compression_count - compressions_before,
+                              review_ran=review_ran, finish_reason=finish)
+        finally:
+            self._turn_usage = None
+
+    # ------------------------------------------------------------------ memory review and flush
+    def _run_review(self) -> bool:
+        """The nudge's memory review: same model, memory tool only (add-only origin), at most 8 calls.
+
+        Nothing from the review enters the history or SessionDB. Returns True when it ran."""
+        msgs = [{"role": "system", "content": self.system_prompt}, *self._plain(self.messages),
+                {"role": "user", "content": NUDGE_REVIEW_PROMPT}]
+        try:
+            for _ in range(REVIEW_MAX_ITERATIONS):
+                resp = self.model.complete(self._prepare(msgs), tools=[MEMORY_TOOL_SCHEMA])
+                self._account(resp, main=False)
+                msgs.append({"role": "assistant", "content": resp.message.get("content"),
+                             **({"tool_calls": resp.tool_calls} if resp.tool_calls else {})})
+                if not resp.tool_calls:
+                    break
+                for call in resp.tool_calls:
+                    fn = call.get("function") or {}
+                    if fn.get("name") == "memory":
+                        result = self.run_memory_tool(parse_tool_arguments(fn.get("arguments")),
+                                                      origin="background_review")
+                    else:
+                        result = json.dumps({"error": "only the memory tool is available during a memory review"})
+                    msgs.append({"role": "tool", "tool_call_id": call.get("id"), "content": result})
+        except Exception as exc:
+            log.warning("memory review failed (skipped): %s", exc)
+        return True
+
+    def _flush(self, *, min_turns: int | None) -> FlushOutcome:
+        outcome = flush_memories(
+            self.messages, model=self.aux_model, system_prompt=self.system_prompt,
+            memory_schema=MEMORY_TOOL_SCHEMA if self.memory_tool_enabled else None,
+            run_memory_tool=self.run_memory_tool, flush_min_turns=self.flush_min_turns, min_turns=min_turns,
+            prepare=self._prepare if self.aux_model is self.model else self._plain,
+            on_response=lambda r: self._account(r, main=False),
+        )
+        if outcome.ran:
+            self._turns_since_flush = 0
+        self.last_flush = outcome
+        return outcome
+
+    def flush_memories(self, *, min_turns: int | None = None) -> FlushOutcome:
+        """Public ``flush_memories`` over the live history (see :mod:`hermes_memory.agent.flush`)."""
+        return self._flush(min_turns=min_turns)
+
+    # ------------------------------------------------------------------ compression
+    def compress_context(self, *, reason: str = "manual", focus: str | None = None, force: bool = False) -> bool:
+        """Compact the live history; returns True when it shrank and the session was split.
+
+        Order (B34): ``flush_memories(min_turns=0)`` over the full uncompressed history (skipped when
+        no user turn happened since the last flush) -> ``on_pre_compress`` -> ``compress`` -> reload
+        the memory snapshot and rebuild the system prompt -> end the session with ``compression`` and
+        continue in a child session (``parent_session_id``, title ``<title> #N``) holding the compacted
+        history. A no-op or aborted compression changes nothing and returns False.
+        """
+        full = [{"role": "system", "content": self.system_prompt}, *self.messages]
+        plan = self.compressor.plan(full)
+        if not plan.will_compress:
+            return False
+        if self._turns_since_flush > 0 and self._session_created:
+            self._flush(min_turns=0)
+        pre = self.manager.on_pre_compress(self._plain(self.messages))
+        compacted = self.compressor.compress(full, current_tokens=self.compressor.last_prompt_tokens,
+                                             focus_topic=focus, force=force, pre_compress_text=pre or "")
+        if self.compressor.last_compress_aborted or len(compacted) >= len(full):
+            log.warning("compression (%s) did not shrink the history (%s)", reason,
+                        self.compressor.last_stats.get("aborted") or self.compressor.last_stats.get("plan"))
+            return False
+        new_messages = [m for m in compacted if m.get("role") != "system"]
+        if self.store is not None:
+            self.store.load_from_disk()
+        self.system_prompt = self._build_system_prompt()
+        self._split_session(new_messages)
+        if self.compressor.compression_count >= 2:
+            log.warning("this conversation has been compressed %d times; details from early turns may be lost",
+                        self.compressor.compression_count)
+        self.compressor.last_prompt_tokens = estimate_messages_tokens_rough(
+            [{"role": "system", "content": self.system_prompt}, *new_messages])
+        return True
+
+    def _lineage_base(self, old: str) -> str:
+        title = self.db.get_session_title(old)
+        if title:
+            return title
+        first = next((message_text(m) for m in self.messages if m.get("role") == "user"), "") or "session"
+        base = " ".join(first.split())[:48] or "session"
+        base = self.db.get_next_title_in_lineage(base)
+        try:
+            self.db.set_session_title(old, base)
+        except ValueError:
+            base = f"session {old}"
+            self.db.set_session_title(old, base)
+        return base
+
+    def _split_session(self, new_messages: list[dict[str, Any]]) -> None:
+        old = self.session_id
+        new = new_session_id()
+        if self._session_created:
+            base = self._lineage_base(old)
+            self.db.end_session(old, "compression")
+            self.db.create_session(new, source=self.source, model=self.model.name, system_prompt=self.system_prompt,
+                                   parent_session_id=old, title=self.db.get_next_title_in_lineage(base))
+            self.session_id = new
+            for m in new_messages:
+                self._persist(strip_private_keys(m))
+        else:
+            self.session_id = new
+        self.messages = new_messages
+        self._turns_since_flush = 0
+        self.session_usage = Usage()
+        self.manager.on_session_switch(new, parent_session_id=old)
+
+    # ------------------------------------------------------------------ status
+    def status(self) -> dict[str, Any]:
+        """Counters for the CLI footer: session id, tokens (session and total), cache share, compressions."""
+        return {
+            "session_id": self.session_id,
+            "session_usage": self.session_usage.as_dict(),
+            "total_usage": self.total_usage.as_dict(),
+            "cache_share": round(self.total_usage.cache_share, 4),
+            "api_calls": self.total_api_calls,
+            "compressions": self.compressor.compression_count,
+            "context": self.compressor.get_status(),
+        }

@@ -1,0 +1,123 @@
+"""Build the main and auxiliary chat models from ``config.yaml`` (``model:`` / ``auxiliary:``).
+
+The auxiliary model (summaries, memory flushes) falls back to the main model when ``auxiliary:``
+names no model; fields left empty in ``auxiliary:`` (provider, base_url, key) are taken from
+``model:``, so ``auxiliary: {name: gpt-4o-mini}`` is enough to use a cheaper model of the same
+service.
+
+API key precedence: ``api_key`` in the section > the variable named by ``api_key_env`` > the
+SDK's usual variable (``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY``). ``$HERMES_HOME/.env`` is loaded
+into the environment by the CLI before this runs. Optional ``max_retries`` (int, default 2) in
+either section is passed to the SDK.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from hermes_memory.config import HermesConfig, ModelConfig
+from hermes_memory.errors import ModelNotConfiguredError
+from hermes_memory.llm.base import ChatModel
+
+DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+
+
+def not_configured_help(config_path: str = "$HERMES_HOME/config.yaml") -> str:
+    """The exact instructions printed when no model is configured (used by ``chat`` and ``run``)."""
+    return (
+        f"no chat model is configured. Add a `model:` section to {config_path}, for example:\n\n"
+        "  model:\n"
+        "    provider: openai                      # openai (any OpenAI-compatible server) or anthropic\n"
+        "    name: gpt-4o-mini                     # the model id the server expects\n"
+        "    base_url: http://localhost:11434/v1   # optional: Ollama, vLLM, llama.cpp, LM Studio, OpenRouter\n"
+        "    api_key_env: OPENAI_API_KEY           # environment variable holding the key\n\n"
+        "  # Anthropic: provider: anthropic, name: claude-sonnet-4-5, key in ANTHROPIC_API_KEY\n\n"
+        "Put the key in the environment or in $HERMES_HOME/.env (e.g. OPENAI_API_KEY=sk-...).\n"
+        "An optional `auxiliary:` section (same keys) sets a cheaper model for summaries and memory flushes."
+    )
+
+
+def _resolve_key(cfg: ModelConfig, env: Mapping[str, str]) -> str:
+    if cfg.api_key:
+        return cfg.api_key
+    if cfg.api_key_env:
+        return env.get(cfg.api_key_env, "")
+    return env.get(DEFAULT_KEY_ENV.get(cfg.provider, ""), "")
+
+
+def build_model(cfg: ModelConfig, *, env: Mapping[str, str] | None = None, section: str = "model") -> ChatModel:
+    """Return the adapter for one ``ModelConfig``.
+
+    Raises :class:`ModelNotConfiguredError` (whose message says how to fix it) when the section
+    names no provider/model, or when a key is required and missing (Anthropic always; OpenAI when
+    no ``base_url`` points at a local or self-hosted server).
+    """
+    env = os.environ if env is None else env
+    if not cfg.configured:
+        raise ModelNotConfiguredError(not_configured_help())
+    key = _resolve_key(cfg, env)
+    extra = cfg.model_extra or {}
+    max_retries = int(extra.get("max_retries", 2))
+    if cfg.provider == "anthropic":
+        if not key:
+            var = cfg.api_key_env or DEFAULT_KEY_ENV["anthropic"]
+            raise ModelNotConfiguredError(
+                f"{section}.provider is anthropic but no API key was found: set {var} in the environment or in "
+                f"$HERMES_HOME/.env, or name another variable with {section}.api_key_env.")
+        from hermes_memory.llm.anthropic import AnthropicModel
+
+        return AnthropicModel(cfg.name, base_url=cfg.base_url or None, api_key=key,
+                              context_length=cfg.context_length, max_tokens=cfg.max_tokens,
+                              temperature=cfg.temperature, timeout=cfg.timeout, max_retries=max_retries)
+    if not key and not cfg.base_url:
+        var = cfg.api_key_env or DEFAULT_KEY_ENV["openai"]
+        raise ModelNotConfiguredError(
+            f"{section}.provider is openai with no base_url (api.openai.com) but no API key was found: set {var} "
+            f"in the environment or $HERMES_HOME/.env, or set {section}.base_url to a local server "
+            "(e.g. http://localhost:11434/v1 for Ollama).")
+    from hermes_memory.llm.openai_compat import OpenAICompatModel
+
+    return OpenAICompatModel(cfg.name, base_url=cfg.base_url or None, api_key=key or None,
+                             context_length=cfg.context_length, max_tokens=cfg.max_tokens,
+                             temperature=cfg.temperature, timeout=cfg.timeout, max_retries=max_retries)
+
+
+def auxiliary_config(config: HermesConfig) -> ModelConfig | None:
+    """The effective ``auxiliary:`` section (empty fields inherited from ``model:``), or None to reuse main."""
+    aux = config.auxiliary
+    if not aux.name:
+        return None
+    main = config.model
+    merged = main.model_dump()
+    merged.update({k: v for k, v in aux.model_dump().items() if k in aux.model_fields_set and v not in ("", None)})
+    if aux.provider and aux.provider != main.provider and "base_url" not in aux.model_fields_set:
+        merged["base_url"] = ""
+        if "api_key" not in aux.model_fields_set:
+            merged["api_key"] = ""
+        if "api_key_env" not in aux.model_fields_set:
+            merged["api_key_env"] = ""
+    return ModelConfig.model_validate(merged)
+
+
+def build_models(config: HermesConfig, *, env: Mapping[str, str] | None = None) -> tuple[ChatModel, ChatModel]:
+    """Return ``(main, auxiliary)``; ``auxiliary is main`` when no auxiliary model is configured.
+
+    Raises :class:`ModelNotConfiguredError` when ``model:`` is not configured or a key is missing.
+    """
+    main = build_model(config.model, env=env, section="model")
+    aux_cfg = auxiliary_config(config)
+    if aux_cfg is None:
+        return main, main
+    return main, build_model(aux_cfg, env=env, section="auxiliary")
+
+
+def build_summary_model(config: HermesConfig, main: ChatModel, aux: ChatModel, *,
+                        env: Mapping[str, str] | None = None) -> ChatModel:
+    """The model for compression summaries: ``compression.summary_model`` (a model id on the auxiliary
+    model's service) when set, else ``aux``. Raises :class:`ModelNotConfiguredError` like :func:`build_model`."""
+    name = config.compression.summary_model.strip()
+    if not name or name == aux.name:
+        return aux
+    base = auxiliary_config(config) or config.model
+    return build_model(base.model_copy(update={"name": name}), env=env, section="compression.summary_model")

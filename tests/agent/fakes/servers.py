@@ -1,0 +1,353 @@
+"""Local fake model servers on 127.0.0.1 speaking the real wire formats, for the official SDK clients.
+
+* :class:`FakeOpenAIServer` - ``POST .../chat/completions`` (OpenAI chat completions: tool calls,
+  ``usage`` with ``prompt_tokens_details.cached_tokens``, ``context_length_exceeded`` errors).
+* :class:`FakeAnthropicServer` - ``POST /v1/messages`` (Anthropic messages: ``tool_use`` /
+  ``tool_result`` blocks, validation of the conversation shape, and prompt caching counted the
+  way the service documents it: the cacheable prefix is tools -> system -> messages; each block
+  carrying ``cache_control`` is a breakpoint that writes the prefix ending there (if it reaches the
+  minimum cacheable length); a later request reads the longest previously written prefix found at
+  a block boundary up to 20 blocks before one of its breakpoints; at most 4 breakpoints).
+
+Tokens are estimated deterministically: ceil(chars of the block's canonical JSON / 4).
+
+Both servers play a script like ``ScriptedModel``: ``str`` (answer text), ``dict`` (an OpenAI-style
+assistant message, e.g. with ``tool_calls``), :class:`FakeHTTPError`, or a callable
+``(request_body) -> item``. When the script is empty, ``default`` is used; without one the server
+answers 400 "script exhausted" (never retried by the SDKs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def _canon(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _tokens(obj: Any) -> int:
+    text = obj if isinstance(obj, str) else _canon(obj)
+    return (len(text) + 3) // 4
+
+
+@dataclass
+class FakeHTTPError:
+    """A scripted error reply: HTTP ``status`` with JSON ``body``."""
+
+    status: int
+    body: dict[str, Any]
+
+
+class _FakeServer:
+    """ThreadingHTTPServer on 127.0.0.1, port 0, in a daemon thread. Use as a context manager."""
+
+    def __init__(self, script: list[Any] | None = None, *, default: Any = None, api_key: str | None = None,
+                 context_limit: int | None = None, model: str = "fake-model") -> None:
+        self.script = list(script or [])
+        self.default = default
+        self.api_key = api_key
+        self.context_limit = context_limit
+        self.model = model
+        self.requests: list[dict[str, Any]] = []
+        self.responses: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 (http.server API)
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    self._send(400, {"error": {"message": "body is not JSON"}})
+                    return
+                with outer._lock:
+                    status, payload = outer.handle(self.path, dict(self.headers), body)
+                self._send(status, payload)
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> _FakeServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> _FakeServer:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def add(self, *items: Any) -> None:
+        with self._lock:
+            self.script.extend(items)
+
+    def next_reply(self, body: dict[str, Any]) -> Any:
+        if self.script:
+            item = self.script.pop(0)
+        elif self.default is not None:
+            item = self.default
+        else:
+            return FakeHTTPError(400, self.error_body("invalid_request_error", "fake server script exhausted"))
+        if callable(item):
+            item = item(body)
+        return item
+
+    def handle(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        raise NotImplementedError
+
+    def error_body(self, kind: str, message: str, code: str | None = None) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class FakeOpenAIServer(_FakeServer):
+    """OpenAI chat completions on ``{url}/v1/chat/completions`` (any path ending ``/chat/completions``).
+
+    ``api_key``: when set, other bearer tokens get 401. ``context_limit`` (tokens): longer prompts get
+    400 ``context_length_exceeded``. Automatic prefix caching is simulated: the longest common prefix
+    (whole messages) with an earlier request, if >= 1024 tokens, is reported as cached, rounded down
+    to a multiple of 128 tokens.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._seen: list[list[str]] = []
+
+    @property
+    def base_url(self) -> str:
+        return self.url + "/v1"
+
+    def error_body(self, kind: str, message: str, code: str | None = None) -> dict[str, Any]:
+        return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+    def handle(self, path, headers, body):
+        self.requests.append({"path": path, "headers": headers, "body": body})
+        if not path.rstrip("/").endswith("/chat/completions"):
+            return 404, self.error_body("invalid_request_error", f"unknown path {path}")
+        auth = {k.lower(): v for k, v in headers.items()}.get("authorization", "")
+        if self.api_key is not None and auth != f"Bearer {self.api_key}":
+            return 401, self.error_body("invalid_request_error", "Incorrect API key provided.", "invalid_api_key")
+        messages = body.get("messages") or []
+        if not isinstance(messages, list) or not messages:
+            return 400, self.error_body("invalid_request_error", "'messages' must be a non-empty array")
+        pieces = [_canon(m) for m in messages]
+        prompt = _tokens(_canon(body.get("tools") or [])) + sum(_tokens(p) for p in pieces)
+        if self.context_limit is not None and prompt > self.context_limit:
+            return 400, self.error_body(
+                "invalid_request_error",
+                f"This model's maximum context length is {self.context_limit} tokens. However, your messages "
+                f"resulted in {prompt} tokens. Please reduce the length of the messages.",
+                "context_length_exceeded")
+        cached = 0
+        tools_tokens = _tokens(_canon(body.get("tools") or []))
+        for earlier in self._seen:
+            n = 0
+            for a, b in zip(earlier, pieces, strict=False):
+                if a != b:
+                    break
+                n += _tokens(a)
+            cached = max(cached, n + tools_tokens if n else 0)
+        cached = (cached // 128) * 128 if cached >= 1024 else 0
+        self._seen.append(pieces)
+        reply = self.next_reply(body)
+        if isinstance(reply, FakeHTTPError):
+            return reply.status, reply.body
+        message = {"role": "assistant", "content": reply} if isinstance(reply, str) else dict(reply)
+        message.setdefault("role", "assistant")
+        message.setdefault("content", None)
+        completion = _tokens((message.get("content") or "") + _canon(message.get("tool_calls") or []))
+        out = {
+            "id": f"chatcmpl-{next(self._ids)}", "object": "chat.completion", "created": 0,
+            "model": body.get("model", self.model),
+            "choices": [{"index": 0, "message": message, "logprobs": None,
+                         "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                      "total_tokens": prompt + completion, "prompt_tokens_details": {"cached_tokens": cached}},
+        }
+        self.responses.append(out)
+        return 200, out
+
+
+class FakeAnthropicServer(_FakeServer):
+    """Anthropic messages on ``{url}/v1/messages`` with prompt-cache accounting (see module doc).
+
+    ``min_cacheable_tokens`` (default 1024, the documented minimum for Sonnet/Opus models) is the
+    shortest prefix a breakpoint caches. ``lookback_blocks`` (20) is how far before a breakpoint the
+    service looks for an earlier cached prefix. Entries never expire (tests run well inside 5 minutes).
+    """
+
+    def __init__(self, *args: Any, min_cacheable_tokens: int = 1024, lookback_blocks: int = 20,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.min_cacheable_tokens = min_cacheable_tokens
+        self.lookback_blocks = lookback_blocks
+        self._cache: dict[str, int] = {}
+
+    def error_body(self, kind: str, message: str, code: str | None = None) -> dict[str, Any]:
+        return {"type": "error", "error": {"type": kind, "message": message}}
+
+    # -- request validation (the real API rejects these shapes) ---------------------------------
+    def _validate(self, body: dict[str, Any]) -> str | None:
+        if not isinstance(body.get("max_tokens"), int):
+            return "max_tokens: Field required"
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages:
+            return "messages: at least one message is required"
+        if messages[0].get("role") != "user":
+            return "messages: first message must use the \"user\" role"
+        pending: set[str] = set()
+        for i, msg in enumerate(messages):
+            role = msg.get("role")
+            if role not in ("user", "assistant"):
+                return f"messages.{i}.role: Input should be 'user' or 'assistant'"
+            if i and messages[i - 1].get("role") == role:
+                return f"messages.{i}: roles must alternate between \"user\" and \"assistant\""
+            content = msg.get("content")
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+            if not blocks:
+                return f"messages.{i}: all messages must have non-empty content"
+            uses, results = set(), set()
+            for block in blocks:
+                if block.get("type") == "text" and not block.get("text"):
+                    return f"messages.{i}: text content blocks must be non-empty"
+                if block.get("type") == "tool_result":
+                    results.add(block.get("tool_use_id"))
+                if block.get("type") == "tool_use":
+                    if role != "assistant" or not isinstance(block.get("input"), dict):
+                        return f"messages.{i}: tool_use blocks belong to assistant messages and need an object input"
+                    uses.add(block.get("id"))
+            if role == "user":
+                if results - pending:
+                    return (f"messages.{i}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                            f"{sorted(results - pending)}. Each `tool_result` block must have a corresponding "
+                            "`tool_use` block in the previous message.")
+                if pending - results:
+                    return (f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately "
+                            f"after: {sorted(pending - results)}")
+                pending = set()
+            else:
+                if results:
+                    return f"messages.{i}: tool_result blocks belong to user messages"
+                pending = uses
+        if pending:
+            return "the final assistant message has tool_use blocks without results"
+        return None
+
+    def _blocks(self, body: dict[str, Any]) -> list[tuple[str, bool]]:
+        """The cacheable prefix as (canonical block without marker, has_breakpoint), in prefix order."""
+        out: list[tuple[str, bool]] = []
+
+        def add(tag: str, block: dict[str, Any]) -> None:
+            marker = "cache_control" in block
+            out.append((tag + _canon({k: v for k, v in block.items() if k != "cache_control"}), marker))
+
+        for tool in body.get("tools") or []:
+            add("tool:", tool)
+        system = body.get("system")
+        if isinstance(system, str):
+            add("system:", {"type": "text", "text": system})
+        else:
+            for block in system or []:
+                add("system:", block)
+        for i, msg in enumerate(body.get("messages") or []):
+            content = msg.get("content")
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+            for block in blocks:
+                add(f"{msg.get('role')}{i}:", block)
+        return out
+
+    def handle(self, path, headers, body):
+        self.requests.append({"path": path, "headers": headers, "body": body})
+        if path.rstrip("/") != "/v1/messages":
+            return 404, self.error_body("not_found_error", f"unknown path {path}")
+        low = {k.lower(): v for k, v in headers.items()}
+        keys = {low.get("x-api-key", ""), low.get("authorization", "").removeprefix("Bearer ")}
+        if self.api_key is not None and self.api_key not in keys:  # SDK versions send either header
+            return 401, self.error_body("authentication_error", "invalid x-api-key")
+        problem = self._validate(body)
+        if problem:
+            return 400, self.error_body("invalid_request_error", problem)
+        blocks = self._blocks(body)
+        breakpoints = [i for i, (_, marked) in enumerate(blocks) if marked]
+        if len(breakpoints) > 4:
+            return 400, self.error_body("invalid_request_error",
+                                        f"A maximum of 4 blocks with cache_control may be provided. Found {len(breakpoints)}.")
+        cum_tokens: list[int] = []
+        hashes: list[str] = []
+        h = hashlib.sha256((body.get("model") or "").encode())
+        total = 0
+        for canon, _ in blocks:
+            h.update(canon.encode())
+            hashes.append(h.copy().hexdigest())
+            total += _tokens(canon)
+            cum_tokens.append(total)
+        if self.context_limit is not None and total > self.context_limit:
+            return 400, self.error_body("invalid_request_error",
+                                        f"prompt is too long: {total} tokens > {self.context_limit} maximum")
+        read_end = -1
+        for b in breakpoints:
+            for j in range(b, max(-1, b - self.lookback_blocks - 1), -1):
+                if hashes[j] in self._cache:
+                    read_end = max(read_end, j)
+                    break
+        read = cum_tokens[read_end] if read_end >= 0 else 0
+        write = 0
+        for b in breakpoints:
+            if cum_tokens[b] >= self.min_cacheable_tokens and hashes[b] not in self._cache:
+                self._cache[hashes[b]] = cum_tokens[b]
+                write = max(write, cum_tokens[b] - read)
+        reply = self.next_reply(body)
+        if isinstance(reply, FakeHTTPError):
+            return reply.status, reply.body
+        message = {"role": "assistant", "content": reply} if isinstance(reply, str) else dict(reply)
+        content: list[dict[str, Any]] = []
+        if message.get("content"):
+            content.append({"type": "text", "text": message["content"]})
+        for tc in message.get("tool_calls") or []:
+            fn = tc.get("function") or {}
+            args = fn.get("arguments") or "{}"
+            content.append({"type": "tool_use", "id": tc.get("id") or f"toolu_{next(self._ids)}",
+                            "name": fn.get("name"), "input": json.loads(args) if isinstance(args, str) else args})
+        output = _tokens(_canon(content))
+        out = {
+            "id": f"msg_{next(self._ids)}", "type": "message", "role": "assistant",
+            "model": body.get("model", self.model), "content": content,
+            "stop_reason": "tool_use" if message.get("tool_calls") else "end_turn", "stop_sequence": None,
+            "usage": {"input_tokens": total - read - write, "output_tokens": output,
+                      "cache_creation_input_tokens": write, "cache_read_input_tokens": read},
+        }
+        self.responses.append(out)
+        return 200, out
