@@ -98,7 +98,7 @@ class FakeMem0(FakeService):
         query = body["query"]
         user_id = (body.get("filters") or {}).get("user_id")
         hits = []
-        for m in self.memories.values():
+        for m in list(self.memories.values()):
             if user_id and m["user_id"] != user_id:
                 continue
             score = overlap(query, m["memory"])
@@ -122,7 +122,7 @@ class FakeMem0(FakeService):
         user = req.query.get("user_id")
         if not user:
             return Reply(400, {"detail": "At least one identifier is required."})
-        for mid in [m for m, v in self.memories.items() if v["user_id"] == user]:
+        for mid in [m for m, v in list(self.memories.items()) if v["user_id"] == user]:
             del self.memories[mid]
         return {"message": "All relevant memories deleted"}
 

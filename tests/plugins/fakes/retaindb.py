@@ -54,7 +54,7 @@ class FakeRetainDB(FakeService):
         return super()._route_request(req)
 
     def _user_memories(self, user: str) -> list[dict[str, Any]]:
-        return [m for m in self.memories.values() if m["user_id"] == user]
+        return [m for m in list(self.memories.values()) if m["user_id"] == user]
 
     def _context(self, req: Request, _: dict[str, str]) -> Any:
         b = req.body

@@ -52,7 +52,7 @@ class FakeSupermemory(FakeService):
         return {"id": did, "status": "queued"}
 
     def _hits(self, query: str, tag: str, limit: int) -> list[dict[str, Any]]:
-        scored = [(overlap(query, m["memory"]), m) for m in self.memories.values() if m["tag"] == tag]
+        scored = [(overlap(query, m["memory"]), m) for m in list(self.memories.values()) if m["tag"] == tag]
         hits = sorted((x for x in scored if x[0] > 0), key=lambda x: -x[0])[:limit]
         return [{"id": m["id"], "memory": m["memory"], "similarity": round(s, 3), "updatedAt": m["updatedAt"],
                  "metadata": m["metadata"]} for s, m in hits]
