@@ -1,0 +1,216 @@
+"""Review of the agent loop and the ``chat`` / ``run`` CLI as a new user would drive them.
+
+Each test pins a defect found by hand (tmux session against the fake servers) before its fix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from hermes_memory.agent import Agent
+from hermes_memory.cli.main import app
+from hermes_memory.errors import ContextLengthError
+from hermes_memory.llm.anthropic import AnthropicModel
+from hermes_memory.llm.openai_compat import OpenAICompatModel
+from hermes_memory.sessions.db import SessionDB
+from hermes_memory.testing import FakeProvider, assistant_tool_calls, tool_call
+from tests.agent.fakes.servers import FakeAnthropicServer, FakeOpenAIServer
+from tests.agent.helpers import RoutingModel, config
+
+runner = CliRunner()
+
+
+def _write_config(home: Path, provider: str, base_url: str, **extra) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    cfg = {"model": {"provider": provider, "name": "fake-model", "base_url": base_url, "api_key_env": "FAKE_LLM_KEY",
+                     "max_retries": 0, "context_length": 32000, **extra}}
+    (home / "config.yaml").write_text(yaml.safe_dump(cfg))
+
+
+def _unanswered_tool_calls(messages: list[dict]) -> list[str]:
+    """Ids of assistant tool calls with no tool result before the next user/assistant message."""
+    pending: list[str] = []
+    orphans: list[str] = []
+    for m in messages:
+        if m["role"] == "tool":
+            if m.get("tool_call_id") in pending:
+                pending.remove(m["tool_call_id"])
+            continue
+        orphans += pending
+        pending = [c["id"] for c in m.get("tool_calls") or []]
+    return orphans + pending
+
+
+# -- memory tool intercept: model-supplied internals ---------------------------------------------
+
+def test_memory_call_with_extra_origin_and_store_args_still_writes(hermes_home: Path):
+    args = {"action": "add", "target": "user", "content": "User drinks green tea.", "origin": "foreground",
+            "store": "/tmp/elsewhere"}
+    model = RoutingModel([assistant_tool_calls(tool_call("memory", args)), "Noted."])
+    agent = Agent(model, home=hermes_home)
+    agent.run_turn("I drink green tea")
+    result = json.loads(next(m for m in agent.messages if m["role"] == "tool")["content"])
+    assert result.get("success") is True, result
+    assert "green tea" in (hermes_home / "memories" / "USER.md").read_text()
+    agent.close()
+
+
+def test_review_cannot_lift_its_add_only_origin_by_passing_origin(hermes_home: Path):
+    (hermes_home / "memories").mkdir(exist_ok=True)
+    (hermes_home / "memories" / "MEMORY.md").write_text("Keep this entry.")
+    calls = assistant_tool_calls(
+        tool_call("memory", {"action": "remove", "target": "memory", "old_text": "Keep", "origin": "foreground"}),
+        tool_call("memory", {"action": "add", "target": "user", "content": "User prefers metric units.",
+                             "origin": "foreground"}),
+    )
+    replies = iter([calls, "Done."])
+    model = RoutingModel()
+    model.handlers["review"] = lambda messages, tools: next(replies)
+    agent = Agent(model, home=hermes_home, config=config(memory={"nudge_interval": 1}))
+    assert agent.run_turn("I use metric units").review_ran
+    assert (hermes_home / "memories" / "MEMORY.md").read_text() == "Keep this entry."
+    assert "metric units" in (hermes_home / "memories" / "USER.md").read_text()  # the review was not aborted
+    assert len(model.requests_of("review")) == 2
+    agent.close()
+
+
+# -- Ctrl-C while a tool runs ----------------------------------------------------------------------
+
+class _InterruptingProvider(FakeProvider):
+    """A provider whose tool is interrupted (Ctrl-C arrives as KeyboardInterrupt while it runs)."""
+
+    def handle_tool_call(self, tool_name, args, **kwargs):
+        raise KeyboardInterrupt
+
+
+def test_interrupted_tool_call_leaves_a_result_for_every_call_and_the_next_turn_works(hermes_home: Path):
+    calls = assistant_tool_calls(tool_call("slow_lookup", {"q": "x"}, call_id="toolu_a"),
+                                 tool_call("slow_lookup", {"q": "y"}, call_id="toolu_b"))
+    with FakeAnthropicServer([calls, "Back again."]) as srv:
+        model = AnthropicModel("fake-model", base_url=srv.url, api_key="k", max_retries=0)
+        agent = Agent(model, home=hermes_home, provider=_InterruptingProvider("ext", tools=["slow_lookup"]))
+        with pytest.raises(KeyboardInterrupt):
+            agent.run_turn("look it up")
+        assert _unanswered_tool_calls(agent.messages) == []
+        stored = agent.db.get_messages_as_conversation(agent.session_id)
+        assert _unanswered_tool_calls(stored) == []
+        result = agent.run_turn("never mind")  # the fake server rejects tool_use without tool_result
+        assert result.text == "Back again."
+        sid = agent.session_id
+        agent.close()
+    resumed = SessionDB(hermes_home / "state.db").get_messages_as_conversation(sid)
+    assert _unanswered_tool_calls(resumed) == []
+
+
+# -- non-UTF-8 terminal input ----------------------------------------------------------------------
+
+def test_undecodable_input_bytes_reach_the_model_without_a_crash(hermes_home: Path):
+    text = b"caf\xe9 and \xff".decode("utf-8", "surrogateescape")  # what input()/argv give for bad bytes
+    with FakeOpenAIServer(["fine"]) as srv:
+        agent = Agent(OpenAICompatModel("fake-model", base_url=srv.base_url, max_retries=0), home=hermes_home)
+        assert agent.run_turn(text).text == "fine"
+        sent = srv.requests[0]["body"]["messages"][-1]["content"]
+        stored = agent.db.get_messages_as_conversation(agent.session_id)[0]["content"]
+        agent.close()
+    assert sent.startswith("caf") and sent == stored  # history, SessionDB and the wire agree
+
+
+def test_run_with_non_utf8_argument_does_not_traceback(tmp_path: Path):
+    home = tmp_path / "h"
+    with FakeOpenAIServer(["ok"]) as srv:
+        _write_config(home, "openai", srv.base_url)
+        env = {**os.environ, "FAKE_LLM_KEY": "k", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
+        proc = subprocess.run([sys.executable.encode(), b"-m", b"hermes_memory", b"--home", str(home).encode(),
+                               b"run", b"caf\xe9"], capture_output=True, env=env, timeout=120)
+    assert b"Traceback" not in proc.stderr, proc.stderr.decode(errors="replace")
+    assert proc.returncode == 0 and proc.stdout.strip() == b"ok"
+
+
+# -- rich markup in user/model/data text -----------------------------------------------------------
+
+def test_chat_prints_brackets_from_input_data_and_errors_verbatim(tmp_path: Path, monkeypatch):
+    home = tmp_path / "h"
+    monkeypatch.setenv("FAKE_LLM_KEY", "k")
+    (home / "memories").mkdir(parents=True)
+    (home / "memories" / "MEMORY.md").write_text("Config lives in [/etc/app] on prod.")
+    from tests.agent.fakes.servers import FakeHTTPError
+
+    failure = FakeHTTPError(500, {"error": {"message": "upstream [/v1/chat] failed", "type": "server_error"}})
+    with FakeOpenAIServer(["I noted [/x] for you.", failure]) as srv:
+        _write_config(home, "openai", srv.base_url)
+        res = runner.invoke(app, ["--home", str(home), "chat"],
+                            input="remember [/x] please\n/search [/nothing]\n/search remember\n/memory\n"
+                                  "/[/q]\nfail now\n/quit\n")
+    assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
+    assert res.exit_code == 0, res.output
+    out = res.output
+    assert "no matches for '[/nothing]'" in out
+    assert "remember >>>[/x]" in out or ">>>remember<<< [/x]" in out  # the snippet, brackets kept
+    assert "[/etc/app]" in out
+    assert "unknown command /[/q]" in out
+    assert "upstream [/v1/chat] failed" in out
+
+
+def test_run_model_error_with_brackets_exits_1_verbatim(tmp_path: Path, monkeypatch):
+    home = tmp_path / "h"
+    monkeypatch.setenv("FAKE_LLM_KEY", "k")
+    from tests.agent.fakes.servers import FakeHTTPError
+
+    failure = FakeHTTPError(500, {"error": {"message": "upstream [/v1/chat] failed", "type": "server_error"}})
+    with FakeOpenAIServer([failure]) as srv:
+        _write_config(home, "openai", srv.base_url)
+        res = runner.invoke(app, ["--home", str(home), "run", "hello"])
+    assert res.exit_code == 1, (res.output, res.exception)
+    assert "upstream [/v1/chat] failed" in res.output
+
+
+# -- a context-length error that compression cannot cure -------------------------------------------
+
+def test_context_length_error_twice_says_how_to_fix_it(hermes_home: Path):
+    too_long = ContextLengthError("prompt is too long: 9000 tokens > 8000 maximum")
+    model = RoutingModel(context_length=200_000)
+    agent = Agent(model, home=hermes_home)
+    agent.run_turn("first")
+    model.script = [too_long, too_long]
+    with pytest.raises(ContextLengthError) as err:
+        agent.run_turn("second")
+    message = str(err.value)
+    assert "model.context_length" in message and "200,000" in message and "/new" in message
+    assert "retries once" not in message  # it already did
+    stored = agent.db.get_messages_as_conversation(agent.session_id)
+    assert [m["role"] for m in stored] == ["user", "assistant", "user"]
+    agent.close()
+
+
+# -- run --json shape ------------------------------------------------------------------------------
+
+RUN_JSON_KEYS = {"session_id", "text", "finish_reason", "usage", "cache_share", "api_calls", "tool_calls",
+                 "compressions"}
+
+
+def test_run_json_shape_is_stable_and_documented(tmp_path: Path, monkeypatch):
+    home = tmp_path / "h"
+    monkeypatch.setenv("FAKE_LLM_KEY", "k")
+    with FakeOpenAIServer(["Answer."]) as srv:
+        _write_config(home, "openai", srv.base_url)
+        res = runner.invoke(app, ["--home", str(home), "run", "--json", "hello"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert set(out) == RUN_JSON_KEYS
+    assert set(out["usage"]) == {"prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens"}
+    assert out["text"] == "Answer." and out["finish_reason"] == "stop" and out["api_calls"] == 1
+    with sqlite3.connect(home / "state.db") as db:
+        assert db.execute("SELECT id FROM sessions").fetchone()[0] == out["session_id"]
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## Agent (chat / run)", 1)[1].split("\n## ", 1)[0]
+    for key in RUN_JSON_KEYS:
+        assert f"`{key}`" in section, f"run --json key {key} is not documented in the README"
