@@ -79,6 +79,8 @@ MAX_TOOL_ITERATIONS = 20
 """Model calls per user turn before the loop gives up on a final answer."""
 REVIEW_MAX_ITERATIONS = 8
 """Model calls a memory review may make (reference-behaviour.md §9)."""
+_MEMORY_INTERNAL_ARGS = frozenset({"store", "origin"})
+"""``memory_tool`` keywords set by the loop, never taken from the model's arguments."""
 PREFLIGHT_MAX_PASSES = 3
 """Compression passes before one model call (reference-behaviour.md §9)."""
 
@@ -273,10 +275,13 @@ class Agent:
                                                           "(memory.memory_enabled / memory.user_profile_enabled)."})
         if not self.memory_enabled and args.get("target", "memory") != "user":
             return json.dumps({"success": False, "error": "Only the 'user' store is enabled; use target='user'."})
-        result = memory_tool(**{k: v for k, v in args.items() if k != "store"}, store=self.store, origin=origin)
+        # ``store`` and ``origin`` are ours: a model passing them must neither redirect the write nor
+        # lift the review's add-only origin (nor make the call fail with a duplicate keyword).
+        clean = {k: v for k, v in args.items() if k not in _MEMORY_INTERNAL_ARGS}
+        result = memory_tool(**clean, store=self.store, origin=origin)
         self._turns_since_memory = 0
         self._memory_used_this_turn = True
-        self.manager.notify_memory_tool_write(result, args)
+        self.manager.notify_memory_tool_write(result, clean)
         return result
 
     def _dispatch(self, name: str, args: dict[str, Any]) -> str:
