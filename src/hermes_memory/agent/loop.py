@@ -443,14 +443,22 @@ class Agent:
                 if not resp.tool_calls:
                     text = message_text(assistant)
                     break
-                for call in resp.tool_calls:
-                    fn = call.get("function") or {}
-                    name = fn.get("name", "")
-                    result = self._dispatch(name, parse_tool_arguments(fn.get("arguments")))
-                    tool_count += 1
-                    tool_msg = {"role": "tool", "tool_call_id": call.get("id"), "name": name, "content": result}
-                    self.messages.append(tool_msg)
-                    self._persist(tool_msg)
+                answered = 0
+                try:
+                    for call in resp.tool_calls:
+                        fn = call.get("function") or {}
+                        name = fn.get("name", "")
+                        result = self._dispatch(name, parse_tool_arguments(fn.get("arguments")))
+                        tool_count += 1
+                        tool_msg = {"role": "tool", "tool_call_id": call.get("id"), "name": name, "content": result}
+                        self.messages.append(tool_msg)
+                        self._persist(tool_msg)
+                        answered += 1
+                except BaseException:
+                    # Ctrl-C (or a crash) while a tool ran: every call still gets a result, or the
+                    # history (live and in SessionDB) is one the model APIs reject from now on.
+                    self._answer_interrupted(resp.tool_calls[answered:])
+                    raise
                 if self.compressor.should_compress():
                     self.compress_context(reason="threshold")
             else:
@@ -472,6 +480,18 @@ class Agent:
                               review_ran=review_ran, finish_reason=finish)
         finally:
             self._turn_usage = None
+
+    def _answer_interrupted(self, calls: list[dict[str, Any]]) -> None:
+        """Give each of ``calls`` (not yet answered) an error result, in history and SessionDB."""
+        for call in calls:
+            name = (call.get("function") or {}).get("name", "")
+            msg = {"role": "tool", "tool_call_id": call.get("id"), "name": name,
+                   "content": json.dumps({"error": f"tool {name} was interrupted before it returned"})}
+            self.messages.append(msg)
+            try:
+                self._persist(msg)
+            except Exception as exc:  # keep the original interruption as the error the caller sees
+                log.warning("could not save the result of interrupted tool %s: %s", name, exc)
 
     # ------------------------------------------------------------------ memory review and flush
     def _run_review(self) -> bool:
