@@ -71,6 +71,7 @@ from hermes_memory.providers.discovery import load_configured_provider
 from hermes_memory.providers.fencing import build_memory_context_block
 from hermes_memory.providers.manager import MemoryManager
 from hermes_memory.sessions.db import SessionDB
+from hermes_memory.sessions.fts import scrub_text
 from hermes_memory.sessions.search import SESSION_SEARCH_SCHEMA, session_search
 
 log = logging.getLogger(__name__)
@@ -409,6 +410,9 @@ class Agent:
         """
         if self._closed:
             raise RuntimeError("this Agent's session is closed; call new_session() or resume() first")
+        # Undecodable terminal bytes arrive as lone surrogates, which no SDK can encode; scrub them
+        # the way SessionDB stores them so history, the wire and state.db hold the same text.
+        user_message = scrub_text(user_message)
         self._turn_usage, self._turn_calls = Usage(), 0
         self._memory_used_this_turn = False
         compressions_before = self.compressor.compression_count
