@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.markdown import Markdown
+from rich.markup import escape
 from rich.table import Table
 
 from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, console, err_console, fail, print_json, state
@@ -72,7 +73,7 @@ def _show_memory(agent: Any) -> None:
         table.add_column("#", justify="right")
         table.add_column("entry")
         for i, entry in enumerate(entries, 1):
-            table.add_row(str(i), entry)
+            table.add_row(str(i), escape(entry))
         if not entries:
             table.add_row("-", "(empty)")
         console.print(table)
@@ -85,14 +86,15 @@ def _search(agent: Any, query: str) -> None:
         return
     rows = agent.db.search_messages(query, limit=10)
     if not rows:
-        console.print(f"no matches for {query!r}")
+        console.print(f"no matches for {escape(repr(query))}")
         return
     table = Table(show_lines=False)
     table.add_column("session")
     table.add_column("role")
     table.add_column("snippet")
     for r in rows:
-        table.add_row(str(r.get("session_id")), str(r.get("role")), str(r.get("snippet") or "").replace("\n", " "))
+        table.add_row(str(r.get("session_id")), str(r.get("role")),
+                      escape(str(r.get("snippet") or "").replace("\n", " ")))
     console.print(table)
 
 
@@ -158,19 +160,19 @@ def register(app: typer.Typer) -> None:
                         try:
                             sid = agent.resume(arg.strip())
                         except SessionStoreError as exc:
-                            err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+                            err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
                             continue
                         console.print(f"resumed session {sid} ({len(agent.messages)} messages)")
                     elif cmd == "/status":
                         console.print(_footer(agent), highlight=False)
                     else:
-                        console.print(f"unknown command {cmd}\n{SLASH_HELP}", highlight=False)
+                        console.print(f"unknown command {escape(cmd)}\n{SLASH_HELP}", highlight=False)
                     continue
                 try:
                     with console.status("thinking..."):
                         result = agent.run_turn(text)
                 except ModelError as exc:
-                    err_console.print(f"[bold red]model error:[/] {exc}", highlight=False)
+                    err_console.print(f"[bold red]model error:[/] {escape(str(exc))}", highlight=False)
                     continue
                 except KeyboardInterrupt:
                     err_console.print("interrupted")
