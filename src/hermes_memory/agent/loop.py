@@ -392,13 +392,28 @@ class Agent:
                 break
         try:
             resp = self.model.complete(self._prepare(self._api_messages(block)), tools=tools or None)
-        except ContextLengthError:
+        except ContextLengthError as first:
             log.warning("context-length error: compressing and retrying once")
             if not self.compress_context(reason="context_length", force=True):
-                raise
-            resp = self.model.complete(self._prepare(self._api_messages(block)), tools=tools or None)
+                raise self._uncured(first) from first
+            try:
+                resp = self.model.complete(self._prepare(self._api_messages(block)), tools=tools or None)
+            except ContextLengthError as again:
+                raise self._uncured(again) from again
         self._account(resp, main=True)
         return resp
+
+    def _uncured(self, exc: ContextLengthError) -> ContextLengthError:
+        """The error raised when compressing once did not make the prompt fit: what to do about it."""
+        err = ContextLengthError(
+            f"{exc}. Compressing the conversation did not make it fit. Compression budgets against "
+            f"model.context_length in config.yaml ({self.model.context_length:,} tokens): set it to the server's "
+            "real window if that is smaller, shorten a message that alone exceeds the window, or start a new "
+            "session (/new in chat)."
+        )
+        err.status_code = getattr(exc, "status_code", None)  # type: ignore[attr-defined]
+        err.kind = "context_length"  # type: ignore[attr-defined]
+        return err
 
     # ------------------------------------------------------------------ the turn
     def run_turn(self, user_message: str) -> TurnResult:
