@@ -190,7 +190,9 @@ def register(app: typer.Typer) -> None:
     def run(
         ctx: typer.Context,
         prompt: Annotated[str, typer.Argument(help="The message to send.")],
-        as_json: Annotated[bool, typer.Option("--json", help="Print the answer and counters as JSON.")] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="Print the answer and counters as JSON (keys: session_id, "
+                                              "text, finish_reason, usage, cache_share, api_calls, tool_calls, "
+                                              "compressions).")] = False,
         resume: Annotated[str | None, typer.Option("--resume", help="Continue a session (id, id prefix or title).")] = None,
     ) -> None:
         """Answer PROMPT once (one session, memory and history included) and exit."""
