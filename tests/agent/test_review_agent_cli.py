@@ -214,3 +214,20 @@ def test_run_json_shape_is_stable_and_documented(tmp_path: Path, monkeypatch):
     section = readme.split("## Agent (chat / run)", 1)[1].split("\n## ", 1)[0]
     for key in RUN_JSON_KEYS:
         assert f"`{key}`" in section, f"run --json key {key} is not documented in the README"
+
+
+# -- Ctrl-C during the flush at exit ---------------------------------------------------------------
+
+def test_interrupted_exit_flush_still_ends_the_session_and_shuts_providers_down(hermes_home: Path):
+    ext = FakeProvider("ext")
+    model = RoutingModel(["a", "b"], flush=KeyboardInterrupt())
+    agent = Agent(model, home=hermes_home, provider=ext, config=config(memory={"flush_min_turns": 1}))
+    agent.run_turn("first")
+    agent.run_turn("second")
+    with pytest.raises(KeyboardInterrupt):
+        agent.close()
+    assert model.kinds[-1] == "flush"
+    row = SessionDB(hermes_home / "state.db").get_session(agent.session_id)
+    assert row["end_reason"] == "user_exit"
+    assert ext.called("on_session_end") and ext.called("shutdown")
+    assert all(not m.get("_flush_sentinel") for m in agent.messages)
