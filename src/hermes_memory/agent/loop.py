@@ -222,12 +222,14 @@ class Agent:
         if self._closed:
             return
         self._closed = True
-        if self._session_created and self._turns_since_flush > 0:
-            self._flush(min_turns=None)
-        self.manager.on_session_end(self._plain(self.messages))
-        if self._session_created:
-            self.db.end_session(self.session_id, reason)
-        self.manager.shutdown_all()
+        try:
+            if self._session_created and self._turns_since_flush > 0:
+                self._flush(min_turns=None)
+        finally:  # Ctrl-C during the flush (a model call) still ends the session and the providers
+            self.manager.on_session_end(self._plain(self.messages))
+            if self._session_created:
+                self.db.end_session(self.session_id, reason)
+            self.manager.shutdown_all()
 
     def new_session(self) -> str:
         """``/new``: close the live session (reason ``new_session``) and start a fresh one; returns its id."""

@@ -180,10 +180,12 @@ def register(app: typer.Typer) -> None:
                 console.print(Markdown(result.text or "(no answer)"))
                 console.print(f"[dim]{_footer(agent)}[/]", highlight=False)
         finally:
-            agent.close()
-            if rl is not None:
-                with contextlib.suppress(OSError):
-                    rl.write_history_file(home / HISTORY_FILE)
+            try:
+                agent.close()
+            finally:
+                if rl is not None:
+                    with contextlib.suppress(OSError):
+                        rl.write_history_file(home / HISTORY_FILE)
         console.print(f"[dim]session {agent.session_id} saved · {_footer(agent)}[/]", highlight=False)
 
     @app.command("run")
