@@ -231,3 +231,15 @@ def test_interrupted_exit_flush_still_ends_the_session_and_shuts_providers_down(
     assert row["end_reason"] == "user_exit"
     assert ext.called("on_session_end") and ext.called("shutdown")
     assert all(not m.get("_flush_sentinel") for m in agent.messages)
+
+
+# -- the no-model instructions name real paths -----------------------------------------------------
+
+def test_no_model_help_names_the_real_env_file(tmp_path: Path, monkeypatch):
+    monkeypatch.delenv("HERMES_HOME", raising=False)  # a new user: no HERMES_HOME, --home given
+    home = tmp_path / "h"
+    res = runner.invoke(app, ["--home", str(home), "run", "hi"])
+    assert res.exit_code == 2
+    text = " ".join(res.output.split())
+    assert str(home / "config.yaml") in text and str(home / ".env") in text
+    assert "$HERMES_HOME" not in text  # unset here: following it literally would write /.env
