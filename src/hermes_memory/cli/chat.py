@@ -39,7 +39,7 @@ def _build_agent(ctx: typer.Context, resume: str | None) -> Any:
     st = state(ctx)
     cfg = st.config
     if not cfg.model.configured:
-        fail(not_configured_help(str(st.home.config_path)), EXIT_USAGE)
+        fail(not_configured_help(str(st.home.config_path), str(st.home.env_path)), EXIT_USAGE)
     try:
         main, aux = build_models(cfg)
         summary = build_summary_model(cfg, main, aux)
