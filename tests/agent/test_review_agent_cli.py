@@ -243,3 +243,75 @@ def test_no_model_help_names_the_real_env_file(tmp_path: Path, monkeypatch):
     text = " ".join(res.output.split())
     assert str(home / "config.yaml") in text and str(home / ".env") in text
     assert "$HERMES_HOME" not in text  # unset here: following it literally would write /.env
+
+
+# -- a server that answers 200 with something that is not a model reply -----------------------------
+
+class _RawServer:
+    """127.0.0.1 server answering every POST with a fixed status, content type and body."""
+
+    def __init__(self, status: int, content_type: str, body: bytes) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):  # noqa: N802
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+MALFORMED = [
+    (200, "text/html", b"<html>proxy login page</html>"),
+    (200, "application/json", b"{not json"),
+    (200, "application/json", b"{}"),
+]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize(("status", "ctype", "body"), MALFORMED)
+def test_malformed_reply_is_a_model_error_and_history_stays_consistent(hermes_home: Path, provider, status, ctype,
+                                                                       body):
+    from hermes_memory.errors import ModelError
+
+    with _RawServer(status, ctype, body) as srv:
+        model = (OpenAICompatModel("m", base_url=srv.url + "/v1", max_retries=0) if provider == "openai"
+                 else AnthropicModel("m", base_url=srv.url, api_key="k", max_retries=0))
+        agent = Agent(model, home=hermes_home)
+        with pytest.raises(ModelError, match="base_url"):
+            agent.run_turn("hi")
+        stored = agent.db.get_messages_as_conversation(agent.session_id)
+        agent.close()
+    assert [m["role"] for m in stored] == ["user"]
+
+
+def test_run_against_a_non_model_endpoint_exits_1_without_traceback(tmp_path: Path):
+    home = tmp_path / "h"
+    with _RawServer(200, "text/html", b"<html>proxy login page</html>") as srv:
+        _write_config(home, "openai", srv.url + "/v1")
+        env = {**os.environ, "FAKE_LLM_KEY": "k"}
+        proc = subprocess.run([sys.executable, "-m", "hermes_memory", "--home", str(home), "run", "hi"],
+                              capture_output=True, text=True, env=env, timeout=120)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 1 and "base_url" in proc.stderr
