@@ -176,6 +176,12 @@ def map_anthropic_error(exc: Exception) -> Exception:
     return ModelCallError(f"model call failed: {exc}")
 
 
+def _malformed(exc: Exception) -> ModelCallError:
+    return ModelCallError(f"the Anthropic API sent a reply that is not a message ({type(exc).__name__}: "
+                          f"{str(exc)[:200]}). Check that model.base_url points at the messages API (without "
+                          "/v1: the SDK adds it) and not at a web page or proxy.")
+
+
 class AnthropicModel:
     """``ChatModel`` over ``POST {base_url}/v1/messages``. ``supports_cache_control`` is True.
 
@@ -230,6 +236,14 @@ class AnthropicModel:
             resp = self._client.messages.create(**kwargs)
         except anthropic.AnthropicError as exc:
             raise map_anthropic_error(exc) from exc
+        except ValueError as exc:  # the body was not JSON (the SDK's json.loads)
+            raise _malformed(exc) from exc
+        try:
+            return self._to_response(resp)
+        except (AttributeError, TypeError, ValueError, KeyError) as exc:  # e.g. an HTML page parsed as str
+            raise _malformed(exc) from exc
+
+    def _to_response(self, resp: Any) -> ModelResponse:
         texts: list[str] = []
         calls: list[dict[str, Any]] = []
         for block in resp.content:
