@@ -315,3 +315,14 @@ def test_run_against_a_non_model_endpoint_exits_1_without_traceback(tmp_path: Pa
                               capture_output=True, text=True, env=env, timeout=120)
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.returncode == 1 and "base_url" in proc.stderr
+
+
+# -- whitespace-only text (Anthropic refuses it, and a stored one would be replayed every turn) ------
+
+def test_whitespace_only_reply_or_message_does_not_wedge_an_anthropic_session(hermes_home: Path):
+    with FakeAnthropicServer(["\n", "second", "third"]) as srv:
+        agent = Agent(AnthropicModel("fake-model", base_url=srv.url, api_key="k", max_retries=0), home=hermes_home)
+        agent.run_turn("first")  # the model answers with a lone newline, which is stored
+        assert agent.run_turn("next").text == "second"  # replaying it must not be refused
+        assert agent.run_turn("   ").text == "third"
+        agent.close()
