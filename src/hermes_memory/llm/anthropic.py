@@ -57,7 +57,7 @@ def _content_blocks(content: Any) -> list[dict[str, Any]]:
     if content is None:
         return []
     if isinstance(content, str):
-        return [{"type": "text", "text": content}] if content else []
+        return [{"type": "text", "text": content}] if content.strip() else []
     blocks: list[dict[str, Any]] = []
     for part in content:
         if isinstance(part, str):
@@ -70,10 +70,10 @@ def _content_blocks(content: Any) -> list[dict[str, Any]]:
             block = {k: v for k, v in part.items() if k != "cache_control"}
         if isinstance(part, dict) and part.get("cache_control"):
             block["cache_control"] = part["cache_control"]
-        if block.get("type") == "text" and not block.get("text"):
+        if block.get("type") == "text" and not str(block.get("text") or "").strip():
             if block.get("cache_control") and blocks:
                 blocks[-1]["cache_control"] = block["cache_control"]
-            continue  # the API rejects empty text blocks
+            continue  # the API rejects empty and whitespace-only text blocks
         blocks.append(block)
     return blocks
 
@@ -87,7 +87,7 @@ def convert_messages(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any
     """Convert OpenAI-style ``messages`` to Anthropic ``(system_blocks, messages)``.
 
     Keys starting with ``_`` are in-process only and dropped. Tool results whose content is a list
-    keep their text/image parts. Raises nothing; an empty turn gets a ``"(empty)"`` text block
+    keep their text/image parts. Raises nothing; an empty or whitespace-only turn gets a ``"(empty)"`` text block
     because the API rejects empty content.
     """
     system: list[dict[str, Any]] = []
