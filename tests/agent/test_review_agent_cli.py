@@ -326,3 +326,23 @@ def test_whitespace_only_reply_or_message_does_not_wedge_an_anthropic_session(he
         assert agent.run_turn("next").text == "second"  # replaying it must not be refused
         assert agent.run_turn("   ").text == "third"
         agent.close()
+
+
+# -- tool calls without an id (llama.cpp server, ggml-org/llama.cpp#11992) ---------------------------
+
+def test_tool_calls_without_id_get_unique_ids_that_pair_with_their_results(hermes_home: Path):
+    no_ids = {"role": "assistant", "content": None, "tool_calls": [
+        {"type": "function", "function": {"name": "session_search", "arguments": '{"query": "a"}'}},
+        {"id": "", "type": "function", "function": {"name": "session_search", "arguments": '{"query": "b"}'}},
+    ]}
+    with FakeOpenAIServer([no_ids, "done", "again"]) as srv:
+        agent = Agent(OpenAICompatModel("m", base_url=srv.base_url, max_retries=0), home=hermes_home)
+        agent.run_turn("search twice")
+        agent.run_turn("and now")
+        stored = agent.db.get_messages_as_conversation(agent.session_id)
+        agent.close()
+    ids = [c["id"] for c in stored[1]["tool_calls"]]
+    assert all(isinstance(i, str) and i for i in ids) and len(set(ids)) == 2
+    assert [m["tool_call_id"] for m in stored if m["role"] == "tool"] == ids
+    replayed = srv.requests[-1]["body"]["messages"]
+    assert [c["id"] for c in replayed[2]["tool_calls"]] == ids
