@@ -12,6 +12,7 @@ which becomes ``Usage.cache_read_tokens``.
 from __future__ import annotations
 
 import copy
+import secrets
 from typing import Any
 
 import openai
@@ -146,8 +147,10 @@ class OpenAICompatModel:
         msg = choice.message
         message: dict[str, Any] = {"role": "assistant", "content": msg.content}
         if msg.tool_calls:
+            # Some servers (llama.cpp, ggml-org/llama.cpp#11992) send calls without an id; results are
+            # paired with calls by id, so each gets a unique one.
             message["tool_calls"] = [
-                {"id": tc.id, "type": "function",
+                {"id": tc.id or f"call_{secrets.token_hex(8)}", "type": "function",
                  "function": {"name": tc.function.name, "arguments": tc.function.arguments or "{}"}}
                 for tc in msg.tool_calls
             ]
