@@ -346,3 +346,19 @@ def test_tool_calls_without_id_get_unique_ids_that_pair_with_their_results(herme
     assert [m["tool_call_id"] for m in stored if m["role"] == "tool"] == ids
     replayed = srv.requests[-1]["body"]["messages"]
     assert [c["id"] for c in replayed[2]["tool_calls"]] == ids
+
+
+# -- resuming a session a killed process left with an unanswered tool call --------------------------
+
+def test_resume_of_a_session_with_an_unanswered_tool_call_can_continue(hermes_home: Path):
+    db = SessionDB(hermes_home / "state.db")
+    db.create_session("20250101_000000_abcdef", source="cli", model="fake-model", system_prompt="You are helpful.")
+    db.append_message("20250101_000000_abcdef", "user", "look something up")
+    db.append_message("20250101_000000_abcdef", "assistant", None,  # then the terminal was closed (SIGHUP)
+                      tool_calls=[{"id": "toolu_lost", "type": "function",
+                                   "function": {"name": "session_search", "arguments": "{}"}}])
+    with FakeAnthropicServer(["Continuing."]) as srv:
+        agent = Agent(AnthropicModel("fake-model", base_url=srv.url, api_key="k", max_retries=0),
+                      home=hermes_home, resume="20250101_000000")
+        assert agent.run_turn("are you there?").text == "Continuing."
+        agent.close()
