@@ -48,6 +48,7 @@ from hermes_memory.context.compressor import (
     SummaryAuthError,
     SummaryNetworkError,
     SummaryRateLimitError,
+    sanitize_tool_pairs,
 )
 from hermes_memory.context.tokens import estimate_messages_tokens_rough
 from hermes_memory.errors import ContextLengthError, SessionStoreError
@@ -185,7 +186,12 @@ class Agent:
             sid = self._resolve_session(resume)
             row = self.db.get_session(sid) or {}
             self.session_id = sid
-            self.messages = [m for m in self.db.get_messages_as_conversation(sid) if m.get("role") != "system"]
+            stored = [m for m in self.db.get_messages_as_conversation(sid) if m.get("role") != "system"]
+            # A process killed mid-tool (closed terminal, kill -9) can leave a call without its result;
+            # the APIs refuse such a history on every turn, so unpaired calls/results are dropped here.
+            self.messages, dropped = sanitize_tool_pairs(stored)
+            if dropped:
+                log.warning("session %s: dropped %d unpaired tool call(s)/result(s) on resume", sid, dropped)
             self._session_created = True
             self.db.reopen_session(sid)
             parent = row.get("parent_session_id") or ""
