@@ -362,3 +362,15 @@ def test_resume_of_a_session_with_an_unanswered_tool_call_can_continue(hermes_ho
                       home=hermes_home, resume="20250101_000000")
         assert agent.run_turn("are you there?").text == "Continuing."
         agent.close()
+
+
+def test_missing_key_help_names_the_real_env_file(tmp_path: Path, monkeypatch):
+    monkeypatch.delenv("HERMES_HOME", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.yaml").write_text(yaml.safe_dump({"model": {"provider": "anthropic", "name": "claude-sonnet-4-5"}}))
+    res = runner.invoke(app, ["--home", str(home), "run", "hi"])
+    assert res.exit_code == 2
+    text = " ".join(res.output.split())
+    assert "ANTHROPIC_API_KEY" in text and str(home / ".env") in text and "$HERMES_HOME" not in text
