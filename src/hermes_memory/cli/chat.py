@@ -43,8 +43,8 @@ def _build_agent(ctx: typer.Context, resume: str | None) -> Any:
     try:
         main, aux = build_models(cfg)
         summary = build_summary_model(cfg, main, aux)
-    except ModelNotConfiguredError as exc:
-        fail(str(exc), EXIT_USAGE)
+    except ModelNotConfiguredError as exc:  # name the real .env file: HERMES_HOME may well be unset
+        fail(str(exc).replace("$HERMES_HOME/.env", str(st.home.env_path)), EXIT_USAGE)
     try:
         return Agent(main, aux_model=aux, summary_model=summary, home=st.home, config=cfg, resume=resume)
     except (ProviderError, SessionStoreError) as exc:
