@@ -374,3 +374,37 @@ def test_missing_key_help_names_the_real_env_file(tmp_path: Path, monkeypatch):
     assert res.exit_code == 2
     text = " ".join(res.output.split())
     assert "ANTHROPIC_API_KEY" in text and str(home / ".env") in text and "$HERMES_HOME" not in text
+
+
+# -- Ctrl-C (SIGINT) during `run` ------------------------------------------------------------------
+
+def test_ctrl_c_during_run_ends_the_session_without_traceback(tmp_path: Path):
+    import signal
+    import threading
+
+    home = tmp_path / "h"
+    arrived, release = threading.Event(), threading.Event()
+
+    def slow(body):
+        arrived.set()
+        release.wait(60)
+        return "too late"
+
+    with FakeOpenAIServer([slow]) as srv:
+        _write_config(home, "openai", srv.base_url)
+        env = {**os.environ, "FAKE_LLM_KEY": "k"}
+        proc = subprocess.Popen([sys.executable, "-m", "hermes_memory", "--home", str(home), "run", "hello"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            assert arrived.wait(60), "the model call never arrived"
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            release.set()
+            if proc.poll() is None:
+                proc.kill()
+    assert "Traceback" not in err, err
+    assert proc.returncode == 130
+    with sqlite3.connect(home / "state.db") as db:
+        (reason,) = db.execute("SELECT end_reason FROM sessions").fetchone()
+    assert reason == "interrupted"
