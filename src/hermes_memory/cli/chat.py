@@ -204,6 +204,9 @@ def register(app: typer.Typer) -> None:
         except ModelError as exc:
             agent.close("error")
             fail(str(exc), EXIT_REFUSED)
+        except KeyboardInterrupt:  # end the session and the providers, then exit 130 (main)
+            agent.close("interrupted")
+            raise
         agent.close()
         if as_json:
             print_json({
