@@ -408,3 +408,15 @@ def test_ctrl_c_during_run_ends_the_session_without_traceback(tmp_path: Path):
     with sqlite3.connect(home / "state.db") as db:
         (reason,) = db.execute("SELECT end_reason FROM sessions").fetchone()
     assert reason == "interrupted"
+
+
+def test_resume_with_undecodable_bytes_is_a_clear_not_found(hermes_home: Path):
+    from hermes_memory.errors import SessionStoreError
+
+    bad = b"caf\xe9".decode("utf-8", "surrogateescape")  # chat --resume $'caf\xe9' or /resume with such bytes
+    with pytest.raises(SessionStoreError, match="no session matches"):
+        Agent(RoutingModel(), home=hermes_home, resume=bad)
+    agent = Agent(RoutingModel(), home=hermes_home)
+    with pytest.raises(SessionStoreError, match="no session matches"):
+        agent.resume(bad)
+    agent.close()
