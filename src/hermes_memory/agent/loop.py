@@ -206,6 +206,7 @@ class Agent:
         self._closed = False
 
     def _resolve_session(self, ref: str) -> str:
+        ref = scrub_text(ref)  # undecodable terminal bytes (lone surrogates) cannot be bound by SQLite
         sid = self.db.resolve_session_id(ref) or self.db.resolve_session_by_title(ref)
         if not sid:
             raise SessionStoreError(f"no session matches {ref!r}; list sessions with `hermes-memory sessions list`.")
