@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/hermes-memory memory show
+	$(VENV)/bin/hermes-memory serve --transport http
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest -q

@@ -62,14 +62,26 @@ class FakeProvider(MemoryProvider):
         self._system_prompt = system_prompt
         self._pre_compress = pre_compress
         self._tool_result = tool_result
-        self.raise_in = set(ALL_HOOKS) if raise_in in ("all", "*") else set(raise_in)
-        self.hang_in = set(ALL_HOOKS) if hang_in in ("all", "*") else set(hang_in)
+        self.raise_in = self._hooks(raise_in, "raise_in")
+        self.hang_in = self._hooks(hang_in, "hang_in")
         self._available = available
         self._reason = reason
         self.max_hang = max_hang
         self.released = threading.Event()
         self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
         self._lock = threading.Lock()
+
+    @staticmethod
+    def _hooks(value: Iterable[str] | str, arg: str) -> set[str]:
+        """``"all"``/``"*"`` or hook names from :data:`ALL_HOOKS`; a typo raises (a double that silently never fails hides bugs)."""
+        if value in ("all", "*"):
+            return set(ALL_HOOKS)
+        if isinstance(value, str):
+            raise ValueError(f"{arg}={value!r}: pass a set of hook names (e.g. {{{value!r}}}) or 'all'")
+        hooks = set(value)
+        if unknown := hooks - ALL_HOOKS:
+            raise ValueError(f"{arg}: unknown hook(s) {sorted(unknown)}; known: {sorted(ALL_HOOKS)}")
+        return hooks
 
     # -- control ------------------------------------------------------------------------------
     def release(self) -> None:

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from hermes_memory.sessions.db import SessionDB
 
 from hermes_memory.agent import Agent
 from hermes_memory.agent.flush import SENTINEL_KEY
 from hermes_memory.agent.prompt import NUDGE_REVIEW_PROMPT
 from hermes_memory.errors import ContextLengthError, ModelError
+from hermes_memory.sessions.db import SessionDB
 from hermes_memory.testing import FakeProvider, ScriptedModel, assistant_tool_calls, tool_call
 from tests.agent.helpers import RoutingModel, config, memory_call, system_of, tool_names
 

@@ -190,3 +190,116 @@ def test_providers_list_in_a_subprocess(hermes_home):
                            "--json"], capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "holographic" in {r["name"] for r in json.loads(proc.stdout)}
+
+
+@pytest.mark.parametrize("setting", ["default_trust=5", "min_trust_threshold=-2", "hrr_weight=9", "hrr_dim=-3",
+                                     "hrr_dim=100000000", "temporal_decay_half_life=-1", "default_trust=nan"])
+def test_setup_refuses_out_of_range_holographic_settings(hermes_home, setting):
+    # these were written as given; the provider then clamped them silently (or, for a
+    # 100M-dimension HRR, would allocate gigabytes on the first fact)
+    res = _invoke(hermes_home, "memory", "setup", "--provider", "holographic", "--set", setting, "--yes")
+    assert res.exit_code == 2, res.output
+    assert setting.split("=")[0] in res.output
+    assert not (hermes_home / "config.yaml").exists()
+
+
+@pytest.mark.parametrize("bad", ["hrr_dim: lots", "default_trust: 7", "auto_extract: maybe"])
+def test_status_reports_invalid_provider_settings(hermes_home, bad):
+    # hand-edited config: the provider would fail to initialise (or clamp silently), so status
+    # must not say "available"
+    (hermes_home / "config.yaml").write_text(f"memory:\n  provider: holographic\nholographic:\n  {bad}\n")
+    key = bad.split(":")[0]
+    res = _invoke(hermes_home, "providers", "status")
+    assert res.exit_code == 1 and key in res.output and "memory setup --provider holographic" in res.output
+    res = _invoke(hermes_home, "memory", "status", "--json")
+    assert res.exit_code == 1 and json.loads(res.stdout)["provider"]["ok"] is False
+    # re-running setup non-interactively must not keep the bad value and report success
+    before = (hermes_home / "config.yaml").read_bytes()
+    res = _invoke(hermes_home, "memory", "setup", "--provider", "holographic", "--yes")
+    assert res.exit_code == 2 and f"--set {key}=" in res.output
+    assert (hermes_home / "config.yaml").read_bytes() == before
+
+
+@pytest.mark.filterwarnings("ignore::getpass.GetPassWarning")
+def test_setup_interactive_asks_again_after_an_invalid_answer(hermes_home, monkeypatch):
+    monkeypatch.delenv("CLOUDY_API_KEY", raising=False)
+    _install_cloudy(hermes_home)
+    listed = [r["name"] for r in json.loads(_invoke(hermes_home, "providers", "list", "--json").stdout)]
+    choice = str(listed.index("cloudy") + 1)
+    # top_k "lots" is not an int: the wizard says so and asks again instead of dropping every answer
+    res = _invoke(hermes_home, "memory", "setup", input=f"{choice}\nsecret-key\nus\nlots\n7\n")
+    assert res.exit_code == 0, res.output
+    assert "not a valid int" in res.output
+    assert yaml.safe_load((hermes_home / "config.yaml").read_text())["cloudy"] == {"region": "us", "top_k": 7}
+
+
+def test_providers_list_is_loud_when_the_configured_provider_is_broken(hermes_home):
+    # an unknown configured provider already exited 1; one that fails to import exited 0
+    d = hermes_home / "plugins" / "broken"
+    d.mkdir(parents=True)
+    (d / "__init__.py").write_text("from hermes_memory.providers.base import MemoryProvider\nraise ImportError('no sdk')\n")
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: broken\n")
+    res = _invoke(hermes_home, "providers", "list", "--json")
+    assert res.exit_code == 1
+    rows = {r["name"]: r for r in json.loads(res.stdout)}
+    assert rows["broken"]["active"] is True and "no sdk" in rows["broken"]["reason"]
+    res = _invoke(hermes_home, "providers", "list")
+    assert res.exit_code == 1 and "no sdk" in res.output
+
+
+def test_provider_text_with_markup_brackets_is_printed_not_parsed(hermes_home):
+    # plugin errors often hold brackets ("[Errno 2]"); '[/bold]' in one crashed the CLI with a
+    # rich MarkupError traceback instead of showing the reason
+    d = hermes_home / "plugins" / "br"
+    d.mkdir(parents=True)
+    (d / "__init__.py").write_text("from hermes_memory.providers.base import MemoryProvider\n"
+                                   "raise ImportError('bad [/bold] tag [Errno 2]')\n")
+    (d / "plugin.yaml").write_text("description: 'Shiny [/red] provider'\n")
+    res = _invoke(hermes_home, "providers", "list")
+    assert res.exit_code == 0 and res.exception is None, res.output
+    assert "[/bold]" in res.output and "[/red]" in res.output
+    res = _invoke(hermes_home, "memory", "setup", input="0\n")
+    assert res.exit_code == 0 and "[/red]" in res.output, res.output
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: br\n")
+    for args in (["providers", "status"], ["memory", "status"], ["providers", "list"]):
+        res = _invoke(hermes_home, *args)
+        assert res.exit_code == 1 and "[/bold]" in res.output, (args, res.output)
+    res = _invoke(hermes_home, "memory", "setup", "--provider", "[/x]", "--yes")
+    assert res.exit_code == 2 and "[/x]" in res.output
+    res = _invoke(hermes_home, "memory", "setup", "--provider", "holographic", "--set", "db_path=[/x]", "--yes")
+    assert res.exit_code == 0, res.output
+    res = _invoke(hermes_home, "memory", "status")
+    assert res.exit_code == 0 and "[/x]" in res.output, res.output
+
+
+RAISING_SCHEMA_PLUGIN = """
+from hermes_memory.providers.base import ConfigField, MemoryProvider
+
+class P(MemoryProvider):
+    name = "sch"
+    def is_available(self): return True
+    def initialize(self, session_id, **kw): pass
+    def get_tool_schemas(self): return []
+    def get_config_schema(self):
+        {schema}
+    def save_config(self, values, hermes_home):
+        {save}
+"""
+
+
+@pytest.mark.parametrize("schema,save,where", [
+    ("raise RuntimeError('schema boom')", "pass", "get_config_schema"),
+    ("return [ConfigField('k', 'key', default='v')]", "raise OSError('disk full')", "save_config"),
+])
+def test_setup_reports_a_plugin_failing_in_schema_or_save_config(hermes_home, schema, save, where):
+    # both used to end the wizard with a raw traceback
+    d = hermes_home / "plugins" / "sch"
+    d.mkdir(parents=True)
+    (d / "__init__.py").write_text(textwrap.dedent(RAISING_SCHEMA_PLUGIN.format(schema=schema, save=save)))
+    res = _invoke(hermes_home, "memory", "setup", "--provider", "sch", "--yes")
+    assert res.exit_code == 1 and where in res.output and isinstance(res.exception, SystemExit), res.output
+    if where == "get_config_schema":
+        assert not (hermes_home / "config.yaml").exists()
+        (hermes_home / "config.yaml").write_text("memory:\n  provider: sch\n")
+        res = _invoke(hermes_home, "memory", "status")
+        assert res.exit_code == 1 and where in res.output and isinstance(res.exception, SystemExit), res.output

@@ -195,3 +195,19 @@ def test_entry_point_plugins(hermes_home, tmp_path, monkeypatch):
     p = load_memory_provider("epprov", hermes_home)
     assert p is not None and p.name == "epprov"
     sys.modules.pop("ep_provider_pkg", None)
+
+
+def test_plugin_calling_sys_exit_on_import_is_listed_broken_not_fatal(hermes_home):
+    # a user plugin that exits on import (some SDKs sys.exit on bad config) must not end discovery
+    _plugin(hermes_home / "plugins", "exiter", "# MemoryProvider\nimport sys\nsys.exit(3)\n")
+    infos = {i.name: i for i in discover_memory_providers(hermes_home)}
+    assert infos["exiter"].available is False and "SystemExit" in infos["exiter"].reason
+    assert infos["holographic"].available is True
+    with pytest.raises(ProviderError, match="SystemExit"):
+        load_memory_provider_or_raise("exiter", hermes_home)
+
+
+def test_description_is_not_the_base_class_docstring(hermes_home):
+    _plugin(hermes_home / "plugins", "plain", SUBCLASS_PLUGIN.format(cls="Plain", name="plain", available=True))
+    info = {i.name: i for i in discover_memory_providers(hermes_home)}["plain"]
+    assert info.description == ""

@@ -458,3 +458,72 @@ def test_create_memory_manager_from_config(hermes_home):
     update_config(hermes_home / "config.yaml", {"memory.provider": "ghost"})
     with pytest.raises(ProviderError, match="ghost"):
         create_memory_manager(load_config(hermes_home / "config.yaml"), str(hermes_home))
+
+
+@pytest.mark.parametrize("exc", [SystemExit(3), KeyboardInterrupt()])
+def test_provider_raising_systemexit_in_a_hook_does_not_end_the_turn(exc):
+    class Exiting(FakeProvider):
+        def system_prompt_block(self):
+            raise exc
+
+        def on_turn_start(self, turn_number, message, **kwargs):
+            raise exc
+
+        def on_pre_compress(self, messages):
+            raise exc
+
+    m = _manager(FakeProvider("builtin", system_prompt="builtin block"), Exiting("ext", tools=["t"]))
+    assert m.build_system_prompt() == "builtin block"
+    m.on_turn_start(1, "hello")
+    assert m.on_pre_compress([]) == ""
+    assert type(exc).__name__ in m.errors["ext"]
+
+
+def test_non_string_prefetch_is_recorded_not_silently_empty():
+    class Bytes(FakeProvider):
+        def prefetch(self, query, *, session_id=""):
+            return b"fact: tea"
+
+    m = _manager(Bytes("ext"))
+    assert m.prefetch_all("what should I drink?") == ""
+    assert "bytes" in m.errors["ext"]
+
+
+def test_fake_provider_refuses_unknown_hook_names():
+    # a typo ("prefech") used to make the double silently never fail, so a test could not fail
+    with pytest.raises(ValueError, match="prefech"):
+        FakeProvider("ext", raise_in={"prefech"})
+    with pytest.raises(ValueError, match="sync"):
+        FakeProvider("ext", hang_in=["sync"])
+    with pytest.raises(ValueError, match="prefetch"):
+        FakeProvider("ext", raise_in="prefetch")  # a bare string is not a set of hook names
+
+
+@pytest.mark.parametrize("value", ["soon", -1, 0, ".nan", "true", 100000])
+def test_bad_prefetch_timeout_setting_is_a_config_error(hermes_home, value):
+    # 'soon' escaped as a bare ValueError; -1 and nan made every external recall time out at once
+    from hermes_memory.config import load_config
+    from hermes_memory.errors import ConfigError
+    from hermes_memory.providers.manager import create_memory_manager
+
+    (hermes_home / "config.yaml").write_text(f"memory:\n  prefetch_timeout: {value}\n")
+    with pytest.raises(ConfigError, match="memory.prefetch_timeout"):
+        create_memory_manager(load_config(hermes_home / "config.yaml"), str(hermes_home))
+
+
+def test_create_memory_manager_initialises_providers_in_its_own_home(hermes_home, tmp_path):
+    # a manager built for another home (CLI --home) initialised the Holographic store under
+    # $HERMES_HOME instead, because initialize_all fell back to the environment
+    from hermes_memory.config import load_config, update_config
+    from hermes_memory.providers.manager import create_memory_manager
+
+    other = tmp_path / "other-home"
+    other.mkdir()
+    update_config(other / "config.yaml", {"memory.provider": "holographic"})
+    m = create_memory_manager(load_config(other / "config.yaml"), str(other))
+    m.initialize_all("s1")
+    try:
+        assert (other / "memory_store.db").exists()
+        assert not (hermes_home / "memory_store.db").exists()
+    finally:
+        m.shutdown_all()

@@ -89,7 +89,8 @@ def main() -> None:
         ):
             exc.show()
             raise SystemExit(exc.exit_code) from None
-        if isinstance(exc, click.exceptions.Abort):
+        # typer's click fork raises its own Abort (e.g. EOF at a confirmation prompt)
+        if isinstance(exc, click.exceptions.Abort) or type(exc).__name__ == "Abort":
             err_console.print("aborted")
             raise SystemExit(EXIT_REFUSED) from None
         raise

@@ -6,6 +6,7 @@ import logging
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from hermes_memory.cli.common import EXIT_REFUSED, console, err_console, fail, print_json, state
@@ -33,11 +34,26 @@ def provider_status(ctx: typer.Context) -> dict[str, Any]:
         out["reason"] = "built-in memory only (memory.provider is empty)"
         return out
     try:
-        load_configured_provider(name, st.home.root)
+        provider = load_configured_provider(name, st.home.root)
     except ProviderError as exc:
         out.update(ok=False, available=False, reason=str(exc))
         return out
     out.update(loaded=True, available=True)
+    from hermes_memory.cli.setup import invalid_settings  # setup imports this module
+
+    try:
+        schema = provider.get_config_schema() if provider is not None else []
+    except Exception as exc:  # noqa: BLE001 - plugin code
+        out.update(ok=False, reason=f"its get_config_schema() raised {type(exc).__name__}: {exc}; "
+                                    "fix or reinstall the plugin")
+        logger.error("memory provider %r: %s", name, out["reason"])
+        return out
+    problems = invalid_settings(name, schema, (st.config.model_extra or {}).get(name))
+    if problems:
+        out.update(ok=False, reason=f"invalid setting(s) in {st.home.config_path}: {'; '.join(problems)}. "
+                                    f"Fix them with `hermes-memory memory setup --provider {name}` "
+                                    "or delete the keys to use the defaults")
+        logger.error("configured memory provider %r: %s", name, out["reason"])
     return out
 
 
@@ -58,12 +74,17 @@ def register(app: typer.Typer) -> None:
                 table.add_column(col)
             for i in infos:
                 mark = "[green]yes[/]" if i.available else "[red]no[/]"
-                name = f"[bold]{i.name}[/] (active)" if i.name == configured else i.name
-                detail = i.description if i.available else f"{i.description}\n[red]{i.reason}[/]"
+                name = f"[bold]{escape(i.name)}[/] (active)" if i.name == configured else escape(i.name)
+                detail = escape(i.description) if i.available else f"{escape(i.description)}\n[red]{escape(i.reason)}[/]"
                 table.add_row(name, mark, i.source, detail)
             console.print(table)
-        if configured and configured not in {i.name for i in infos}:
-            err_console.print(f"[bold red]error:[/] configured memory.provider {configured!r} was not found")
+        active = {i.name: i for i in infos}.get(configured)
+        if configured and active is None:
+            err_console.print(f"[bold red]error:[/] configured memory.provider {escape(repr(configured))} was not found")
+            raise typer.Exit(EXIT_REFUSED)
+        if active is not None and not active.available:
+            err_console.print(f"[bold red]error:[/] configured memory.provider {configured!r} cannot be used: "
+                              f"{escape(active.reason)}", highlight=False)
             raise typer.Exit(EXIT_REFUSED)
 
     @app.command("status")
@@ -75,8 +96,8 @@ def register(app: typer.Typer) -> None:
         elif not status["configured"]:
             console.print("Memory provider: [bold]built-in only[/] (memory.provider is empty)")
         elif status["ok"]:
-            console.print(f"Memory provider: [bold]{status['provider']}[/] ({status['source']}) — [green]available[/]")
+            console.print(f"Memory provider: [bold]{escape(status['provider'])}[/] ({status['source']}) — [green]available[/]")
         if not status["ok"]:
             if json_out:
                 raise typer.Exit(EXIT_REFUSED)
-            fail(f"configured memory provider {status['provider']!r} cannot be used: {status['reason']}")
+            fail(escape(f"configured memory provider {status['provider']!r} cannot be used: {status['reason']}"))

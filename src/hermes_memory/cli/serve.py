@@ -1,9 +1,133 @@
-"""CLI commands for serve (filled in by the issue that owns this group)."""
+"""``hermes-memory serve``: the memory server for other agents, over MCP (stdio or streamable HTTP).
+
+Over stdio nothing but protocol goes to stdout (logs go to stderr). Over HTTP the command prints,
+for humans, the URL and ready-to-paste configuration for Claude Code, Cursor, Codex CLI and
+Claude Desktop (``--json``: the same as one JSON object), then serves until Ctrl-C.
+"""
 
 from __future__ import annotations
 
+import errno
+import functools
+import signal
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+
+from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, fail, print_json, state
+
+if TYPE_CHECKING:
+    from hermes_memory.mcp.server import MemoryServer
+
+PORT_ENV = "HERMES_MCP_PORT"
+
+
+class Transport(StrEnum):
+    stdio = "stdio"
+    http = "http"
+
+
+def _stdio_command(home: Path, user_id: str | None) -> list[str]:
+    """argv that starts this server over stdio on ``home``, with absolute paths."""
+    script = Path(sys.executable).parent / "hermes-memory"
+    base = [str(script)] if script.exists() else [sys.executable, "-m", "hermes_memory"]
+    argv = [*base, "--home", str(home), "serve", "--transport", "stdio"]
+    if user_id:
+        argv += ["--user-id", user_id]
+    return argv
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    """SIGTERM ends the server like Ctrl-C does: shut the provider down, close state.db, exit 0."""
+    raise SystemExit(0)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to `app`."""
+    """Add ``serve`` to ``app``."""
+
+    @app.command("serve")
+    def serve(
+        ctx: typer.Context,
+        transport: Annotated[Transport, typer.Option("--transport", "-t", help="stdio (a client starts the server) "
+                                                     "or http (streamable HTTP, one server for many clients).")] = Transport.stdio,
+        host: Annotated[str, typer.Option("--host", help="HTTP bind address. Anything but loopback needs --token.")] = "127.0.0.1",
+        port: Annotated[int, typer.Option("--port", "-p", envvar=PORT_ENV, min=0, max=65535,
+                                          help="HTTP port (0 = any free port).")] = 8765,
+        token: Annotated[str | None, typer.Option("--token", envvar="HERMES_MCP_TOKEN", show_default=False,
+                                                  help="Bearer token every HTTP request must carry.")] = None,
+        user_id: Annotated[str | None, typer.Option("--user-id", help="Serve this user's own USER.md profile "
+                                                    "(MEMORY.md stays shared). Without it clients may pass user_id per call.")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="HTTP: print the URL and client configuration as JSON.")] = False,
+    ) -> None:
+        """Serve memory, session search and the provider's tools to MCP clients."""
+        import anyio
+
+        from hermes_memory.mcp.server import MemoryServer, is_loopback
+
+        st = state(ctx)
+        token = (token or "").strip() or None
+        if transport is Transport.http and not is_loopback(host) and not token:
+            fail(f"refusing to serve on {host}: only this machine can reach 127.0.0.1, but {host} is reachable from "
+                 "other machines, so a bearer token is required. Pass --token TOKEN (or set HERMES_MCP_TOKEN), "
+                 "or bind to 127.0.0.1.", EXIT_USAGE)
+        home, config = st.home, st.config
+        try:
+            server = MemoryServer(home, config, user_id=user_id)
+        except ValueError as exc:
+            fail(f"--user-id {user_id!r}: {exc}", EXIT_USAGE)
+
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+        try:
+            if transport is Transport.stdio:
+                anyio.run(server.run_stdio)
+            else:
+                _serve_http(server, host=host, port=port, token=token, user_id=user_id, as_json=as_json)
+        finally:
+            server.close()  # also when a signal interrupts start-up (close is idempotent)
+
+
+def _serve_http(server: MemoryServer, *, host: str, port: int, token: str | None, user_id: str | None,
+                as_json: bool) -> None:
+    """Bind, print the URL and client configuration, then serve until Ctrl-C / SIGTERM."""
+    import anyio
+
+    from hermes_memory.mcp.clients import all_snippets
+    from hermes_memory.mcp.server import bind_socket, endpoint_url
+
+    home = server.home
+    try:
+        sock = bind_socket(host, port)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            fail(f"port {port} on {host} is already in use. Pass --port N (0 picks a free port) "
+                 f"or set {PORT_ENV}.", EXIT_REFUSED)
+        fail(f"cannot listen on {host}:{port}: {exc}", EXIT_REFUSED)
+    with sock:
+        bound_port = sock.getsockname()[1]
+        url = endpoint_url(host, bound_port)
+        snippets = all_snippets(url, token=bool(token), stdio_command=_stdio_command(home.root, user_id))
+        tools = [t.name for t in server.tool_list()]
+        if as_json:
+            print_json({"url": url, "transport": "http", "host": host, "port": bound_port, "home": str(home.root),
+                        "token_required": bool(token), "tools": tools,
+                        "clients": {s.client: s.as_dict() for s in snippets}})
+        else:
+            out = [
+                "hermes-memory MCP server (streamable HTTP)",
+                f"URL:   {url}",
+                f"home:  {home.root}",
+                f"tools: {', '.join(tools)}",
+                "auth:  " + ("bearer token required (clients read it from $HERMES_MCP_TOKEN)" if token
+                             else "none (loopback only)"),
+                "",
+                "Add it to your agent (paste one):",
+            ]
+            for s in snippets:
+                out += ["", f"# {s.client} — {s.where}", s.text]
+            out += ["", "Serving; press Ctrl-C to stop.", ""]
+            sys.stdout.write("\n".join(out))
+            sys.stdout.flush()
+        anyio.run(functools.partial(server.serve_http, sock, host=host, token=token))

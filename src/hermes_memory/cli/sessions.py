@@ -7,11 +7,13 @@ Every command that prints data takes ``--json``. Exit codes: 0 ok, 1 refused or 
 from __future__ import annotations
 
 import json
+import math
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -35,7 +37,8 @@ def _when(ts: float | None) -> str:
 def _resolve(db: SessionDB, session_id: str) -> str:
     sid = db.resolve_session_id(session_id) or db.resolve_session_by_title(session_id)
     if sid is None:
-        fail(f"no session matches {session_id!r} (unknown, or an ambiguous prefix). See `hermes-memory sessions list`.")
+        fail(f"no session matches {escape(repr(session_id))} (unknown, or an ambiguous prefix). "
+             "See `hermes-memory sessions list`.")
     return sid
 
 
@@ -59,8 +62,8 @@ def register(app: typer.Typer) -> None:
             return
         table = Table("id", "started", "source", "msgs", "title / first message", title=f"{total} session(s)")
         for r in rows:
-            table.add_row(r["id"], _when(r["started_at"]), r["source"], str(r["message_count"] or 0),
-                          r["title"] or r.get("preview") or "")
+            table.add_row(escape(r["id"]), _when(r["started_at"]), escape(r["source"] or ""),
+                          str(r["message_count"] or 0), escape(r["title"] or r.get("preview") or ""))
         console.print(table)
 
     @app.command("show")
@@ -77,14 +80,16 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print_json(data)
             return
-        console.print(f"[bold]{data['id']}[/]  {data['source']}  started {_when(data['started_at'])}"
-                      f"  ended {_when(data['ended_at'])} ({data['end_reason'] or 'open'})", highlight=False)
+        console.print(f"[bold]{escape(data['id'])}[/]  {escape(data['source'] or '')}  "
+                      f"started {_when(data['started_at'])}  ended {_when(data['ended_at'])} "
+                      f"({escape(data['end_reason'] or 'open')})", highlight=False)
         if data.get("title"):
-            console.print(f"title: {data['title']}", highlight=False)
+            console.print(f"title: {data['title']}", highlight=False, markup=False)
         for m in data["messages"]:
             content = m["content"] if isinstance(m["content"], str) else json.dumps(m["content"], ensure_ascii=False)
             extra = f" [{m['tool_name']}]" if m.get("tool_name") else ""
-            console.print(f"[cyan]{m['role']}{extra}[/] #{m['id']}: {content or ''}", highlight=False, markup=True)
+            console.print(f"[cyan]{escape(m['role'] + extra)}[/] #{m['id']}: {escape(content or '')}",
+                          highlight=False, markup=True)
 
     @app.command("search")
     def search_cmd(
@@ -110,7 +115,7 @@ def register(app: typer.Typer) -> None:
             return
         table = Table("session", "when", "role", "snippet", title=f"{len(rows)} match(es)")
         for r in rows:
-            table.add_row(r["session_id"], _when(r["timestamp"]), r["role"], r["snippet"])
+            table.add_row(escape(r["session_id"]), _when(r["timestamp"]), escape(r["role"]), escape(r["snippet"] or ""))
         console.print(table)
 
     @app.command("export")
@@ -182,7 +187,7 @@ def register(app: typer.Typer) -> None:
                 highlight=False,
             )
             for e in data["errors"][:50]:
-                err_console.print(f"[yellow]skipped:[/] {e}", highlight=False)
+                err_console.print(f"[yellow]skipped:[/] {escape(e)}", highlight=False, soft_wrap=True)
             if len(data["errors"]) > 50:
                 err_console.print(f"... and {len(data['errors']) - 50} more", highlight=False)
         if data["errors"] and not (data["sessions_created"] or data["messages_imported"] or data["sessions_unchanged"]):
@@ -197,6 +202,8 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Delete ENDED sessions older than N days (open sessions are never pruned)."""
+        if not math.isfinite(older_than):
+            fail("--older-than must be a finite number of days, e.g. --older-than 90.", EXIT_USAGE)
         if not yes and not typer.confirm(f"Delete ended sessions older than {older_than:g} days?"):
             fail("nothing pruned (not confirmed; pass --yes to skip the question).")
         with _db(ctx) as db:

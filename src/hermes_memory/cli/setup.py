@@ -12,10 +12,12 @@ cancelled wizard saves nothing. Every prompt has a flag for non-interactive use:
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.prompt import Confirm, Prompt
 
 from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, console, fail, print_json, state
@@ -59,14 +61,46 @@ def convert(f: ConfigField, raw: Any) -> Any:
         raise ValueError(f"{f.key}: {raw!r} is not a valid {f.type}") from None
     if f.choices and value not in f.choices and str(value) not in {str(c) for c in f.choices}:
         raise ValueError(f"{f.key}: {raw!r} is not one of {', '.join(map(str, f.choices))}")
+    if f.type in ("int", "float"):
+        if not math.isfinite(value):
+            raise ValueError(f"{f.key}: {raw!r} is not a finite number")
+        if (f.min is not None and value < f.min) or (f.max is not None and value > f.max):
+            low = "" if f.min is None else f"{f.min:g} "
+            high = "" if f.max is None else f" {f.max:g}"
+            raise ValueError(f"{f.key}: {raw!r} is out of range (allowed: {low}..{high})")
     return value
+
+
+def invalid_settings(provider: str, schema: list[ConfigField], section: Any) -> list[str]:
+    """Problems with the non-secret values of ``section`` (the provider's ``config.yaml`` section), one per key."""
+    if not isinstance(section, dict):
+        return [] if section is None else [f"the {provider}: section must be a mapping of settings"]
+    problems = []
+    for f in schema:
+        if f.secret or section.get(f.key) is None:
+            continue
+        try:
+            convert(f, section[f.key])
+        except ValueError as exc:
+            problems.append(str(exc))
+    return problems
+
+
+def _ask_until_valid(provider: str, f: ConfigField, current: Any) -> Any:
+    """Ask for ``f`` until the answer converts (the error is shown each time); EOF / Ctrl-C cancel."""
+    while True:
+        raw = _ask_field(provider, f, current)
+        try:
+            return convert(f, raw)
+        except ValueError as exc:
+            console.print(f"[red]{escape(str(exc))}[/]; try again")
 
 
 def _parse_sets(items: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items:
         if "=" not in item:
-            fail(f"--set expects KEY=VALUE, got {item!r}", EXIT_USAGE)
+            fail(escape(f"--set expects KEY=VALUE, got {item!r}"), EXIT_USAGE)
         key, value = item.split("=", 1)
         out[key.strip()] = value
     return out
@@ -76,19 +110,19 @@ def _ask_provider(infos: list[Any]) -> str:
     console.print("[bold]Memory provider[/] (built-in MEMORY.md/USER.md memory is always on)")
     console.print("  0. Built-in only")
     for n, i in enumerate(infos, 1):
-        mark = "" if i.available else f"  [red](unavailable: {i.reason})[/]"
-        console.print(f"  {n}. {i.name} — {i.description}{mark}")
+        mark = "" if i.available else f"  [red](unavailable: {escape(i.reason)})[/]"
+        console.print(f"  {n}. {escape(i.name)} — {escape(i.description)}{mark}")
     choice = Prompt.ask("Choose", choices=[str(n) for n in range(len(infos) + 1)], default="0", console=console)
     return "" if choice == "0" else infos[int(choice) - 1].name
 
 
 def _ask_field(provider: str, f: ConfigField, current: Any) -> Any:
     default = current if current not in (None, "") else f.default
-    label = f"{f.key} — {f.description}" + (f" ({f.url})" if f.url else "")
+    label = escape(f"{f.key} — {f.description}" + (f" ({f.url})" if f.url else ""))
     if f.secret:
         var = env_var_for(provider, f)
         have = bool(os.environ.get(var))
-        answer = Prompt.ask(f"{label} [{var}]" + (" (leave blank to keep)" if have else ""), password=True,
+        answer = Prompt.ask(f"{label} {escape(f'[{var}]')}" + (" (leave blank to keep)" if have else ""), password=True,
                             default="", show_default=False, console=console)
         return answer or None
     if f.type == "bool":
@@ -124,8 +158,8 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
                 provider = _ask_provider(infos)
             name = "" if provider.strip().lower() in BUILTIN_CHOICES else provider.strip()
             if name and name not in by_name:
-                fail(f"unknown provider {name!r}; known: {', '.join(sorted(by_name)) or 'none'} "
-                     "(see `hermes-memory providers list`)", EXIT_USAGE)
+                fail(escape(f"unknown provider {name!r}; known: {', '.join(sorted(by_name)) or 'none'} "
+                            "(see `hermes-memory providers list`)"), EXIT_USAGE)
             config_values: dict[str, Any] = {}
             env_values: dict[str, str] = {}
             prov = None
@@ -133,13 +167,17 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
                 try:
                     prov = load_memory_provider_or_raise(name, st.home.root, require_available=False)
                 except ProviderError as exc:
-                    fail(str(exc))
-                schema = prov.get_config_schema()
+                    fail(escape(str(exc)))
+                try:
+                    schema = prov.get_config_schema()
+                except Exception as exc:  # noqa: BLE001 - plugin code
+                    fail(escape(f"memory provider {name!r}: get_config_schema() raised {type(exc).__name__}: {exc}; "
+                                "fix or reinstall the plugin"))
                 known = {f.key for f in schema}
                 unknown = sorted(set(values_in) - known)
                 if unknown:
-                    fail(f"unknown setting(s) for {name}: {', '.join(unknown)}; "
-                         f"valid: {', '.join(sorted(known)) or 'none'}", EXIT_USAGE)
+                    fail(escape(f"unknown setting(s) for {name}: {', '.join(unknown)}; "
+                         f"valid: {', '.join(sorted(known)) or 'none'}"), EXIT_USAGE)
                 section = (st.config.model_extra or {}).get(name) or {}
                 for f in schema:
                     current = section.get(f.key) if isinstance(section, dict) else None
@@ -155,8 +193,12 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
                                 fail(f"{f.key} is required: pass --set {f.key}=VALUE or export {env_var_for(name, f)}",
                                      EXIT_USAGE)
                             continue
-                        if current is not None:
-                            continue  # keep what is configured
+                        if current is not None:  # keep what is configured, if it is valid
+                            try:
+                                convert(f, current)
+                            except ValueError as exc:
+                                fail(escape(f"{exc} (the value now in config.yaml): pass --set {f.key}=VALUE"), EXIT_USAGE)
+                            continue
                         if f.default is None:
                             if f.required:
                                 fail(f"{f.key} is required: pass --set {f.key}=VALUE", EXIT_USAGE)
@@ -165,7 +207,10 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
                     try:
                         value = convert(f, raw)
                     except ValueError as exc:
-                        fail(str(exc), EXIT_USAGE)
+                        if not interactive or f.key in values_in:
+                            fail(escape(str(exc)), EXIT_USAGE)
+                        console.print(f"[red]{escape(str(exc))}[/]; try again")
+                        value = _ask_until_valid(name, f, current)
                     if f.secret:
                         env_values[env_var_for(name, f)] = str(value)
                     else:
@@ -176,19 +221,23 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
                 os.environ.update(env_values)
             update_config(st.home.config_path, {"memory.provider": name, **config_values})
             if prov is not None:
-                prov.save_config({k.split(".", 1)[1]: v for k, v in config_values.items()}, str(st.home.root))
+                try:
+                    prov.save_config({k.split(".", 1)[1]: v for k, v in config_values.items()}, str(st.home.root))
+                except Exception as exc:  # noqa: BLE001 - plugin code
+                    fail(escape(f"{st.home.config_path} was updated, but {name}.save_config() raised "
+                                f"{type(exc).__name__}: {exc}; fix the cause and run setup again"))
         except (KeyboardInterrupt, EOFError):
             console.print("\nsetup cancelled; nothing was saved")
             raise typer.Exit(EXIT_REFUSED) from None
         except ConfigError as exc:
-            fail(str(exc), EXIT_USAGE)
+            fail(escape(str(exc)), EXIT_USAGE)
         result = {"provider": name or None, "config": config_values, "env": sorted(env_values),
                   "config_path": str(st.home.config_path), "env_path": str(st.home.env_path)}
         if json_out:
             print_json(result)
         else:
             what = name or "built-in only"
-            console.print(f"[green]Saved[/] memory provider: [bold]{what}[/] → {st.home.config_path}")
+            console.print(f"[green]Saved[/] memory provider: [bold]{escape(what)}[/] → {escape(str(st.home.config_path))}")
             if env_values:
                 console.print(f"Secrets written to {st.home.env_path} (mode 0600): {', '.join(sorted(env_values))}")
             console.print("Start a new session for the change to take effect.")
@@ -196,7 +245,7 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
             # availability may depend on what was just written: re-check, and say so loudly
             re_infos = {i.name: i for i in discover_memory_providers(st.home.root)}
             if not re_infos[name].available:
-                fail(f"provider {name!r} is configured but not available: {re_infos[name].reason}")
+                fail(escape(f"provider {name!r} is configured but not available: {re_infos[name].reason}"))
 
     @memory_app.command("status")
     def status_cmd(ctx: typer.Context,
@@ -228,19 +277,19 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
         if json_out:
             print_json(out)
         else:
-            console.print(f"Home: {out['home']}")
+            console.print(f"Home: {escape(out['home'])}")
             console.print(f"MEMORY.md: {'on' if mem.memory_enabled else 'off'} ({mem.memory_char_limit} chars)   "
                           f"USER.md: {'on' if mem.user_profile_enabled else 'off'} ({mem.user_char_limit} chars)")
             console.print(f"Nudge every {mem.nudge_interval} turns; flush after {mem.flush_min_turns} turns")
             if not name:
                 console.print("External provider: [bold]none[/] (built-in only)")
             elif status["ok"]:
-                console.print(f"External provider: [bold]{name}[/] — [green]available[/]")
+                console.print(f"External provider: [bold]{escape(name)}[/] — [green]available[/]")
                 for k, v in settings.items():
-                    console.print(f"  {k}: {v}")
+                    console.print(f"  {k}: {escape(str(v))}")
                 for var, ok in secrets.items():
                     console.print(f"  {var}: {'set' if ok else '[red]not set[/]'}")
         if not status["ok"]:
             if json_out:
                 raise typer.Exit(EXIT_REFUSED)
-            fail(f"configured memory provider {name!r} cannot be used: {status['reason']}")
+            fail(escape(f"configured memory provider {name!r} cannot be used: {status['reason']}"))

@@ -37,7 +37,8 @@ class ConfigField:
 
     ``secret`` fields are written to ``$HERMES_HOME/.env`` under ``env_var`` (mode 0600); the rest go
     to ``config.yaml``. ``choices`` makes the wizard offer a selector. ``type`` is one of
-    ``"str"``, ``"int"``, ``"float"``, ``"bool"``.
+    ``"str"``, ``"int"``, ``"float"``, ``"bool"``. ``min`` / ``max`` bound an ``int`` or ``float``
+    (inclusive; ``None`` = unbounded); the wizard and ``memory status`` refuse values outside them.
     """
 
     key: str
@@ -49,6 +50,8 @@ class ConfigField:
     type: str = "str"
     env_var: str | None = None
     url: str | None = None
+    min: float | None = None
+    max: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items() if v is not None}

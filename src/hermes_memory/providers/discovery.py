@@ -235,7 +235,7 @@ def _load(c: _Candidate, hermes_home: str | None) -> MemoryProvider:
         return _from_object(obj, f"{c.name!r} ({c.source}: {c.location})", hermes_home)
     except ProviderError:
         raise
-    except Exception as exc:  # noqa: BLE001 - plugin code can raise anything
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - plugin code can raise anything, even sys.exit()
         raise ProviderError(f"memory provider {c.name!r} ({c.source}: {c.location}) failed to load: "
                             f"{type(exc).__name__}: {exc}") from exc
 
@@ -243,7 +243,7 @@ def _load(c: _Candidate, hermes_home: str | None) -> MemoryProvider:
 def _availability(provider: MemoryProvider) -> tuple[bool, str]:
     try:
         ok = bool(provider.is_available())
-    except Exception as exc:  # noqa: BLE001
+    except (Exception, SystemExit) as exc:  # noqa: BLE001
         return False, f"is_available() raised {type(exc).__name__}: {exc}"
     if ok:
         return True, ""
@@ -271,8 +271,8 @@ def discover_memory_providers(hermes_home: str | os.PathLike[str] | None = None)
             out.append(ProviderInfo(c.name, desc, False, str(exc), c.source, c.location))
             continue
         ok, reason = _availability(provider)
-        if not desc:
-            desc = (inspect.getdoc(type(provider)) or "").split("\n", 1)[0]
+        if not desc:  # the class's own docstring only, never one inherited from MemoryProvider
+            desc = inspect.cleandoc(vars(type(provider)).get("__doc__") or "").split("\n", 1)[0]
         out.append(ProviderInfo(c.name, desc, ok, reason, c.source, c.location))
     return sorted(out, key=lambda i: i.name)
 

@@ -24,36 +24,86 @@ CONTEXT_NOTE = (
 )
 """Note placed at the top of every block (wording of the NEWEST reference, paraphrased)."""
 
-# Any spelling of the fence tag: case-insensitive, whitespace allowed inside the angle brackets.
-_TAG = re.compile(r"<\s*/?\s*memory[-_ ]?context\s*/?\s*>", re.IGNORECASE)
-_SPAN = re.compile(r"<\s*memory[-_ ]?context\s*>.*?<\s*/\s*memory[-_ ]?context\s*>", re.IGNORECASE | re.DOTALL)
+# Characters a model does not see but that would split a tag past a plain pattern: soft hyphen,
+# zero-width and direction marks, word joiners, BOM.
+_INVIS = "\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+_LT = "<\uff1c\ufe64\u2329\u3008\u27e8"      # < and its full-width / angle-bracket look-alikes
+_GT = ">\uff1e\ufe65\u232a\u3009\u27e9"
+_SLASH = "/\uff0f\u2044\u2215"
+_GAP = rf"[\s{_INVIS}]{{0,32}}"               # bounded, so matching stays linear in the text length
+
+
+def _word(word: str) -> str:
+    """``word`` in ASCII or full-width letters, invisible characters allowed between letters."""
+    letters = [f"[{c}{c.upper()}{chr(ord(c) + 0xFEE0)}{chr(ord(c.upper()) + 0xFEE0)}]" for c in word]
+    return f"[{_INVIS}]{{0,4}}".join(letters)
+
+
+# Any spelling of the fence tag: case-insensitive, ASCII or full-width brackets and letters,
+# whitespace or invisible characters inside, a separator of up to 4 of ``-_`` / spaces / dashes
+# between the words, attributes or a self-closing slash before the closing bracket. Group
+# ``slash`` is set for a closing tag. Every repetition is bounded (no quadratic backtracking).
+_TAG = re.compile(
+    rf"[{_LT}]{_GAP}(?P<slash>[{_SLASH}]{_GAP})?{_word('memory')}"
+    rf"[-_\s{_INVIS}\u2010-\u2015\u2212\uff0d\uff3f]{{0,4}}{_word('context')}"
+    rf"(?:[\s{_INVIS}{_SLASH}][^{_LT}{_GT}\n]{{0,200}})?[{_GT}]",
+    re.IGNORECASE,
+)
 # The note line in either wording (OLDER "informational background data", NEWEST "authoritative...").
-_NOTE = re.compile(r"\[\s*System note:[^\]\n]*?(?:recalled memory|memory context)[^\]\n]*\]", re.IGNORECASE)
+_NOTE = re.compile(r"\[\s{0,8}System note:[^\]\n]{0,80}?(?:recalled memory|memory context)[^\]\n]{0,400}\]",
+                   re.IGNORECASE)
 # Chat-template control tokens and role tags that could make text pose as another turn.
 _ROLE_TOKENS = re.compile(
     r"<\|[^|>\n]{0,40}\|>"                       # <|im_start|>, <|system|>, <|eot_id|> ...
     r"|\[/?INST\]|<</?SYS>>"                     # Llama-2 style markers
-    r"|<\s*/?\s*(?:system|user|assistant|human|developer)\s*>"  # XML-ish role tags
+    r"|<\s{0,32}/?\s{0,32}(?:system|user|assistant|human|developer)\s{0,32}>"  # XML-ish role tags
     r"|</?s>",
     re.IGNORECASE,
 )
+_REMOVED = "[removed]"
+"""Stands in for removed material when plain deletion would join two halves into a new tag."""
+
+
+def _drop_spans(text: str, repl: str) -> str:
+    """Remove each ``<memory-context>...</memory-context>`` span (first open to the next close), in one linear scan."""
+    parts: list[str] = []
+    pos, open_at = 0, -1
+    for m in _TAG.finditer(text):
+        if m.group("slash") is None:
+            if open_at < 0:
+                open_at = m.start()
+        elif open_at >= 0:
+            parts += [text[pos:open_at], repl]
+            pos, open_at = m.end(), -1
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def _scrub(text: str, repl: str) -> str:
+    out = _drop_spans(text, repl)
+    out = _NOTE.sub(repl, out)
+    out = _TAG.sub(repl, out)
+    return _ROLE_TOKENS.sub(repl, out)
 
 
 def sanitize_context(text: str | None) -> str:
     """Remove fence material from ``text`` so it cannot break out of a ``<memory-context>`` block.
 
-    Removes (case-insensitively, tolerating spaces inside the tags): whole fenced spans
-    (``<memory-context>...</memory-context>``), the system-note line in either wording, stray
-    opening/closing fence tags, and chat-template role tokens (``<|im_start|>``, ``[INST]``,
-    ``<system>``...). Returns the cleaned text with outer whitespace stripped; ``None`` → ``""``.
-    Never raises.
+    Removes (case-insensitively; tolerating spaces, invisible characters, full-width look-alikes
+    and attributes inside the tags): whole fenced spans (``<memory-context>...</memory-context>``),
+    the system-note line in either wording, stray opening/closing fence tags, and chat-template
+    role tokens (``<|im_start|>``, ``[INST]``, ``<system>``...). When deleting would join two
+    halves into a new tag (``</mem<memory-context>ory-context>``), each removed piece is replaced
+    by ``[removed]`` instead. Returns the cleaned text with outer whitespace stripped; ``None`` →
+    ``""``. Never raises; time is linear in the length of ``text``.
     """
     if not text:
         return ""
-    out = _SPAN.sub("", text)
-    out = _NOTE.sub("", out)
-    out = _TAG.sub("", out)
-    out = _ROLE_TOKENS.sub("", out)
+    out = _scrub(text, "")
+    if _TAG.search(out) or _ROLE_TOKENS.search(out):
+        out = _scrub(text, _REMOVED)
+        while _TAG.search(out):  # not reached in practice: a marker never joins two halves
+            out = _TAG.sub(_REMOVED, out)
     return out.strip()
 
 
@@ -87,10 +137,9 @@ def build_memory_context_block(raw: str | None) -> str:
 
     The result contains exactly one opening and one closing tag whatever ``raw`` holds.
     """
-    body = sanitize_context(raw)
+    body = sanitize_context(_dedupe_bullets(raw or ""))  # sanitise last: dropping lines must not join a tag
     if not body:
         return ""
-    body = _dedupe_bullets(body)
     return f"{FENCE_OPEN}\n{CONTEXT_NOTE}\n\n{body}\n{FENCE_CLOSE}"
 
 
@@ -99,8 +148,8 @@ def strip_memory_context(text: str | None) -> str:
     return sanitize_context(text) if text else ""
 
 
-_OPEN_FULL = re.compile(r"<\s*memory[-_ ]?context\s*>", re.IGNORECASE)
-_CLOSE_FULL = re.compile(r"<\s*/\s*memory[-_ ]?context\s*>", re.IGNORECASE)
+_OPEN_FULL = re.compile(r"<\s{0,32}memory[-_ ]?context\s{0,32}>", re.IGNORECASE)
+_CLOSE_FULL = re.compile(r"<\s{0,32}/\s{0,32}memory[-_ ]?context\s{0,32}>", re.IGNORECASE)
 _MAX_TAG = 40  # longest tag spelling we hold back waiting for more text
 
 

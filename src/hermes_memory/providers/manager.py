@@ -73,7 +73,9 @@ RESERVED_TOOL_NAMES = frozenset({"memory", "session_search"})
 """Core tool names a provider may not claim (NEWEST reference reserves core names)."""
 
 _SECRET_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.DOTALL), "[REDACTED PRIVATE KEY]"),
+    # the body may not run past another BEGIN line, so repeated headers cannot make this quadratic
+    (re.compile(r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----(?:(?!-----BEGIN )[\s\S])*?-----END [A-Z ]{0,40}PRIVATE KEY-----"),
+     "[REDACTED PRIVATE KEY]"),
     (re.compile(r"\b(?:sk|pk|rk)-(?:[A-Za-z0-9]+-)?[A-Za-z0-9_\-]{16,}"), "[REDACTED]"),
     (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}\b"), "[REDACTED]"),
     (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}\b"), "[REDACTED]"),
@@ -141,7 +143,9 @@ class _Timeout(Exception):
 def _call_bounded(fn: Callable[[], Any], timeout: float | None, label: str) -> Any:
     """Run ``fn`` in a daemon thread and wait at most ``timeout`` seconds (``None`` = inline).
 
-    Returns ``fn``'s result, re-raises its exception, or raises :class:`_Timeout`.
+    Returns ``fn``'s result, re-raises its exception, or raises :class:`_Timeout`. A
+    ``SystemExit`` or ``KeyboardInterrupt`` raised in the thread (a provider or its SDK calling
+    ``sys.exit``) is re-raised as ``RuntimeError``: it ended only that thread, never the agent.
     """
     if timeout is None:
         return fn()
@@ -160,7 +164,10 @@ def _call_bounded(fn: Callable[[], Any], timeout: float | None, label: str) -> A
     if not done.wait(max(timeout, 0.0)):
         raise _Timeout(f"{label} did not return within {timeout:g} s")
     if "error" in box:
-        raise box["error"]
+        err = box["error"]
+        if not isinstance(err, Exception):
+            raise RuntimeError(f"{label} raised {type(err).__name__}: {err}") from err
+        raise err
     return box.get("value")
 
 
@@ -217,6 +224,7 @@ class MemoryManager:
         self._pending = 0
         self._pending_cv = threading.Condition()
         self.session_id = ""
+        self.hermes_home: str | None = None  # set by create_memory_manager; initialize_all's default home
         self.errors: dict[str, str] = {}
         self.shutdown_drain_state = DrainState()
 
@@ -338,12 +346,12 @@ class MemoryManager:
     def initialize_all(self, session_id: str, **kwargs: Any) -> None:
         """Call ``initialize(session_id, **kwargs)`` on every provider.
 
-        ``hermes_home`` (resolved ``$HERMES_HOME``), ``platform`` (``"cli"``) and ``agent_context``
+        ``hermes_home`` (:attr:`hermes_home`, else the resolved ``$HERMES_HOME``), ``platform`` (``"cli"``) and ``agent_context``
         (``"primary"``) are filled in when missing. A provider whose ``initialize`` raises is logged
         at ERROR level and recorded in :attr:`errors`; it stays registered (its later hooks are
         isolated as usual).
         """
-        kwargs.setdefault("hermes_home", str(resolve_home(None)))
+        kwargs.setdefault("hermes_home", str(resolve_home(self.hermes_home)))
         kwargs.setdefault("platform", "cli")
         kwargs.setdefault("agent_context", PRIMARY_CONTEXT)
         self.session_id = session_id or ""
@@ -426,7 +434,10 @@ class MemoryManager:
             self._record(name, "prefetch", box["error"])
             return ""  # never cached: the next call asks again
         value = box.get("value")
-        return value if isinstance(value, str) else ""
+        if value is not None and not isinstance(value, str):
+            self._record(name, "prefetch", TypeError(f"prefetch returned {type(value).__name__}, not str"))
+            return ""
+        return value or ""
 
     def build_user_message(self, user_text: str, *, session_id: str = "", timeout: float | None = None) -> str:
         """The API copy of a user message: ``user_text`` plus, when recall found anything, a blank line and the fenced block.
@@ -668,12 +679,36 @@ class MemoryManager:
         return self.shutdown_drain_state
 
 
+MAX_PREFETCH_TIMEOUT = 600.0
+"""Upper bound of ``memory.prefetch_timeout`` in seconds (ours): a recall wait longer than this is a misconfiguration."""
+
+
+def _timeout_setting(value: Any) -> float:
+    """``memory.prefetch_timeout`` from ``config.yaml``: ``None`` → 8 s; else seconds in (0, 600], or :class:`ConfigError`."""
+    from hermes_memory.errors import ConfigError
+
+    if value is None:
+        return DEFAULT_PREFETCH_TIMEOUT
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not 0 < seconds <= MAX_PREFETCH_TIMEOUT:  # also false for NaN
+        raise ConfigError(f"memory.prefetch_timeout in config.yaml must be seconds between 0 and "
+                          f"{MAX_PREFETCH_TIMEOUT:g} (default {DEFAULT_PREFETCH_TIMEOUT:g}), got {value!r}; "
+                          "fix it or delete the key")
+    return seconds
+
+
 def create_memory_manager(config: Any, hermes_home: str | None = None, *, memory_store: Any = None,
                           prefetch_timeout: float | None = None) -> MemoryManager:
     """Build the manager the agent uses: builtin (over ``memory_store``) + the ``memory.provider`` plugin.
 
     ``config`` is a :class:`~hermes_memory.config.HermesConfig`. The prefetch timeout comes from
-    ``prefetch_timeout``, else ``memory.prefetch_timeout`` in ``config.yaml``, else 8 s. A
+    ``prefetch_timeout``, else ``memory.prefetch_timeout`` in ``config.yaml`` (seconds in (0, 600];
+    anything else raises :class:`~hermes_memory.errors.ConfigError`), else 8 s. A
     configured provider that is unknown, fails to load or is unavailable raises
     :class:`~hermes_memory.errors.ProviderError` (logged at ERROR level) — it is never silently
     dropped. ``initialize_all`` is left to the caller (it needs the session id).
@@ -682,8 +717,9 @@ def create_memory_manager(config: Any, hermes_home: str | None = None, *, memory
     from hermes_memory.providers.discovery import load_configured_provider
 
     mem = config.memory
-    timeout = prefetch_timeout if prefetch_timeout is not None else getattr(mem, "prefetch_timeout", None)
-    manager = MemoryManager(prefetch_timeout=float(timeout) if timeout else DEFAULT_PREFETCH_TIMEOUT)
+    timeout = prefetch_timeout if prefetch_timeout is not None else _timeout_setting(getattr(mem, "prefetch_timeout", None))
+    manager = MemoryManager(prefetch_timeout=float(timeout))
+    manager.hermes_home = str(resolve_home(hermes_home))
     manager.add_provider(BuiltinMemoryProvider(memory_store, memory_enabled=bool(mem.memory_enabled),
                                                user_profile_enabled=bool(mem.user_profile_enabled)))
     external = load_configured_provider(mem.provider, hermes_home)

@@ -58,7 +58,9 @@ POSTINGS_BUDGET = 2_500
 """Most index postings (rows matching a term) a relevance search scores. When the terms of a
 plain-OR query together match more rows, the most frequent terms are dropped (rarest first
 kept; at least one term always stays). Frequent terms carry little BM25 weight (low IDF), so
-this bounds latency on large histories at little cost in ranking: the "dynamic stopword" trick."""
+this bounds latency on large histories at little cost in ranking: the "dynamic stopword" trick.
+A page left short by it (rare kept terms, or filters excluding their rows) is filled with the
+newest rows of the full query, so no match is lost."""
 DROPPED_TERM_ROWS = 100
 """How many of the best BM25 candidates are checked for the frequent terms the posting budget
 dropped (each found term adds its IDF). Reading more rows' text costs latency on large histories."""
@@ -84,7 +86,7 @@ _INVISIBLE = {"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"}
 
 def sanitize_title(title: str | None) -> str | None:
     """Clean a session title: drop control, zero-width, bidi and BOM characters, collapse
-    whitespace, trim. Returns ``None`` for nothing left. Raises ``ValueError`` ("title too long")
+    whitespace, trim (lone surrogates are dropped too). Returns ``None`` for nothing left. Raises ``ValueError`` ("title too long")
     when more than :data:`MAX_TITLE_CHARS` characters remain. Emoji, CJK and accents are kept."""
     if title is None:
         return None
@@ -94,7 +96,7 @@ def sanitize_title(title: str | None) -> str | None:
             out.append(" ")
             continue
         cat = unicodedata.category(ch)
-        if ch in _INVISIBLE or cat in ("Cc", "Cf"):
+        if ch in _INVISIBLE or cat in ("Cc", "Cf", "Cs"):  # Cs: lone surrogates (unstorable)
             continue
         out.append(ch)
     cleaned = " ".join("".join(out).split())
@@ -111,7 +113,7 @@ def _encode_content(content: Any) -> str | None:
     if content is None:
         return None
     if isinstance(content, (list, dict)):
-        return JSON_CONTENT_PREFIX + json.dumps(content, ensure_ascii=False)
+        return JSON_CONTENT_PREFIX + fts_mod.scrub_text(json.dumps(content, ensure_ascii=False))
     return fts_mod.scrub_text(str(content))
 
 
@@ -129,7 +131,12 @@ def _encode_json(value: Any) -> str | None:
         return None
     if isinstance(value, str):
         return fts_mod.scrub_text(value)
-    return json.dumps(value, ensure_ascii=False)
+    return fts_mod.scrub_text(json.dumps(value, ensure_ascii=False))
+
+
+def _scrub(value: Any) -> Any:
+    """``value`` with lone surrogates replaced when it is text (SQLite cannot store them)."""
+    return fts_mod.scrub_text(value) if isinstance(value, str) else value
 
 
 def _decode_json(value: str | None) -> Any:
@@ -139,6 +146,15 @@ def _decode_json(value: str | None) -> Any:
         return json.loads(value)
     except ValueError:
         return value
+
+
+def _storable(text: str) -> bool:
+    """False for text SQLite cannot hold (lone surrogates): no stored id can equal it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _is_lock_error(exc: BaseException) -> bool:
@@ -290,8 +306,12 @@ class SessionDB:
                 raise SessionStoreError("SessionDB is closed; open a new SessionDB.")
             try:
                 return self._conn.execute(sql, tuple(params)).fetchall()
-            except sqlite3.OperationalError as exc:
-                raise SessionStoreError(f"session database read failed: {exc}") from exc
+            except sqlite3.DatabaseError as exc:
+                hint = (" The file is damaged: move it aside (or restore a backup) to start a new one."
+                        if "malformed" in str(exc) or "not a database" in str(exc) else "")
+                raise SessionStoreError(f"session database {self.db_path} read failed: {exc}.{hint}") from exc
+            except (sqlite3.Error, OverflowError, UnicodeEncodeError) as exc:
+                raise SessionStoreError(f"session database read failed (bad parameter): {exc}") from exc
 
     # ------------------------------------------------------------------ sessions
     def create_session(
@@ -345,6 +365,8 @@ class SessionDB:
 
     def get_session(self, session_id: str) -> dict[str, Any] | None:
         """The session row as a dict (all columns), or ``None`` if unknown."""
+        if not _storable(session_id):
+            return None
         rows = self._read("SELECT * FROM sessions WHERE id = ?", (session_id,))
         return dict(rows[0]) if rows else None
 
@@ -528,16 +550,16 @@ class SessionDB:
             n_calls = len(tool_calls) if isinstance(tool_calls, list) else 0
         row = (
             session_id,
-            str(role),
+            fts_mod.scrub_text(str(role)),
             _encode_content(content),
-            tool_call_id,
+            _scrub(tool_call_id),
             _encode_json(tool_calls),
-            tool_name,
+            _scrub(tool_name),
             timestamp if timestamp is not None else time.time(),
             token_count,
-            finish_reason,
-            reasoning,
-            reasoning_content,
+            _scrub(finish_reason),
+            _scrub(reasoning),
+            _scrub(reasoning_content),
             _encode_json(reasoning_details),
             _encode_json(codex_reasoning_items),
             _encode_json(codex_message_items),
@@ -576,7 +598,7 @@ class SessionDB:
         calls_total = 0
         now = time.time()
         for m in messages:
-            role = str(m.get("role") or "user")
+            role = fts_mod.scrub_text(str(m.get("role") or "user"))
             tc = m.get("tool_calls")
             if isinstance(tc, str):
                 dec = _decode_json(tc)
@@ -590,14 +612,14 @@ class SessionDB:
                     session_id,
                     role,
                     _encode_content(m.get("content")),
-                    m.get("tool_call_id"),
+                    _scrub(m.get("tool_call_id")),
                     _encode_json(tc),
-                    m.get("tool_name") or m.get("name"),
+                    _scrub(m.get("tool_name") or m.get("name")),
                     m.get("timestamp") if m.get("timestamp") is not None else now,
                     m.get("token_count"),
-                    m.get("finish_reason"),
-                    m.get("reasoning"),
-                    m.get("reasoning_content"),
+                    _scrub(m.get("finish_reason")),
+                    _scrub(m.get("reasoning")),
+                    _scrub(m.get("reasoning_content")),
                     _encode_json(m.get("reasoning_details")),
                     _encode_json(m.get("codex_reasoning_items")),
                     _encode_json(m.get("codex_message_items")),
@@ -906,6 +928,14 @@ class SessionDB:
         order_oldest = (sort or "").lower() in ("oldest", "asc")
         relevance = not (order_newest or order_oldest)
         join_s = " JOIN sessions s ON s.id = m.session_id" if needs_session else ""
+        # words after NOT: CJK literals leave every result, other words leave the CJK side too
+        neg_like = "".join(
+            " AND m.id NOT IN (SELECT rowid FROM messages_cjk WHERE content LIKE ? ESCAPE '\\'"
+            " OR tool_name LIKE ? ESCAPE '\\')" for _ in plan.exclude_like
+        )
+        neg_like_params = [p for lit in plan.exclude_like for p in ["%" + fts_mod.like_escape(lit) + "%"] * 2]
+        neg_fts = " AND m.id NOT IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)" if plan.exclude_fts else ""
+        neg_fts_params = [" OR ".join(plan.exclude_fts)] if plan.exclude_fts else []
         if order_newest:
             order = "m.timestamp DESC, m.id DESC"
         elif order_oldest:
@@ -924,7 +954,7 @@ class SessionDB:
             wparams = [min_rowid] if min_rowid else []
             if fts_expr:
                 pool = max(want, RERANK_POOL) if relevance else want
-                if not cond and relevance:
+                if not cond and not neg_like and relevance:
                     # fast path: FTS5 sorts by rank itself and stops at LIMIT
                     rows = conn.execute(
                         "SELECT rowid AS id, rank FROM messages_fts WHERE messages_fts MATCH ?"
@@ -935,16 +965,31 @@ class SessionDB:
                     rows = conn.execute(
                         "SELECT m.id AS id, messages_fts.rank AS rank FROM messages_fts "
                         "JOIN messages m ON m.id = messages_fts.rowid" + join_s
-                        + " WHERE messages_fts MATCH ?" + window + cond + f" ORDER BY {order} LIMIT ?",
-                        [fts_expr, *wparams, *params, pool],
+                        + " WHERE messages_fts MATCH ?" + window + cond + neg_like + f" ORDER BY {order} LIMIT ?",
+                        [fts_expr, *wparams, *params, *neg_like_params, pool],
                     ).fetchall()
                 for r in rows:
                     hits[int(r["id"])] = float(r["rank"])
+                if hits and relevance and dropped:
+                    best = sorted(hits, key=hits.__getitem__)[:DROPPED_TERM_ROWS]
+                    self._score_dropped(conn, hits, dropped, self._candidates(conn, best, with_text=True))
+                if relevance and (dropped or min_rowid) and len(hits) < want and plan.fts:
+                    # The posting budget or the recency window left the page short (the kept words
+                    # are rare, or the filters exclude their rows): fill it with the newest rows of
+                    # the full query, ranked by their full BM25, so no match is lost.
+                    extra = conn.execute(
+                        "SELECT m.id AS id, messages_fts.rank AS rank FROM messages_fts "
+                        "JOIN messages m ON m.id = messages_fts.rowid" + join_s
+                        + " WHERE messages_fts MATCH ?" + cond + neg_like
+                        + " ORDER BY messages_fts.rowid DESC LIMIT ?",
+                        [plan.fts, *params, *neg_like_params, want + len(hits)],
+                    ).fetchall()
+                    for r in extra:
+                        if len(hits) >= want:
+                            break
+                        hits.setdefault(int(r["id"]), float(r["rank"]))
                 if hits and relevance:
                     cand = self._candidates(conn, list(hits), with_text=False)
-                    if dropped:
-                        best = sorted(hits, key=hits.__getitem__)[:DROPPED_TERM_ROWS]
-                        self._score_dropped(conn, hits, dropped, self._candidates(conn, best, with_text=True))
             found: dict[int, float] = {}
             if (plan.cjk_trigram or plan.cjk_like) and conn.execute(
                 "SELECT 1 FROM messages_cjk LIMIT 1"
@@ -953,10 +998,14 @@ class SessionDB:
                     "SELECT m.id AS id, m.timestamp AS ts FROM messages_cjk c JOIN messages m ON m.id = c.rowid"
                     + join_s
                 )
+                # Under newest/oldest the side table is read in that time order (row ids need not
+                # follow timestamps: imported history); relevance takes the newest rows.
+                by_time = "m.timestamp ASC, m.id ASC" if order_oldest else "m.timestamp DESC, m.id DESC"
                 if plan.cjk_trigram:
                     for r in conn.execute(
-                        base + " WHERE messages_cjk MATCH ?" + cond + " ORDER BY c.rowid DESC LIMIT ?",
-                        [plan.cjk_trigram, *params, max(want, 50)],
+                        base + " WHERE messages_cjk MATCH ?" + cond + neg_like + neg_fts
+                        + f" ORDER BY {'c.rowid DESC' if relevance else by_time} LIMIT ?",
+                        [plan.cjk_trigram, *params, *neg_like_params, *neg_fts_params, max(want, 50)],
                     ):
                         found.setdefault(int(r["id"]), r["ts"])
                 for lit in plan.cjk_like:
@@ -964,9 +1013,9 @@ class SessionDB:
                     for r in conn.execute(
                         base
                         + " WHERE (c.content LIKE ? ESCAPE '\\' OR c.tool_name LIKE ? ESCAPE '\\')"
-                        + cond
-                        + " ORDER BY m.timestamp DESC, m.id DESC LIMIT ?",
-                        [pat, pat, *params, max(want, 50)],
+                        + cond + neg_like + neg_fts
+                        + f" ORDER BY {by_time} LIMIT ?",
+                        [pat, pat, *params, *neg_like_params, *neg_fts_params, max(want, 50)],
                     ):
                         found.setdefault(int(r["id"]), r["ts"])
             cjk_only = [i for i in found if i not in hits]
@@ -1267,7 +1316,7 @@ class SessionDB:
     def resolve_session_id(self, prefix: str) -> str | None:
         """Full id for an exact id or a unique prefix (``%``/``_`` are literal); ``None`` when
         unknown or ambiguous."""
-        if not prefix:
+        if not prefix or not _storable(prefix):
             return None
         if self._read("SELECT 1 FROM sessions WHERE id = ?", (prefix,)):
             return prefix
@@ -1297,6 +1346,8 @@ class SessionDB:
     def delete_session(self, session_id: str) -> bool:
         """Delete a session and its messages (they leave the search index too). Child sessions are
         detached (``parent_session_id`` set to NULL), never deleted. False for an unknown id."""
+        if not _storable(session_id):
+            return False
 
         def _do(conn: sqlite3.Connection) -> bool:
             if not conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone():

@@ -185,6 +185,10 @@ class QueryPlan:
     or_terms: list[Term] = field(default_factory=list)
     """The terms of ``fts`` when it is a plain OR (no AND/NOT from the user); else empty.
     :class:`SessionDB` may drop the most frequent of these to bound the work (see its docs)."""
+    exclude_fts: list[str] = field(default_factory=list)
+    """Rendered terms written after ``NOT``: rows matching them are left out of the CJK side too."""
+    exclude_like: list[str] = field(default_factory=list)
+    """CJK literals written after ``NOT``: rows containing them are left out of every result."""
 
     @property
     def empty(self) -> bool:
@@ -241,6 +245,16 @@ def build_query(query: str) -> QueryPlan:
         if pieces:
             seq.append(("term", Term(pieces=pieces, prefix=prefix, raw=raw.strip("*"), quoted=kind == "phrase")))
 
+    # 2b. items written right after NOT (with something searchable before it) are negated
+    negated: set[int] = set()
+    searchable_before = False
+    for i, (kind, _item) in enumerate(seq):
+        if kind == "op":
+            continue
+        if searchable_before and i > 0 and seq[i - 1] == ("op", "NOT"):
+            negated.add(i)
+        searchable_before = True
+
     terms = [t for k, t in seq if k == "term"]
     informative = [t for t in terms if isinstance(t, Term) and t.informative]
     keep_all = not informative  # a query of only stopwords/one-letter words: search them as typed
@@ -250,25 +264,32 @@ def build_query(query: str) -> QueryPlan:
     parts: list[str] = []
     pending_op: str | None = None
     seen: set[str] = set()
-    for kind, item in seq:
+    for i, (kind, item) in enumerate(seq):
         if kind == "op":
             if parts:
                 pending_op = str(item)
             continue
         if kind == "cjk":
+            pending_op = None  # an operator before a CJK word belongs to it, not to the next word
             continue
         assert isinstance(item, Term)
         if not keep_all and not item.informative:
             pending_op = None if pending_op == "OR" else pending_op
             continue
         rendered = item.render()
+        if i in negated:
+            plan.exclude_fts.append(rendered)
+            if not parts or pending_op != "NOT":  # "记忆 NOT word": FTS5 has no bare NOT
+                pending_op = None
+                continue
         if rendered.lower() in seen:
             continue
         seen.add(rendered.lower())
         if parts:
             parts.append(pending_op or "OR")
         parts.append(rendered)
-        plan.terms.append(" ".join(item.pieces))
+        if i not in negated:
+            plan.terms.append(" ".join(item.pieces))
         pending_op = None
     plan.fts = " ".join(parts) or None
     if plan.fts and "AND" not in parts[1::2] and "NOT" not in parts[1::2]:
@@ -280,7 +301,11 @@ def build_query(query: str) -> QueryPlan:
 
     # 4. CJK side: tokens with CJK, plus informative ASCII tokens that may be glued to CJK text
     trigram: list[str] = []
-    for kind, item in seq:
+    for i, (kind, item) in enumerate(seq):
+        if i in negated:
+            if kind == "cjk":
+                plan.exclude_like.append(str(item))
+            continue
         if kind == "cjk":
             literal = str(item)
             plan.terms.append(literal)

@@ -116,7 +116,7 @@ def _iso(ts: float | None) -> str | None:
 def _clamp(value: Any, default: int, low: int, high: int) -> int:
     try:
         n = int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: int(float("inf"))
         return default
     return max(low, min(high, n))
 
@@ -167,6 +167,9 @@ def session_search(
             query = str(query)
         if session_id not in (None, "") and not isinstance(session_id, str):
             session_id = str(session_id)
+        bad = _bad_filter_args(args)
+        if bad:
+            return _err(bad)
         if session_id:
             resolved = db.resolve_session_id(session_id) or db.resolve_session_by_title(session_id)
             if resolved is None:
@@ -182,6 +185,29 @@ def session_search(
         return _browse(db, args, current_session_id)
     except SessionStoreError as exc:
         return _err(f"session history is unavailable: {exc}")
+    except Exception as exc:  # the tool must never break a turn; say what failed instead
+        logger.exception("session_search failed on %r", args)
+        return _err(f"session_search failed: {type(exc).__name__}: {exc}")
+
+
+def _bad_filter_args(args: dict[str, Any]) -> str | None:
+    """An error message when ``source``/``user_id`` have a type no session can match, else None."""
+    source = args.get("source")
+    if source is not None and not isinstance(source, str) and not (
+        isinstance(source, list) and all(isinstance(x, str) for x in source)
+    ):
+        return "source must be a string such as \"cli\" (or a list of strings)."
+    user_id = args.get("user_id")
+    if user_id is not None and not isinstance(user_id, (str, int)):
+        return "user_id must be a string."
+    return None
+
+
+def _sources(args: dict[str, Any]) -> list[str] | None:
+    source = args.get("source")
+    if isinstance(source, list):
+        return [x for x in source if x] or None
+    return [source] if source else None
 
 
 def _roles(args: dict[str, Any]) -> list[str]:
@@ -199,7 +225,7 @@ def discovery_rows(
     db: SessionDB,
     query: str,
     role_filter: list[str] | None = None,
-    source: str | None = None,
+    source: str | list[str] | None = None,
     user_id: str | None = None,
     current_session_id: str | None = None,
     limit: int = MAX_FTS_ROWS,
@@ -213,7 +239,7 @@ def discovery_rows(
     """
     return db.search_messages(
         query,
-        source_filter=[source] if source else None,
+        source_filter=([source] if isinstance(source, str) else source) or None,
         exclude_sources=None if source else list(HIDDEN_SOURCES),
         role_filter=role_filter or ["user", "assistant"],
         user_id=user_id,
@@ -238,8 +264,8 @@ def _discover(
         db,
         query,
         role_filter=_roles(args),
-        source=args.get("source") or None,
-        user_id=args.get("user_id"),
+        source=_sources(args),
+        user_id=None if args.get("user_id") is None else str(args["user_id"]),
         current_session_id=current_session_id,
     )
     groups: dict[str, dict[str, Any]] = {}
@@ -315,8 +341,10 @@ def _scroll(db: SessionDB, session_id: str, args: dict[str, Any]) -> str:
     window = _clamp(args.get("window"), DEFAULT_WINDOW, 1, MAX_WINDOW)
     try:
         around = int(args.get("around_message_id"))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return _err("around_message_id must be an integer message id taken from a search hit.")
+    if not -(2**63) <= around < 2**63:  # beyond SQLite INTEGER: no such message
+        return _err(f"Message {around} is not in session {session_id}; use a message_id from that session's hits.")
     anchor = db.get_message(around)
     if anchor is None or anchor["session_id"] != session_id:
         return _err(f"Message {around} is not in session {session_id}; use a message_id from that session's hits.")
@@ -372,13 +400,17 @@ def _read(db: SessionDB, session_id: str) -> str:
 
 def _browse(db: SessionDB, args: dict[str, Any], current_session_id: str | None) -> str:
     limit = _clamp(args.get("limit"), 10, 1, 50)
-    source = args.get("source") or None
-    sessions = db.list_sessions(source=source, limit=limit + 1 + 20)
+    sources = _sources(args)
+    if sources and len(sources) > 1:
+        sessions = [s for src in sources for s in db.list_sessions(source=src, limit=limit + 1)]
+        sessions.sort(key=lambda s: (s["started_at"] or 0, s["id"]), reverse=True)
+    else:
+        sessions = db.list_sessions(source=sources[0] if sources else None, limit=limit + 1 + 20)
     cards = []
     for s in sessions:
         if s["id"] == current_session_id:
             continue
-        if not source and s.get("source") in HIDDEN_SOURCES:
+        if not sources and s.get("source") in HIDDEN_SOURCES:
             continue
         cards.append(_session_card(s))
         if len(cards) >= limit:

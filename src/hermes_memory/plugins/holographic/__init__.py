@@ -37,7 +37,7 @@ from hermes_memory.config import load_config
 from hermes_memory.errors import ConfigError
 from hermes_memory.plugins.holographic import hrr
 from hermes_memory.plugins.holographic.retrieval import FactRetriever
-from hermes_memory.plugins.holographic.store import CATEGORIES, FactStore
+from hermes_memory.plugins.holographic.store import CATEGORIES, MAX_FACT_CHARS, FactStore
 from hermes_memory.providers.base import ConfigField, MemoryProvider, is_trivial_prompt
 
 logger = logging.getLogger(__name__)
@@ -149,11 +149,16 @@ class HolographicProvider(MemoryProvider):
         return [
             ConfigField("db_path", "SQLite file for facts ($HERMES_HOME is expanded)", default="$HERMES_HOME/memory_store.db"),
             ConfigField("auto_extract", "Harvest stated preferences and decisions at session end", default=False, type="bool"),
-            ConfigField("default_trust", "Trust of a new fact (0..1)", default=0.5, type="float"),
-            ConfigField("min_trust_threshold", "Facts below this trust are not recalled (0..1)", default=0.3, type="float"),
-            ConfigField("temporal_decay_half_life", "Recall decay half-life in days (0 = off)", default=0, type="float"),
-            ConfigField("hrr_dim", "HRR vector dimension", default=1024, type="int"),
-            ConfigField("hrr_weight", "Weight of HRR similarity in search (0..1)", default=0.3, type="float"),
+            ConfigField("default_trust", "Trust of a new fact (0..1)", default=0.5, type="float", min=0, max=1),
+            ConfigField("min_trust_threshold", "Facts below this trust are not recalled (0..1)", default=0.3,
+                        type="float", min=0, max=1),
+            ConfigField("temporal_decay_half_life", "Recall decay half-life in days (0 = off)", default=0,
+                        type="float", min=0),
+            # 16..65536: below 16 HRR similarities are noise; above 65536 each fact's vector and each
+            # atom cost over 256 KB and thousands of SHA-256 rounds (ours; the reference has no bound)
+            ConfigField("hrr_dim", "HRR vector dimension (16..65536)", default=1024, type="int", min=16, max=65536),
+            ConfigField("hrr_weight", "Weight of HRR similarity in search (0..1)", default=0.3, type="float",
+                        min=0, max=1),
         ]
 
     def _load_settings(self, home: str) -> dict[str, Any]:
@@ -178,7 +183,13 @@ class HolographicProvider(MemoryProvider):
             except (TypeError, ValueError):
                 raise ConfigError(f"holographic.{key} in {home}/config.yaml must be a {kind.__name__}, "
                                   f"got {out[key]!r}; fix it or delete the key to use the default") from None
-        out["hrr_dim"] = max(16, out["hrr_dim"])
+        for f in self.get_config_schema():  # out of range: refuse loudly, never clamp silently
+            value = out[f.key]
+            if f.type in ("int", "float") and (value != value or (f.min is not None and value < f.min)
+                                               or (f.max is not None and value > f.max)):
+                bounds = f"between {f.min:g} and {f.max:g}" if f.max is not None else f"at least {f.min:g}"
+                raise ConfigError(f"holographic.{f.key} in {home}/config.yaml must be {bounds}, got {value!r}; "
+                                  "fix it or delete the key to use the default")
         raw = str(out["db_path"] or defaults["db_path"])
         raw = raw.replace("${HERMES_HOME}", home).replace("$HERMES_HOME", home)
         out["db_path"] = str(Path(os.path.expanduser(raw)))
@@ -196,7 +207,7 @@ class HolographicProvider(MemoryProvider):
         try:
             self.store = FactStore(self.settings["db_path"], default_trust=self.settings["default_trust"],
                                    hrr_dim=self.settings["hrr_dim"])
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, OSError) as exc:  # OSError: its folder cannot be created
             self.store = None
             self.init_error = (f"cannot open the holographic fact database {self.settings['db_path']}: {exc}. "
                                "Move the file away (it will be recreated) or set holographic.db_path.")
@@ -233,18 +244,26 @@ class HolographicProvider(MemoryProvider):
 
     # ------------------------------------------------------------------ tools
     def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:
+        """Run ``fact_store`` or ``fact_feedback``; always a JSON string (errors as ``{"error": ...}``), never raises."""
         if self.store is None or self.retriever is None:
             return self.tool_error(self.init_error or "the holographic provider is not initialised; call initialize() first")
+        if args is None:
+            args = {}
+        if not isinstance(args, dict):
+            return self.tool_error(f"arguments must be a JSON object, got {type(args).__name__}")
         try:
             if tool_name == "fact_store":
-                return self._fact_store(args or {})
+                return self._fact_store(args)
             if tool_name == "fact_feedback":
-                return self._fact_feedback(args or {})
-        except (ValueError, TypeError) as exc:
+                return self._fact_feedback(args)
+        except (ValueError, TypeError, OverflowError) as exc:
             return self.tool_error(str(exc))
         except sqlite3.Error as exc:
             logger.error("holographic: database error in %s: %s", tool_name, exc)
             return self.tool_error(f"database error: {exc}")
+        except Exception as exc:  # noqa: BLE001 - a tool result, never an exception, reaches the model
+            logger.exception("holographic: %s failed", tool_name)
+            return self.tool_error(f"{tool_name} failed: {type(exc).__name__}: {exc}")
         return self.tool_error(f"unknown tool {tool_name!r}; this provider offers fact_store and fact_feedback")
 
     def _read_only(self) -> str | None:
@@ -254,13 +273,44 @@ class HolographicProvider(MemoryProvider):
 
     @staticmethod
     def _int(args: dict[str, Any], key: str) -> int:
+        """A fact id: an integer (or integral number / numeric string) within SQLite's 64-bit range."""
         value = args.get(key)
         if value is None or isinstance(value, bool):
             raise ValueError(f"'{key}' is required (an integer fact id)")
         try:
-            return int(value)
-        except (TypeError, ValueError):
+            number = float(value) if isinstance(value, float) else int(value)
+            if isinstance(number, float) and not number.is_integer():
+                raise ValueError
+            result = int(number)
+        except (TypeError, ValueError, OverflowError):
             raise ValueError(f"'{key}' must be an integer, got {value!r}") from None
+        if not -(2**63) <= result < 2**63:
+            raise ValueError(f"'{key}' {value!r} is out of range: no fact has that id")
+        return result
+
+    @staticmethod
+    def _num(args: dict[str, Any], key: str) -> float | None:
+        """A finite number (or numeric string), or ``None`` when absent."""
+        value = args.get(key)
+        if value is None:
+            return None
+        try:
+            if isinstance(value, bool):
+                raise ValueError
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"'{key}' must be a number, got {value!r}") from None
+        if number != number or number in (float("inf"), float("-inf")):
+            raise ValueError(f"'{key}' must be a finite number, got {value!r}")
+        return number
+
+    @staticmethod
+    def _text(args: dict[str, Any], key: str) -> str | None:
+        """A string argument, or ``None`` when absent."""
+        value = args.get(key)
+        if value is None or isinstance(value, str):
+            return value
+        raise ValueError(f"'{key}' must be a string, got {type(value).__name__}")
 
     def _fact_store(self, args: dict[str, Any]) -> str:
         assert self.store is not None and self.retriever is not None
@@ -269,12 +319,19 @@ class HolographicProvider(MemoryProvider):
             return self.tool_error(f"unknown action {action!r}; use one of: {', '.join(ACTIONS)}")
         if action in WRITE_ACTIONS and (blocked := self._read_only()):
             return blocked
-        limit = max(1, min(100, int(args.get("limit") or 10)))
-        min_trust = float(args["min_trust"]) if args.get("min_trust") is not None else self.settings["min_trust_threshold"]
-        category = args.get("category") or None
+        limit = max(1, min(100, int(self._num(args, "limit") or 10)))
+        min_trust = self._num(args, "min_trust")
+        if min_trust is None:
+            min_trust = self.settings["min_trust_threshold"]
+        category = self._text(args, "category") or None
+        tags = args.get("tags")
+        if tags is not None and not isinstance(tags, str):
+            if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+                raise ValueError("'tags' must be a comma-separated string")
+            tags = ",".join(tags)
         if action == "add":
-            fact_id, created = self.store.add_fact(str(args.get("content") or ""), category or "general",
-                                                   str(args.get("tags") or ""))
+            fact_id, created = self.store.add_fact(self._text(args, "content") or "", category or "general",
+                                                   tags or "")
             return self.tool_result({"fact_id": fact_id, "status": "added" if created else "exists",
                                      "entities": self.store.entities_of(fact_id)})
         if action == "search":
@@ -290,6 +347,8 @@ class HolographicProvider(MemoryProvider):
             ents = args.get("entities")
             if isinstance(ents, str):
                 ents = [e for e in ents.split(",") if e.strip()]
+            if ents is not None and not isinstance(ents, list):
+                return self.tool_error("'entities' must be a list of entity names")
             if not ents:
                 return self.tool_error("'entities' (a list of names) is required for reason")
             results = self.retriever.reason(list(ents), min_trust=min_trust, limit=limit)
@@ -297,8 +356,8 @@ class HolographicProvider(MemoryProvider):
             results = self.retriever.contradict(limit=limit, min_trust=0.0)
         elif action == "update":
             fact_id = self._int(args, "fact_id")
-            ok = self.store.update_fact(fact_id, content=args.get("content"), category=args.get("category"),
-                                        tags=args.get("tags"), trust_delta=args.get("trust_delta"))
+            ok = self.store.update_fact(fact_id, content=self._text(args, "content"), category=category,
+                                        tags=tags, trust_delta=self._num(args, "trust_delta"))
             if not ok:
                 return self.tool_error(f"no fact with id {fact_id}")
             row = self.store.get(fact_id)
@@ -309,7 +368,7 @@ class HolographicProvider(MemoryProvider):
                 return self.tool_error(f"no fact with id {fact_id}")
             return self.tool_result({"removed": True, "fact_id": fact_id})
         else:  # list
-            rows = self.store.list_facts(category=category, min_trust=float(args.get("min_trust") or 0.0), limit=limit)
+            rows = self.store.list_facts(category=category, min_trust=self._num(args, "min_trust") or 0.0, limit=limit)
             facts = [self.store.row_to_fact(r) for r in rows]
             return self.tool_result({"facts": facts, "count": len(facts)})
         return self.tool_result({"results": results, "count": len(results)})
@@ -331,12 +390,14 @@ class HolographicProvider(MemoryProvider):
     def on_memory_write(self, action: str, target: str, content: str, metadata: dict[str, Any] | None = None) -> None:
         """Mirror built-in memory writes as facts tagged ``builtin-memory``.
 
-        ``add`` stores a fact (``user`` target → ``user_pref``, else ``general``). Beyond the reference
+        ``add`` stores a fact (``user`` target → ``user_pref``, else ``general``); content beyond
+        ``MAX_FACT_CHARS`` is cut. Beyond the reference
         (#55095), ``replace`` updates and ``remove`` deletes the mirrored fact matching
         ``metadata["old_text"]`` (only facts this mirror created are touched).
         """
         if self.store is None or not self.writes_allowed(self.agent_context):
             return
+        content = (content or "")[:MAX_FACT_CHARS]  # a long built-in entry is mirrored by its head
         category = "user_pref" if target == "user" else "general"
         old = (metadata or {}).get("old_text") or ""
         if action in ("replace", "remove") and old:

@@ -41,6 +41,9 @@ HELPFUL_DELTA = 0.05
 """Trust added by ``fact_feedback helpful`` (reference value)."""
 UNHELPFUL_DELTA = -0.10
 """Trust added by ``fact_feedback unhelpful`` (reference value)."""
+MAX_FACT_CHARS = 10_000
+"""Longest fact content, in characters (ours; the reference has none). A fact is a short statement:
+recalled facts go into every prompt, and entity extraction on megabyte texts takes minutes."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS facts (
@@ -123,6 +126,12 @@ def query_terms(text: str) -> list[str]:
 def fts_query(text: str) -> str:
     """An FTS5 MATCH expression: each term double-quoted (so no operator can leak), OR-joined."""
     return " OR ".join(f'"{t}"' for t in query_terms(text))
+
+
+def _check_length(content: str) -> None:
+    if len(content) > MAX_FACT_CHARS:
+        raise ValueError(f"content is {len(content):,} chars; a fact holds at most {MAX_FACT_CHARS} chars: "
+                         "store a short statement (split long notes into several facts)")
 
 
 class _Shared:
@@ -404,6 +413,7 @@ class FactStore:
         content = (content or "").strip()
         if not content:
             raise ValueError("content is empty: give the fact text in 'content'")
+        _check_length(content)
         category = (category or "general").strip() or "general"
         if not isinstance(tags, str):
             tags = ",".join(tags)
@@ -457,6 +467,7 @@ class FactStore:
             new_content = row["content"] if content is None else content.strip()
             if not new_content:
                 raise ValueError("content is empty: give the new fact text in 'content'")
+            _check_length(new_content)
             new_cat = row["category"] if category is None else (category.strip() or "general")
             new_tags = row["tags"] if tags is None else self._clean("x", "general", tags)[2]
             new_trust = float(row["trust_score"]) if trust is None else float(trust)

@@ -14,6 +14,8 @@ format         input                                            session ids
 
 Re-importing adds nothing twice: a session that already exists only receives the messages
 beyond those it already holds (so a transcript that grew since the last import is topped up).
+When the messages it holds no longer match the file (edited, or a ChatGPT conversation
+continued on another branch) nothing is appended and the session is reported.
 Malformed records are reported in :attr:`ImportReport.errors` as ``"<path>:<line or key>:
 <reason>"`` and the rest is imported. ``progress(done, total)`` is called as work proceeds
 (``total`` may be ``None``) so the CLI can draw a progress bar.
@@ -83,6 +85,14 @@ def store_session(
         report.sessions_created += 1
     else:
         have = db.message_count(sid)
+        differs = _first_difference(db.get_messages(sid), messages)
+        if differs is not None:
+            report.errors.append(
+                f"{sid}: message {differs + 1} differs from the stored copy (edited, or another branch "
+                "of the conversation); not topped up. Delete the session to import this version."
+            )
+            report.sessions_unchanged += 1
+            return
     new = messages[have:]
     if new:
         db.append_messages(sid, new)
@@ -101,6 +111,18 @@ def store_session(
             )
 
         db._execute_write(_end)
+
+
+def _first_difference(stored: list[dict[str, Any]], incoming: list[dict[str, Any]]) -> int | None:
+    """Index of the first stored message whose role or content differs from the incoming
+    message at the same position (compared as the database would store it), else ``None``."""
+    from hermes_memory.sessions.db import _decode_content, _encode_content
+
+    for i, (old, new) in enumerate(zip(stored, incoming, strict=False)):
+        content = _decode_content(_encode_content(new.get("content")))
+        if old.get("role") != str(new.get("role") or "user") or old.get("content") != content:
+            return i
+    return None
 
 
 def _free_title(db: SessionDB, title: str | None) -> str | None:

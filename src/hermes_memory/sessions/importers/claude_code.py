@@ -94,10 +94,14 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
     """Import one ``.jsonl`` transcript or every ``*.jsonl`` under a folder."""
     report = ImportReport(format="claude_code", path=str(path))
     files = sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
+    if not files:
+        report.errors.append(f"{path}: no *.jsonl files found in this folder; pass a transcript or its folder")
     for fi, f in enumerate(files):
         if progress:
             progress(fi, len(files))
         sessions: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        errors_before = len(report.errors)
+        records = 0
         try:
             lines = f.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError as exc:
@@ -120,7 +124,14 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
                 report.errors.append(f"{f}:{ln}: {rec.get('type')} record without a message object")
                 continue
             sid = str(rec.get("sessionId") or f.stem)
+            records += 1
             sessions[sid].extend(convert_record(rec))
+        if not path.is_dir() and not records and len(report.errors) == errors_before and any(
+            line.strip() for line in lines
+        ):
+            report.errors.append(
+                f"{f}: no Claude Code user/assistant records (is it another format? see --format)"
+            )
         for sid, msgs in sessions.items():
             if not msgs:
                 continue

@@ -33,6 +33,8 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
     """Import every line of a JSONL file (or every ``*.jsonl`` in a folder)."""
     report = ImportReport(format="openai", path=str(path))
     files = sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
+    if not files:
+        report.errors.append(f"{path}: no *.jsonl files found in this folder; pass a transcript or its folder")
     for f in files:
         try:
             lines = f.read_text(encoding="utf-8", errors="replace").splitlines()

@@ -1,0 +1,626 @@
+"""The memory server: the agent's memory, exposed over MCP (stdio and streamable HTTP).
+
+Built on the official ``mcp`` SDK's low-level :class:`mcp.server.lowlevel.Server` (tool schemas
+are the agent's own JSON Schemas, so no decorator layer is needed). What a client sees:
+
+Tools
+    ``memory``          the agent's memory tool: same schema, same dispatcher
+                        (:func:`hermes_memory.memory.memory_tool`), same JSON results.
+    ``session_search``  the agent's session-history search over ``state.db``.
+    provider tools      the tools of the external provider named by ``memory.provider`` in
+                        ``config.yaml`` (e.g. Holographic's ``fact_store``), routed through
+                        :class:`~hermes_memory.providers.MemoryManager`.
+    ``memory`` accepts an optional ``user_id`` (per-user ``USER.md`` profiles), unless the
+    server was started with a fixed ``--user-id``.
+
+Resources
+    ``hermes-memory://memory/snapshot``  the frozen snapshot (both blocks exactly as the agent's
+                                         system prompt renders them).
+    ``hermes-memory://memory/MEMORY.md`` the live file.
+    ``hermes-memory://memory/USER.md``   the live file (of the server's ``--user-id`` if set).
+
+Prompt
+    ``memory_guidance``  the agent's memory and session-search guidance, the frozen snapshot and
+                         the external provider's prompt block.
+
+Frozen snapshot: one per *client session*, taken when the session starts, like the agent's
+session-start snapshot. Over stdio a client starts one server process per session, so the
+snapshot is taken at server start. Over streamable HTTP each MCP session (``Mcp-Session-Id``)
+gets its own snapshot and its own memory-store instance, taken at the session's first request
+after ``initialize``; requests that carry no session id (stateless clients) share the snapshot
+taken at server start. Writes reach disk at once and show in ``MEMORY.md``/``USER.md`` and in
+tool results, never in an existing snapshot. The memory tool's per-turn failure cap counts per
+client session too (MCP has no turns; a success resets it, as in the agent).
+
+Safety with several clients on one home: every memory mutation takes the store's file lock and
+re-reads the file first; every session write is a SQLite transaction. Inside one server process
+tool calls run one at a time on a worker thread (the event loop keeps serving other clients).
+
+Invalid tool arguments are rejected before dispatch with a JSON-RPC ``-32602`` error whose
+message names the field (see :mod:`hermes_memory.mcp.validation`), so nothing is written.
+"""
+
+from __future__ import annotations
+
+import hmac
+import inspect
+import json
+import logging
+import socket
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+
+from hermes_memory import __version__
+from hermes_memory.config import HermesConfig
+from hermes_memory.errors import HermesMemoryError
+from hermes_memory.home import HermesHome
+from hermes_memory.mcp.validation import InvalidArguments, check_arguments
+
+logger = logging.getLogger(__name__)
+
+SERVER_NAME = "hermes-memory"
+URI_SNAPSHOT = "hermes-memory://memory/snapshot"
+URI_MEMORY_MD = "hermes-memory://memory/MEMORY.md"
+URI_USER_MD = "hermes-memory://memory/USER.md"
+PROMPT_GUIDANCE = "memory_guidance"
+HTTP_PATH = "/mcp"
+DEFAULT_PORT = 8765
+"""Default TCP port of ``serve --transport http`` (override with ``--port``; 0 picks a free one)."""
+
+MAX_CLIENT_SESSIONS = 256
+"""Per-session states kept for HTTP clients; the least recently used is dropped beyond this."""
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+USER_ID_PROPERTY = {
+    "type": "string",
+    "description": "Optional user id: reads and writes that user's own profile (USER.md) instead of "
+    "the default one. MEMORY.md is shared by all users.",
+}
+
+SERVER_INSTRUCTIONS = (
+    "Persistent memory shared with the hermes-memory agent. Use the `memory` tool to save durable facts "
+    "(who the user is, their preferences and corrections, environment facts, standing conventions) and to "
+    "correct or remove stale ones; both stores have a hard character budget, so consolidate rather than "
+    "append. Use `session_search` to find what was said in past sessions before asking the user to repeat it. "
+    "Read the `hermes-memory://memory/snapshot` resource (or the `memory_guidance` prompt) at the start of a task."
+)
+
+
+def is_loopback(host: str) -> bool:
+    """True for hosts only this machine can reach (``127.0.0.0/8``, ``::1``, ``localhost``)."""
+    if host in LOOPBACK_HOSTS:
+        return True
+    try:
+        import ipaddress
+
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Adapters over the layers (kept together so the wiring is visible in one place)
+# ---------------------------------------------------------------------------------------------
+
+
+def _tool_parts(schema: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    """Unwrap ``{"type":"function","function":{...}}`` and return (name, description, parameters)."""
+    if schema.get("type") == "function" and isinstance(schema.get("function"), Mapping):
+        schema = schema["function"]
+    params = dict(schema.get("parameters") or schema.get("inputSchema") or {"type": "object", "properties": {}})
+    params.setdefault("type", "object")
+    return str(schema["name"]), str(schema.get("description", "")), params
+
+
+@dataclass
+class ClientState:
+    """What one client session owns: its memory stores (one per user id) and its frozen snapshot."""
+
+    key: str
+    stores: dict[str | None, Any] = field(default_factory=dict)
+    snapshot: str = ""
+    started_at: float = field(default_factory=time.time)
+
+
+class MemoryServer:
+    """The MCP memory server over one data home.
+
+    ``home``/``config`` are the data home and its validated ``config.yaml``; ``user_id`` fixes the
+    per-user profile for every call (``None``: the default profile, and clients may pass
+    ``user_id`` per call). Opening the server opens ``state.db`` and loads the configured external
+    provider; raises :class:`~hermes_memory.errors.ProviderError` when ``memory.provider`` names a
+    provider that cannot be loaded or is unavailable (never silently replaced by built-in only),
+    and :class:`ValueError` for an unsafe ``user_id``.
+
+    Call :meth:`close` when done (the ``run_*`` methods do it themselves).
+    """
+
+    def __init__(self, home: HermesHome, config: HermesConfig, *, user_id: str | None = None) -> None:
+        from hermes_memory.sessions.db import SessionDB
+
+        self.home = home.ensure()
+        self.config = config
+        self.fixed_user_id = user_id or None
+        self._lock = threading.Lock()  # memory stores, state.db and the client-session table
+        self._provider_lock = threading.Lock()  # provider tools: one at a time, never blocking memory
+        self._clients: OrderedDict[str, ClientState] = OrderedDict()
+        self._closed = False
+        self.session_id = f"mcp_{time.strftime('%Y%m%d_%H%M%S')}_{uuid.uuid4().hex[:6]}"
+        if self.fixed_user_id is not None:
+            self._check_user_id(self.fixed_user_id)
+        self.db = SessionDB(self.home.state_db)
+        self.manager: Any = None
+        try:
+            self.manager, self.provider = self._load_provider()
+            self._default = self._new_client("(server)")
+            self._tools = self._build_tools()
+        except BaseException:
+            self.close()
+            raise
+        self.server: Server[Any] = Server(
+            SERVER_NAME,
+            version=__version__,
+            title="Hermes memory",
+            description="Curated memory files, searchable session history and one external memory provider.",
+            instructions=SERVER_INSTRUCTIONS,
+            on_list_tools=self._on_list_tools,
+            on_call_tool=self._on_call_tool,
+            on_list_resources=self._on_list_resources,
+            on_read_resource=self._on_read_resource,
+            on_list_prompts=self._on_list_prompts,
+            on_get_prompt=self._on_get_prompt,
+        )
+        self.server.middleware.append(self._session_middleware)
+
+    # -- layers ---------------------------------------------------------------------------------
+    @staticmethod
+    def _check_user_id(user_id: str) -> None:
+        from hermes_memory.memory import validate_user_id
+
+        validate_user_id(user_id)  # raises ValueError naming the rule when unsafe
+
+    def _new_store(self, user_id: str | None) -> Any:
+        from hermes_memory.memory import MemoryStore
+
+        mem = self.config.memory
+        store = MemoryStore(
+            self.home.memories_dir,
+            memory_char_limit=mem.memory_char_limit,
+            user_char_limit=mem.user_char_limit,
+            user_id=user_id,
+        )
+        store.load_from_disk()
+        return store
+
+    def _load_provider(self) -> tuple[Any, Any]:
+        """The agent's MemoryManager (builtin + the ``memory.provider`` plugin) and that plugin (or ``None``)."""
+        from hermes_memory.providers.manager import create_memory_manager
+
+        # Raises ProviderError (unknown, failed import, unavailable): never silently built-in only.
+        manager = create_memory_manager(self.config, str(self.home.root),
+                                        memory_store=self._new_store(self.fixed_user_id))
+        manager.initialize_all(
+            self.session_id,
+            hermes_home=str(self.home.root),
+            platform="mcp",
+            agent_context="primary",
+            **({"user_id": self.fixed_user_id} if self.fixed_user_id else {}),
+        )
+        return manager, manager.external_provider
+
+    def _memory_enabled_targets(self) -> list[str]:
+        mem = self.config.memory
+        return [t for t, on in (("memory", mem.memory_enabled), ("user", mem.user_profile_enabled)) if on]
+
+    def _build_tools(self) -> dict[str, dict[str, Any]]:
+        """name -> {"kind": "memory"|"session_search"|"provider", "schema": dict, "description": str}."""
+        from hermes_memory.memory import MEMORY_TOOL_SCHEMA
+        from hermes_memory.sessions.search import SESSION_SEARCH_SCHEMA
+
+        tools: dict[str, dict[str, Any]] = {}
+        targets = self._memory_enabled_targets()
+        if targets:
+            name, desc, params = _tool_parts(MEMORY_TOOL_SCHEMA)
+            params = json.loads(json.dumps(params))
+            target = params.get("properties", {}).get("target")
+            if isinstance(target, dict) and "enum" in target:
+                target["enum"] = [t for t in target["enum"] if t in targets]
+            tools[name] = {"kind": "memory", "schema": self._with_user_id(params), "description": desc}
+        name, desc, params = _tool_parts(SESSION_SEARCH_SCHEMA)
+        tools[name] = {"kind": "session_search", "schema": json.loads(json.dumps(params)), "description": desc}
+        if self.provider is not None:
+            for schema in self.manager.get_all_tool_schemas():
+                pname, pdesc, pparams = _tool_parts(schema)
+                if pname in tools:
+                    logger.warning("provider tool %r clashes with a core tool and is not exposed", pname)
+                    continue
+                tools[pname] = {"kind": "provider", "schema": pparams, "description": pdesc}
+        return tools
+
+    def _with_user_id(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self.fixed_user_id is None:
+            params.setdefault("properties", {})["user_id"] = dict(USER_ID_PROPERTY)
+        return params
+
+    # -- client sessions ------------------------------------------------------------------------
+    def _new_client(self, key: str) -> ClientState:
+        state = ClientState(key)
+        store = self._new_store(self.fixed_user_id)
+        state.stores[self.fixed_user_id] = store
+        state.snapshot = render_snapshot(store)
+        return state
+
+    def _client(self, key: str | None) -> ClientState:
+        """The state of client session ``key`` (created on first use); ``None`` -> the server's."""
+        if key is None:
+            return self._default
+        state = self._clients.get(key)
+        if state is None:
+            state = self._new_client(key)
+            self._clients[key] = state
+            while len(self._clients) > MAX_CLIENT_SESSIONS:
+                self._clients.popitem(last=False)
+        else:
+            self._clients.move_to_end(key)
+        return state
+
+    def _store_for(self, state: ClientState, user_id: str | None) -> Any:
+        store = state.stores.get(user_id)
+        if store is None:
+            store = self._new_store(user_id)
+            state.stores[user_id] = store
+        return store
+
+    @staticmethod
+    def _session_key(ctx: Any) -> str | None:
+        request = getattr(ctx, "request", None)
+        headers = getattr(request, "headers", None)
+        if headers is None:
+            return None
+        return headers.get("mcp-session-id") or None
+
+    async def _session_middleware(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        key = self._session_key(ctx)
+        if key is not None and key not in self._clients:
+            await anyio.to_thread.run_sync(self._locked, self._client, key)
+        return await call_next(ctx)
+
+    def _locked(self, fn: Callable[..., Any], *args: Any) -> Any:
+        with self._lock:
+            return fn(*args)
+
+    # -- tools ----------------------------------------------------------------------------------
+    def tool_list(self) -> list[types.Tool]:
+        """The tools as MCP ``Tool`` objects (input schemas exactly as validated)."""
+        return [
+            types.Tool(name=name, description=spec["description"], input_schema=spec["schema"])
+            for name, spec in self._tools.items()
+        ]
+
+    async def _on_list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=self.tool_list())
+
+    async def _on_call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        key = self._session_key(ctx)
+        try:
+            text = await anyio.to_thread.run_sync(self.call_tool, params.name, params.arguments, key)
+        except InvalidArguments as exc:
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=str(exc),
+                data={"tool": exc.tool, "fields": exc.fields,
+                      "problems": [{"field": p.field, "message": p.message} for p in exc.problems]},
+            ) from None
+        except UnknownTool as exc:
+            raise MCPError(code=types.INVALID_PARAMS, message=str(exc), data={"tool": params.name}) from None
+        return tool_result(text)
+
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | None, session_key: str | None = None) -> str:
+        """Validate and run one tool call; return the tool's JSON result string.
+
+        Raises :class:`UnknownTool` or :class:`~hermes_memory.mcp.validation.InvalidArguments`
+        (nothing has run in either case). Errors while the tool runs are returned as JSON
+        (``{"success": false, "error": ...}``), never raised. Thread-safe: memory and session calls
+        run one at a time under the server's lock, provider calls under their own lock.
+        """
+        spec = self._tools.get(name)
+        if spec is None:
+            raise UnknownTool(f"unknown tool {name!r}; this server offers: {', '.join(self._tools)}")
+        kind = spec["kind"]
+        if kind == "memory":
+            from hermes_memory.memory import memory_tool
+
+            # `new_text` is the dispatcher's documented alias of `content`; nothing else undeclared.
+            aliases = [p for p in ("new_text",) if p in inspect.signature(memory_tool).parameters]
+            args = check_arguments(name, spec["schema"], arguments, allowed_extra=aliases, strict=True)
+            user_id = self._resolve_user_id(args)
+            with self._lock:
+                return self._run_memory(self._client(session_key), user_id, args)
+        if kind == "session_search":
+            args = check_arguments(name, spec["schema"], arguments, strict=True)
+            with self._lock:
+                return self._guard(name, lambda: self._run_session_search(args))
+        args = check_arguments(name, spec["schema"], arguments)
+        with self._provider_lock:
+            return self._guard(name, lambda: self.manager.handle_tool_call(name, args))
+
+    def _resolve_user_id(self, args: dict[str, Any]) -> str | None:
+        requested = args.pop("user_id", None)
+        if self.fixed_user_id is not None:
+            return self.fixed_user_id
+        if requested in (None, ""):
+            return None
+        try:
+            self._check_user_id(requested)
+        except (ValueError, HermesMemoryError) as exc:
+            from hermes_memory.mcp.validation import ArgumentProblem
+
+            raise InvalidArguments("memory", [ArgumentProblem("user_id", str(exc))]) from None
+        return requested
+
+    def _run_memory(self, state: ClientState, user_id: str | None, args: dict[str, Any]) -> str:
+        from hermes_memory.memory import memory_tool
+
+        store = self._store_for(state, user_id)
+        result = self._guard("memory", lambda: memory_tool(store=store, **args))
+        if self.provider is not None:
+            self._mirror_memory_write(result, args)
+        return result
+
+    def _mirror_memory_write(self, result: str, args: dict[str, Any]) -> None:
+        """Mirror a committed memory write to the external provider, as the agent loop does."""
+        self.manager.notify_memory_tool_write(result, args)
+
+    def _run_session_search(self, args: dict[str, Any]) -> str:
+        from hermes_memory.sessions.search import session_search
+
+        # No current session to exclude: the MCP client's own conversation is not in state.db.
+        return session_search(args, self.db)
+
+    @staticmethod
+    def _guard(tool: str, fn: Callable[[], str]) -> str:
+        try:
+            out = fn()
+        except HermesMemoryError as exc:
+            logger.warning("tool %s failed: %s", tool, exc)
+            return json.dumps({"success": False, "error": str(exc)}, ensure_ascii=False)
+        except Exception as exc:  # a tool failure is a tool result, never a crashed server
+            logger.exception("tool %s raised", tool)
+            return json.dumps({"success": False, "error": f"{tool} failed: {type(exc).__name__}: {exc}"},
+                              ensure_ascii=False)
+        return out if isinstance(out, str) else json.dumps(out, ensure_ascii=False, default=str)
+
+    # -- resources ------------------------------------------------------------------------------
+    def _file_path(self, which: str) -> Any:
+        store = self._default.stores[self.fixed_user_id]
+        path_for = getattr(store, "path_for", None)
+        if callable(path_for):
+            return path_for("memory" if which == "MEMORY.md" else "user")
+        if which == "USER.md" and self.fixed_user_id:
+            return self.home.memories_dir / "users" / self.fixed_user_id / "USER.md"
+        return self.home.memories_dir / which
+
+    async def _on_list_resources(self, ctx: Any, params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[
+            types.Resource(uri=URI_SNAPSHOT, name="snapshot", title="Frozen memory snapshot",
+                           description="MEMORY.md and USER.md as rendered into the agent's system prompt, frozen "
+                           "when this client session started.", mime_type="text/plain"),
+            types.Resource(uri=URI_MEMORY_MD, name="MEMORY.md", title="MEMORY.md (agent notes, live)",
+                           description="The live agent-notes file; entries separated by a line holding '§'.",
+                           mime_type="text/markdown"),
+            types.Resource(uri=URI_USER_MD, name="USER.md", title="USER.md (user profile, live)",
+                           description="The live user-profile file"
+                           + (f" of user {self.fixed_user_id!r}." if self.fixed_user_id else "."),
+                           mime_type="text/markdown"),
+        ])
+
+    def read_resource(self, uri: str, session_key: str | None = None) -> tuple[str, str]:
+        """Return ``(mime_type, text)`` of a resource; raises :class:`KeyError` for an unknown URI."""
+        if uri == URI_SNAPSHOT:
+            return "text/plain", self._client(session_key).snapshot
+        if uri in (URI_MEMORY_MD, URI_USER_MD):
+            path = self._file_path("MEMORY.md" if uri == URI_MEMORY_MD else "USER.md")
+            try:
+                return "text/markdown", path.read_text(encoding="utf-8-sig")
+            except FileNotFoundError:
+                return "text/markdown", ""
+        raise KeyError(uri)
+
+    async def _on_read_resource(self, ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        key = self._session_key(ctx)
+        try:
+            mime, text = await anyio.to_thread.run_sync(self._locked, self.read_resource, str(params.uri), key)
+        except KeyError:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"unknown resource {params.uri}",
+                           data={"uri": str(params.uri)}) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise MCPError(code=types.INTERNAL_ERROR, message=f"cannot read {params.uri}: {exc}") from None
+        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=str(params.uri), mime_type=mime, text=text)])
+
+    # -- prompts --------------------------------------------------------------------------------
+    async def _on_list_prompts(self, ctx: Any, params: Any) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[
+            types.Prompt(name=PROMPT_GUIDANCE, title="Memory guidance",
+                         description="How to use the memory and session_search tools, with the frozen memory snapshot.")
+        ])
+
+    def guidance_text(self, session_key: str | None = None) -> str:
+        """The ``memory_guidance`` prompt text, sections separated by blank lines: the agent's memory
+        guidance (profile-only wording when only USER.md is enabled) and session-search guidance
+        (:mod:`hermes_memory.agent.prompt`), the session's frozen snapshot (if any), then the
+        external provider's ``system_prompt_block`` (if any)."""
+        from hermes_memory.agent.prompt import MEMORY_GUIDANCE, SESSION_SEARCH_GUIDANCE, USER_PROFILE_GUIDANCE
+
+        # The agent's own guidance texts, so every client is told the same as our agent.
+        targets = self._memory_enabled_targets()
+        parts = []
+        if "memory" in targets:
+            parts.append(MEMORY_GUIDANCE.strip())
+        elif targets:
+            parts.append(USER_PROFILE_GUIDANCE.strip())
+        parts.append(SESSION_SEARCH_GUIDANCE.strip())
+        snapshot = self._client(session_key).snapshot
+        if snapshot:
+            parts.append("What you remember (frozen at the start of this session):\n\n" + snapshot)
+        if self.provider is not None:
+            try:
+                block = (self.provider.system_prompt_block() or "").strip()
+            except Exception:  # a failing provider never breaks the prompt
+                logger.exception("provider %s: system_prompt_block failed", getattr(self.provider, "name", "?"))
+                block = ""
+            if block:
+                parts.append(block)
+        return "\n\n".join(parts) + "\n"
+
+    async def _on_get_prompt(self, ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        if params.name != PROMPT_GUIDANCE:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"unknown prompt {params.name!r}; use {PROMPT_GUIDANCE!r}")
+        key = self._session_key(ctx)
+        text = await anyio.to_thread.run_sync(self._locked, self.guidance_text, key)
+        return types.GetPromptResult(
+            description="Memory guidance and the frozen memory snapshot",
+            messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
+        )
+
+    # -- transports -----------------------------------------------------------------------------
+    async def run_stdio(self) -> None:
+        """Serve one client over stdin/stdout until it disconnects, then close."""
+        from mcp.server.stdio import stdio_server
+
+        try:
+            async with stdio_server() as (read_stream, write_stream):
+                await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+        finally:
+            self.close()
+
+    def http_app(self, *, host: str, token: str | None) -> Any:
+        """The ASGI app serving MCP at ``/mcp``; with ``token`` every request needs ``Bearer <token>``."""
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        security = None
+        if not is_loopback(host):
+            # Reachable from other machines: the bearer token is the guard, and the Host header
+            # is whatever name clients use for this machine, so DNS-rebinding checks are off.
+            security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+        app = self.server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host, transport_security=security)
+        return BearerTokenGate(app, token) if token else app
+
+    async def serve_http(self, sock: socket.socket, *, host: str, token: str | None) -> None:
+        """Serve streamable HTTP on an already bound, listening socket until SIGINT/SIGTERM; then close."""
+        import uvicorn
+
+        config = uvicorn.Config(self.http_app(host=host, token=token), log_config=None, access_log=False,
+                                lifespan="on", timeout_graceful_shutdown=5)
+        try:
+            await uvicorn.Server(config).serve(sockets=[sock])
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Shut the external provider down and close ``state.db`` (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self.manager is not None:
+                self.manager.shutdown_all()
+        except Exception:  # shutdown must finish closing the database
+            logger.exception("provider shutdown failed")
+        self.db.close()
+
+
+class UnknownTool(LookupError):
+    """A ``tools/call`` named a tool this server does not offer."""
+
+
+def render_snapshot(store: Any) -> str:
+    """The frozen snapshot text: the memory block and the user block, joined by a blank line.
+
+    Same rendering the agent puts into its system prompt (``format_for_system_prompt``); ``""``
+    when both stores are empty.
+    """
+    parts = [store.format_for_system_prompt(t) for t in ("memory", "user")]
+    return "\n\n".join(p for p in parts if p)
+
+
+def tool_result(text: str) -> types.CallToolResult:
+    """Wrap a tool's JSON string as an MCP result.
+
+    The text content is the tool's JSON, unchanged. When it parses to an object it is also sent
+    as ``structuredContent``; ``isError`` is set when it reports ``"success": false`` or carries an
+    ``"error"`` without a success flag.
+    """
+    structured: Any = None
+    is_error = False
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict):
+        structured = parsed
+        success = parsed.get("success")
+        is_error = success is False or (success is None and "error" in parsed)
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=structured, is_error=is_error)
+
+
+class BearerTokenGate:
+    """ASGI wrapper that answers 401 unless ``Authorization: Bearer <token>`` matches (constant time)."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") == "http":
+            given = b""
+            for name, value in scope.get("headers", []):
+                if name.lower() == b"authorization":
+                    given = value
+                    break
+            if not hmac.compare_digest(given, self._expected):
+                body = json.dumps({"error": "missing or wrong bearer token; send 'Authorization: Bearer <token>' "
+                                   "(the token given to `hermes-memory serve --token` / HERMES_MCP_TOKEN)"}).encode()
+                await send({"type": "http.response.start", "status": 401, "headers": [
+                    (b"content-type", b"application/json"), (b"www-authenticate", b'Bearer realm="hermes-memory"'),
+                    (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """Bind and listen on ``host:port`` (``port=0``: any free port); return the socket.
+
+    Raises :class:`OSError` (e.g. ``EADDRINUSE``) when the address cannot be bound.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+        sock.listen(128)
+        sock.set_inheritable(True)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def endpoint_url(host: str, port: int) -> str:
+    """The URL clients use: ``http://HOST:PORT/mcp`` (IPv6 in brackets; wildcard binds name this host)."""
+    if host in ("0.0.0.0", "::", ""):
+        host = socket.gethostname()
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{port}{HTTP_PATH}"

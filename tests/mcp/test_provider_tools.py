@@ -1,0 +1,142 @@
+"""The active external provider's tools, served next to the core ones (real discovery + MemoryManager)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import textwrap
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from tests.mcp.helpers import HttpServer, call, child_env, serve_argv, stdio_session
+
+PLUGIN = textwrap.dedent('''
+    """A tiny user plugin: a `notes` tool over a JSON file, and a log of mirrored memory writes."""
+    import json
+    from pathlib import Path
+
+    from hermes_memory.providers.base import MemoryProvider
+
+
+    class NotesProvider(MemoryProvider):
+        @property
+        def name(self):
+            return "notes"
+
+        def is_available(self):
+            return True
+
+        def initialize(self, session_id, **kwargs):
+            self.home = Path(kwargs["hermes_home"])
+            self.platform = kwargs["platform"]
+
+        def get_tool_schemas(self):
+            return [{"name": "notes", "description": "Keep short notes.",
+                     "parameters": {"type": "object",
+                                    "properties": {"action": {"type": "string", "enum": ["add", "list"]},
+                                                   "text": {"type": "string"}},
+                                    "required": ["action"]}}]
+
+        def _file(self):
+            return self.home / "notes.json"
+
+        def handle_tool_call(self, tool_name, args, **kwargs):
+            notes = json.loads(self._file().read_text()) if self._file().exists() else []
+            if args["action"] == "add":
+                notes.append(args.get("text", ""))
+                self._file().write_text(json.dumps(notes))
+                return json.dumps({"success": True, "count": len(notes), "platform": self.platform})
+            return json.dumps({"success": True, "notes": notes})
+
+        def shutdown(self):
+            with open(self.home / "shutdown.log", "a") as fh:
+                fh.write("shutdown\\n")
+
+        def on_memory_write(self, action, target, content, metadata=None):
+            with open(self.home / "mirrored.jsonl", "a") as fh:
+                fh.write(json.dumps([action, target, content]) + "\\n")
+''')
+
+
+def _install_plugin(home: Path) -> None:
+    folder = home / "plugins" / "notes"
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text(PLUGIN, encoding="utf-8")
+    (folder / "plugin.yaml").write_text("name: notes\ndescription: Test notes provider\n", encoding="utf-8")
+    (home / "config.yaml").write_text("memory:\n  provider: notes\n", encoding="utf-8")
+
+
+def test_provider_tools_are_listed_routed_validated_and_memory_writes_mirrored(hermes_home: Path) -> None:
+    _install_plugin(hermes_home)
+
+    async def main() -> None:
+        async with stdio_session(hermes_home) as s:
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            assert set(tools) == {"memory", "session_search", "notes"}
+            assert tools["notes"].input_schema["required"] == ["action"]
+            r = await call(s, "notes", {"action": "add", "text": "first note"})
+            assert r == {"success": True, "count": 1, "platform": "mcp"}
+            assert (await call(s, "notes", {"action": "list"}))["notes"] == ["first note"]
+            with pytest.raises(MCPError) as info:
+                await s.call_tool("notes", {"action": "erase"})
+            assert "field 'action'" in info.value.error.message
+            r = await call(s, "memory", {"action": "add", "target": "user", "content": "Name is Sam"})
+            assert r["success"] is True
+            r = await call(s, "memory", {"action": "add", "target": "user", "content": "Name is Sam"})
+            assert r["success"] is True  # duplicate: nothing written, still mirrored as the agent does
+            r = await call(s, "memory", {"action": "remove", "target": "user", "old_text": "no such entry"})
+            assert r["success"] is False  # a refused write is not mirrored
+
+    anyio.run(main)
+    assert json.loads((hermes_home / "notes.json").read_text()) == ["first note"]
+    mirrored = [json.loads(line) for line in (hermes_home / "mirrored.jsonl").read_text().splitlines()]
+    assert mirrored[0] == ["add", "user", "Name is Sam"]
+    assert all(m[0] == "add" for m in mirrored)
+    assert (hermes_home / "shutdown.log").read_text() == "shutdown\n"  # client left: provider shut down
+
+
+def test_sigterm_stops_the_http_server_cleanly_and_shuts_the_provider_down(hermes_home: Path) -> None:
+    _install_plugin(hermes_home)
+    with HttpServer(hermes_home) as srv:
+        assert srv.info["tools"] == ["memory", "session_search", "notes"]
+        assert srv.proc is not None
+        srv.proc.send_signal(signal.SIGTERM)
+        assert srv.proc.wait(timeout=60) == 0, srv.stderr()
+    assert (hermes_home / "shutdown.log").read_text() == "shutdown\n"
+
+
+def test_a_configured_provider_that_cannot_load_stops_the_server_with_the_reason(hermes_home: Path) -> None:
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: no_such_provider\n", encoding="utf-8")
+    proc = subprocess.run(serve_argv(hermes_home), input="", capture_output=True, text=True, env=child_env(),
+                          timeout=120)
+    assert proc.returncode == 1
+    assert "no_such_provider" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_the_bundled_holographic_provider_serves_fact_store_and_receives_memory_writes(hermes_home: Path) -> None:
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: holographic\n", encoding="utf-8")
+
+    async def main() -> None:
+        async with stdio_session(hermes_home) as s:
+            names = {t.name for t in (await s.list_tools()).tools}
+            assert {"memory", "session_search", "fact_store", "fact_feedback"} <= names
+            prompt = (await s.get_prompt("memory_guidance")).messages[0].content.text
+            assert "Holographic Memory" in prompt  # the provider's system_prompt_block rides along
+            added = await call(s, "fact_store", {"action": "add", "content": "Sam deploys the shop with Ansible"})
+            assert "error" not in added, added
+            r = await call(s, "memory", {"action": "add", "target": "user", "content": "Sam prefers Vim keybindings"})
+            assert r["success"] is True
+            found = await call(s, "fact_store", {"action": "search", "query": "Ansible deploys"})
+            assert "Ansible" in json.dumps(found)
+            mirrored = await call(s, "fact_store", {"action": "search", "query": "Vim keybindings"})
+            assert "Vim" in json.dumps(mirrored)  # the memory write reached the provider
+            with pytest.raises(MCPError) as info:
+                await s.call_tool("fact_store", {"action": "add", "content": "x", "category": "nonsense"})
+            assert "field 'category'" in info.value.error.message
+
+    anyio.run(main)

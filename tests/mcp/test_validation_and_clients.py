@@ -1,0 +1,110 @@
+"""Argument validation and client snippets, in-process (no server needed)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import tomllib
+
+import pytest
+
+from hermes_memory.mcp.clients import TOKEN_ENV, all_snippets
+from hermes_memory.mcp.server import endpoint_url, is_loopback, tool_result
+from hermes_memory.mcp.validation import InvalidArguments, check_arguments
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "target": {"type": "string", "enum": ["memory", "user"]},
+        "content": {"type": "string"},
+        "operations": {"type": "array", "items": {
+            "type": "object", "properties": {"action": {"type": "string", "enum": ["add", "remove"]}},
+            "required": ["action"]}},
+    },
+    "required": ["target"],
+}
+
+
+def test_valid_arguments_come_back_as_a_plain_dict() -> None:
+    assert check_arguments("memory", SCHEMA, {"target": "user", "content": "x"}) == {"target": "user", "content": "x"}
+    with pytest.raises(InvalidArguments):
+        check_arguments("memory", SCHEMA, None)  # None is {} and target is required
+
+
+@pytest.mark.parametrize(
+    ("args", "fields"),
+    [
+        ({}, ["target"]),
+        ({"target": "nope"}, ["target"]),
+        ({"target": "memory", "content": ["x"]}, ["content"]),
+        ({"target": "memory", "operations": [{"action": "add"}, {}]}, ["operations[1].action"]),
+        ({"target": "memory", "operations": [{"action": "zap"}]}, ["operations[0].action"]),
+        ({"target": 1, "content": 2}, ["content", "target"]),
+    ],
+)
+def test_every_invalid_field_is_named(args: dict, fields: list[str]) -> None:
+    with pytest.raises(InvalidArguments) as info:
+        check_arguments("memory", SCHEMA, args)
+    assert sorted(info.value.fields) == sorted(fields)
+    assert str(info.value).startswith(f"invalid arguments for tool 'memory': field '{info.value.fields[0]}'")
+
+
+def test_strict_mode_names_undeclared_fields_but_allows_aliases() -> None:
+    with pytest.raises(InvalidArguments) as info:
+        check_arguments("memory", SCHEMA, {"target": "memory", "conten": "x"}, strict=True)
+    assert info.value.fields == ["conten"]
+    ok = check_arguments("memory", SCHEMA, {"target": "memory", "new_text": "x"}, strict=True,
+                         allowed_extra=["new_text"])
+    assert ok["new_text"] == "x"
+    assert check_arguments("memory", SCHEMA, {"target": "memory", "extra": 1}) == {"target": "memory", "extra": 1}
+
+
+def test_a_broken_provider_schema_is_reported_not_raised_as_a_crash() -> None:
+    with pytest.raises(InvalidArguments) as info:
+        check_arguments("fact_store", {"type": "object", "properties": {"a": {"type": "no-such-type"}}}, {"a": 1})
+    assert info.value.fields == ["(schema)"]
+
+
+def test_tool_results_keep_the_json_text_and_flag_failures() -> None:
+    ok = tool_result('{"success": true, "message": "Entry added."}')
+    assert ok.content[0].text == '{"success": true, "message": "Entry added."}'
+    assert ok.structured_content == {"success": True, "message": "Entry added."} and ok.is_error is False
+    assert tool_result('{"success": false, "error": "No entry matched"}').is_error is True
+    assert tool_result('{"error": "provider down"}').is_error is True
+    plain = tool_result("not json")
+    assert plain.structured_content is None and plain.is_error is False
+
+
+def test_loopback_detection_and_urls() -> None:
+    assert all(is_loopback(h) for h in ("127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"))
+    assert not any(is_loopback(h) for h in ("0.0.0.0", "::", "192.168.1.5", "example.com"))
+    assert endpoint_url("127.0.0.1", 8765) == "http://127.0.0.1:8765/mcp"
+    assert endpoint_url("::1", 9000) == "http://[::1]:9000/mcp"
+
+
+@pytest.mark.parametrize("token", [False, True])
+def test_client_snippets_parse_in_each_clients_format_and_never_hold_the_secret(token: bool) -> None:
+    url = "http://127.0.0.1:8765/mcp"
+    stdio = ["/opt/venv/bin/hermes-memory", "--home", "/home/me/.hermes", "serve", "--transport", "stdio"]
+    snippets = {s.client: s for s in all_snippets(url, token=token, stdio_command=stdio)}
+    assert list(snippets) == ["Claude Code", "Cursor", "Codex CLI", "Claude Desktop"]
+
+    argv = shlex.split(snippets["Claude Code"].text)
+    assert argv[:7] == ["claude", "mcp", "add", "--scope", "user", "--transport", "http"]
+    assert argv[7:9] == ["hermes-memory", url]
+
+    cursor = json.loads(snippets["Cursor"].text)["mcpServers"]["hermes-memory"]
+    assert cursor["url"] == url
+
+    codex = tomllib.loads(snippets["Codex CLI"].text)["mcp_servers"]["hermes-memory"]
+    assert codex["url"] == url
+
+    desktop = json.loads(snippets["Claude Desktop"].text)["mcpServers"]["hermes-memory"]
+    assert [desktop["command"], *desktop["args"]] == stdio
+
+    if token:
+        assert argv[9:] == ["--header", f"Authorization: Bearer ${TOKEN_ENV}"]
+        assert cursor["headers"] == {"Authorization": f"Bearer ${{env:{TOKEN_ENV}}}"}
+        assert codex["bearer_token_env_var"] == TOKEN_ENV
+    else:
+        assert len(argv) == 9 and "headers" not in cursor and "bearer_token_env_var" not in codex
