@@ -86,10 +86,16 @@ def test_review_cannot_lift_its_add_only_origin_by_passing_origin(hermes_home: P
 # -- Ctrl-C while a tool runs ----------------------------------------------------------------------
 
 class _InterruptingProvider(FakeProvider):
-    """A provider whose tool is interrupted (Ctrl-C arrives as KeyboardInterrupt while it runs)."""
+    """A provider whose tool is still running when the user presses Ctrl-C (SIGINT to this process:
+    the main thread, waiting for the tool, gets the KeyboardInterrupt as it would in chat)."""
 
     def handle_tool_call(self, tool_name, args, **kwargs):
-        raise KeyboardInterrupt
+        import signal
+        import time
+
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)  # the caller has been interrupted long before this returns
+        return "{}"
 
 
 def test_interrupted_tool_call_leaves_a_result_for_every_call_and_the_next_turn_works(hermes_home: Path):
