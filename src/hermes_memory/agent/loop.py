@@ -48,6 +48,7 @@ from hermes_memory.context.compressor import (
     SummaryAuthError,
     SummaryNetworkError,
     SummaryRateLimitError,
+    sanitize_tool_pairs,
 )
 from hermes_memory.context.tokens import estimate_messages_tokens_rough
 from hermes_memory.errors import ContextLengthError, SessionStoreError
@@ -71,6 +72,7 @@ from hermes_memory.providers.discovery import load_configured_provider
 from hermes_memory.providers.fencing import build_memory_context_block
 from hermes_memory.providers.manager import MemoryManager
 from hermes_memory.sessions.db import SessionDB
+from hermes_memory.sessions.fts import scrub_text
 from hermes_memory.sessions.search import SESSION_SEARCH_SCHEMA, session_search
 
 log = logging.getLogger(__name__)
@@ -79,6 +81,8 @@ MAX_TOOL_ITERATIONS = 20
 """Model calls per user turn before the loop gives up on a final answer."""
 REVIEW_MAX_ITERATIONS = 8
 """Model calls a memory review may make (reference-behaviour.md §9)."""
+_MEMORY_INTERNAL_ARGS = frozenset({"store", "origin"})
+"""``memory_tool`` keywords set by the loop, never taken from the model's arguments."""
 PREFLIGHT_MAX_PASSES = 3
 """Compression passes before one model call (reference-behaviour.md §9)."""
 
@@ -182,7 +186,12 @@ class Agent:
             sid = self._resolve_session(resume)
             row = self.db.get_session(sid) or {}
             self.session_id = sid
-            self.messages = [m for m in self.db.get_messages_as_conversation(sid) if m.get("role") != "system"]
+            stored = [m for m in self.db.get_messages_as_conversation(sid) if m.get("role") != "system"]
+            # A process killed mid-tool (closed terminal, kill -9) can leave a call without its result;
+            # the APIs refuse such a history on every turn, so unpaired calls/results are dropped here.
+            self.messages, dropped = sanitize_tool_pairs(stored)
+            if dropped:
+                log.warning("session %s: dropped %d unpaired tool call(s)/result(s) on resume", sid, dropped)
             self._session_created = True
             self.db.reopen_session(sid)
             parent = row.get("parent_session_id") or ""
@@ -197,6 +206,7 @@ class Agent:
         self._closed = False
 
     def _resolve_session(self, ref: str) -> str:
+        ref = scrub_text(ref)  # undecodable terminal bytes (lone surrogates) cannot be bound by SQLite
         sid = self.db.resolve_session_id(ref) or self.db.resolve_session_by_title(ref)
         if not sid:
             raise SessionStoreError(f"no session matches {ref!r}; list sessions with `hermes-memory sessions list`.")
@@ -219,12 +229,14 @@ class Agent:
         if self._closed:
             return
         self._closed = True
-        if self._session_created and self._turns_since_flush > 0:
-            self._flush(min_turns=None)
-        self.manager.on_session_end(self._plain(self.messages))
-        if self._session_created:
-            self.db.end_session(self.session_id, reason)
-        self.manager.shutdown_all()
+        try:
+            if self._session_created and self._turns_since_flush > 0:
+                self._flush(min_turns=None)
+        finally:  # Ctrl-C during the flush (a model call) still ends the session and the providers
+            self.manager.on_session_end(self._plain(self.messages))
+            if self._session_created:
+                self.db.end_session(self.session_id, reason)
+            self.manager.shutdown_all()
 
     def new_session(self) -> str:
         """``/new``: close the live session (reason ``new_session``) and start a fresh one; returns its id."""
@@ -273,10 +285,13 @@ class Agent:
                                                           "(memory.memory_enabled / memory.user_profile_enabled)."})
         if not self.memory_enabled and args.get("target", "memory") != "user":
             return json.dumps({"success": False, "error": "Only the 'user' store is enabled; use target='user'."})
-        result = memory_tool(**{k: v for k, v in args.items() if k != "store"}, store=self.store, origin=origin)
+        # ``store`` and ``origin`` are ours: a model passing them must neither redirect the write nor
+        # lift the review's add-only origin (nor make the call fail with a duplicate keyword).
+        clean = {k: v for k, v in args.items() if k not in _MEMORY_INTERNAL_ARGS}
+        result = memory_tool(**clean, store=self.store, origin=origin)
         self._turns_since_memory = 0
         self._memory_used_this_turn = True
-        self.manager.notify_memory_tool_write(result, args)
+        self.manager.notify_memory_tool_write(result, clean)
         return result
 
     def _dispatch(self, name: str, args: dict[str, Any]) -> str:
@@ -386,13 +401,28 @@ class Agent:
                 break
         try:
             resp = self.model.complete(self._prepare(self._api_messages(block)), tools=tools or None)
-        except ContextLengthError:
+        except ContextLengthError as first:
             log.warning("context-length error: compressing and retrying once")
             if not self.compress_context(reason="context_length", force=True):
-                raise
-            resp = self.model.complete(self._prepare(self._api_messages(block)), tools=tools or None)
+                raise self._uncured(first) from first
+            try:
+                resp = self.model.complete(self._prepare(self._api_messages(block)), tools=tools or None)
+            except ContextLengthError as again:
+                raise self._uncured(again) from again
         self._account(resp, main=True)
         return resp
+
+    def _uncured(self, exc: ContextLengthError) -> ContextLengthError:
+        """The error raised when compressing once did not make the prompt fit: what to do about it."""
+        err = ContextLengthError(
+            f"{exc}. Compressing the conversation did not make it fit. Compression budgets against "
+            f"model.context_length in config.yaml ({self.model.context_length:,} tokens): set it to the server's "
+            "real window if that is smaller, shorten a message that alone exceeds the window, or start a new "
+            "session (/new in chat)."
+        )
+        err.status_code = getattr(exc, "status_code", None)  # type: ignore[attr-defined]
+        err.kind = "context_length"  # type: ignore[attr-defined]
+        return err
 
     # ------------------------------------------------------------------ the turn
     def run_turn(self, user_message: str) -> TurnResult:
@@ -404,6 +434,9 @@ class Agent:
         """
         if self._closed:
             raise RuntimeError("this Agent's session is closed; call new_session() or resume() first")
+        # Undecodable terminal bytes arrive as lone surrogates, which no SDK can encode; scrub them
+        # the way SessionDB stores them so history, the wire and state.db hold the same text.
+        user_message = scrub_text(user_message)
         self._turn_usage, self._turn_calls = Usage(), 0
         self._memory_used_this_turn = False
         compressions_before = self.compressor.compression_count
@@ -438,14 +471,22 @@ class Agent:
                 if not resp.tool_calls:
                     text = message_text(assistant)
                     break
-                for call in resp.tool_calls:
-                    fn = call.get("function") or {}
-                    name = fn.get("name", "")
-                    result = self._dispatch(name, parse_tool_arguments(fn.get("arguments")))
-                    tool_count += 1
-                    tool_msg = {"role": "tool", "tool_call_id": call.get("id"), "name": name, "content": result}
-                    self.messages.append(tool_msg)
-                    self._persist(tool_msg)
+                answered = 0
+                try:
+                    for call in resp.tool_calls:
+                        fn = call.get("function") or {}
+                        name = fn.get("name", "")
+                        result = self._dispatch(name, parse_tool_arguments(fn.get("arguments")))
+                        tool_count += 1
+                        tool_msg = {"role": "tool", "tool_call_id": call.get("id"), "name": name, "content": result}
+                        self.messages.append(tool_msg)
+                        self._persist(tool_msg)
+                        answered += 1
+                except BaseException:
+                    # Ctrl-C (or a crash) while a tool ran: every call still gets a result, or the
+                    # history (live and in SessionDB) is one the model APIs reject from now on.
+                    self._answer_interrupted(resp.tool_calls[answered:])
+                    raise
                 if self.compressor.should_compress():
                     self.compress_context(reason="threshold")
             else:
@@ -467,6 +508,18 @@ class Agent:
                               review_ran=review_ran, finish_reason=finish)
         finally:
             self._turn_usage = None
+
+    def _answer_interrupted(self, calls: list[dict[str, Any]]) -> None:
+        """Give each of ``calls`` (not yet answered) an error result, in history and SessionDB."""
+        for call in calls:
+            name = (call.get("function") or {}).get("name", "")
+            msg = {"role": "tool", "tool_call_id": call.get("id"), "name": name,
+                   "content": json.dumps({"error": f"tool {name} was interrupted before it returned"})}
+            self.messages.append(msg)
+            try:
+                self._persist(msg)
+            except Exception as exc:  # keep the original interruption as the error the caller sees
+                log.warning("could not save the result of interrupted tool %s: %s", name, exc)
 
     # ------------------------------------------------------------------ memory review and flush
     def _run_review(self) -> bool:

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.markdown import Markdown
+from rich.markup import escape
 from rich.table import Table
 
 from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, console, err_console, fail, print_json, state
@@ -38,12 +39,12 @@ def _build_agent(ctx: typer.Context, resume: str | None) -> Any:
     st = state(ctx)
     cfg = st.config
     if not cfg.model.configured:
-        fail(not_configured_help(str(st.home.config_path)), EXIT_USAGE)
+        fail(not_configured_help(str(st.home.config_path), str(st.home.env_path)), EXIT_USAGE)
     try:
         main, aux = build_models(cfg)
         summary = build_summary_model(cfg, main, aux)
-    except ModelNotConfiguredError as exc:
-        fail(str(exc), EXIT_USAGE)
+    except ModelNotConfiguredError as exc:  # name the real .env file: HERMES_HOME may well be unset
+        fail(str(exc).replace("$HERMES_HOME/.env", str(st.home.env_path)), EXIT_USAGE)
     try:
         return Agent(main, aux_model=aux, summary_model=summary, home=st.home, config=cfg, resume=resume)
     except (ProviderError, SessionStoreError) as exc:
@@ -72,7 +73,7 @@ def _show_memory(agent: Any) -> None:
         table.add_column("#", justify="right")
         table.add_column("entry")
         for i, entry in enumerate(entries, 1):
-            table.add_row(str(i), entry)
+            table.add_row(str(i), escape(entry))
         if not entries:
             table.add_row("-", "(empty)")
         console.print(table)
@@ -85,14 +86,15 @@ def _search(agent: Any, query: str) -> None:
         return
     rows = agent.db.search_messages(query, limit=10)
     if not rows:
-        console.print(f"no matches for {query!r}")
+        console.print(f"no matches for {escape(repr(query))}")
         return
     table = Table(show_lines=False)
     table.add_column("session")
     table.add_column("role")
     table.add_column("snippet")
     for r in rows:
-        table.add_row(str(r.get("session_id")), str(r.get("role")), str(r.get("snippet") or "").replace("\n", " "))
+        table.add_row(str(r.get("session_id")), str(r.get("role")),
+                      escape(str(r.get("snippet") or "").replace("\n", " ")))
     console.print(table)
 
 
@@ -158,19 +160,19 @@ def register(app: typer.Typer) -> None:
                         try:
                             sid = agent.resume(arg.strip())
                         except SessionStoreError as exc:
-                            err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+                            err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
                             continue
                         console.print(f"resumed session {sid} ({len(agent.messages)} messages)")
                     elif cmd == "/status":
                         console.print(_footer(agent), highlight=False)
                     else:
-                        console.print(f"unknown command {cmd}\n{SLASH_HELP}", highlight=False)
+                        console.print(f"unknown command {escape(cmd)}\n{SLASH_HELP}", highlight=False)
                     continue
                 try:
                     with console.status("thinking..."):
                         result = agent.run_turn(text)
                 except ModelError as exc:
-                    err_console.print(f"[bold red]model error:[/] {exc}", highlight=False)
+                    err_console.print(f"[bold red]model error:[/] {escape(str(exc))}", highlight=False)
                     continue
                 except KeyboardInterrupt:
                     err_console.print("interrupted")
@@ -178,17 +180,21 @@ def register(app: typer.Typer) -> None:
                 console.print(Markdown(result.text or "(no answer)"))
                 console.print(f"[dim]{_footer(agent)}[/]", highlight=False)
         finally:
-            agent.close()
-            if rl is not None:
-                with contextlib.suppress(OSError):
-                    rl.write_history_file(home / HISTORY_FILE)
+            try:
+                agent.close()
+            finally:
+                if rl is not None:
+                    with contextlib.suppress(OSError):
+                        rl.write_history_file(home / HISTORY_FILE)
         console.print(f"[dim]session {agent.session_id} saved · {_footer(agent)}[/]", highlight=False)
 
     @app.command("run")
     def run(
         ctx: typer.Context,
         prompt: Annotated[str, typer.Argument(help="The message to send.")],
-        as_json: Annotated[bool, typer.Option("--json", help="Print the answer and counters as JSON.")] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="Print the answer and counters as JSON (keys: session_id, "
+                                              "text, finish_reason, usage, cache_share, api_calls, tool_calls, "
+                                              "compressions).")] = False,
         resume: Annotated[str | None, typer.Option("--resume", help="Continue a session (id, id prefix or title).")] = None,
     ) -> None:
         """Answer PROMPT once (one session, memory and history included) and exit."""
@@ -198,6 +204,9 @@ def register(app: typer.Typer) -> None:
         except ModelError as exc:
             agent.close("error")
             fail(str(exc), EXIT_REFUSED)
+        except KeyboardInterrupt:  # end the session and the providers, then exit 130 (main)
+            agent.close("interrupted")
+            raise
         agent.close()
         if as_json:
             print_json({

@@ -9,6 +9,7 @@ from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from hermes_memory.config import HermesConfig, load_config, load_env_into_process
 from hermes_memory.home import HermesHome
@@ -59,5 +60,6 @@ def print_json(data: Any) -> None:
 
 def fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:
     """Print ``message`` on stderr and exit with ``code`` (1 refused/not found, 2 usage)."""
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
+    # the message is plain text (server replies, paths, user input): brackets in it are not markup
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, markup=True, soft_wrap=True)
     raise typer.Exit(code)

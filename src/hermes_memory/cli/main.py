@@ -6,6 +6,7 @@ import logging
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from hermes_memory import __version__
 from hermes_memory.cli import chat as chat_cmds
@@ -70,10 +71,10 @@ def main() -> None:
     except typer.Exit as exc:
         raise SystemExit(exc.exit_code) from None
     except (ConfigError, HomeError) as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
         raise SystemExit(EXIT_USAGE) from None
     except HermesMemoryError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
         raise SystemExit(EXIT_REFUSED) from None
     except KeyboardInterrupt:
         raise SystemExit(130) from None

@@ -57,7 +57,7 @@ def _content_blocks(content: Any) -> list[dict[str, Any]]:
     if content is None:
         return []
     if isinstance(content, str):
-        return [{"type": "text", "text": content}] if content else []
+        return [{"type": "text", "text": content}] if content.strip() else []
     blocks: list[dict[str, Any]] = []
     for part in content:
         if isinstance(part, str):
@@ -70,10 +70,10 @@ def _content_blocks(content: Any) -> list[dict[str, Any]]:
             block = {k: v for k, v in part.items() if k != "cache_control"}
         if isinstance(part, dict) and part.get("cache_control"):
             block["cache_control"] = part["cache_control"]
-        if block.get("type") == "text" and not block.get("text"):
+        if block.get("type") == "text" and not str(block.get("text") or "").strip():
             if block.get("cache_control") and blocks:
                 blocks[-1]["cache_control"] = block["cache_control"]
-            continue  # the API rejects empty text blocks
+            continue  # the API rejects empty and whitespace-only text blocks
         blocks.append(block)
     return blocks
 
@@ -87,7 +87,7 @@ def convert_messages(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any
     """Convert OpenAI-style ``messages`` to Anthropic ``(system_blocks, messages)``.
 
     Keys starting with ``_`` are in-process only and dropped. Tool results whose content is a list
-    keep their text/image parts. Raises nothing; an empty turn gets a ``"(empty)"`` text block
+    keep their text/image parts. Raises nothing; an empty or whitespace-only turn gets a ``"(empty)"`` text block
     because the API rejects empty content.
     """
     system: list[dict[str, Any]] = []
@@ -176,6 +176,12 @@ def map_anthropic_error(exc: Exception) -> Exception:
     return ModelCallError(f"model call failed: {exc}")
 
 
+def _malformed(exc: Exception) -> ModelCallError:
+    return ModelCallError(f"the Anthropic API sent a reply that is not a message ({type(exc).__name__}: "
+                          f"{str(exc)[:200]}). Check that model.base_url points at the messages API (without "
+                          "/v1: the SDK adds it) and not at a web page or proxy.")
+
+
 class AnthropicModel:
     """``ChatModel`` over ``POST {base_url}/v1/messages``. ``supports_cache_control`` is True.
 
@@ -230,6 +236,14 @@ class AnthropicModel:
             resp = self._client.messages.create(**kwargs)
         except anthropic.AnthropicError as exc:
             raise map_anthropic_error(exc) from exc
+        except ValueError as exc:  # the body was not JSON (the SDK's json.loads)
+            raise _malformed(exc) from exc
+        try:
+            return self._to_response(resp)
+        except (AttributeError, TypeError, ValueError, KeyError) as exc:  # e.g. an HTML page parsed as str
+            raise _malformed(exc) from exc
+
+    def _to_response(self, resp: Any) -> ModelResponse:
         texts: list[str] = []
         calls: list[dict[str, Any]] = []
         for block in resp.content:

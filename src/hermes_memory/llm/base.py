@@ -160,10 +160,7 @@ def is_context_length_message(status_code: int | None, text: str) -> bool:
 
 
 def context_length_error(message: str, status_code: int | None = None) -> ContextLengthError:
-    err = ContextLengthError(
-        f"the prompt does not fit the model's context window: {message}. "
-        "The agent compresses the conversation and retries once."
-    )
+    err = ContextLengthError(f"the prompt does not fit the model's context window: {message}")
     err.status_code = status_code  # type: ignore[attr-defined]
     err.kind = "context_length"  # type: ignore[attr-defined]
     return err

@@ -23,8 +23,9 @@ from hermes_memory.llm.base import ChatModel
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 
 
-def not_configured_help(config_path: str = "$HERMES_HOME/config.yaml") -> str:
-    """The exact instructions printed when no model is configured (used by ``chat`` and ``run``)."""
+def not_configured_help(config_path: str = "$HERMES_HOME/config.yaml", env_path: str = "$HERMES_HOME/.env") -> str:
+    """The exact instructions printed when no model is configured (used by ``chat`` and ``run``, which
+    pass the resolved ``config.yaml`` and ``.env`` paths of the data home)."""
     return (
         f"no chat model is configured. Add a `model:` section to {config_path}, for example:\n\n"
         "  model:\n"
@@ -33,7 +34,7 @@ def not_configured_help(config_path: str = "$HERMES_HOME/config.yaml") -> str:
         "    base_url: http://localhost:11434/v1   # optional: Ollama, vLLM, llama.cpp, LM Studio, OpenRouter\n"
         "    api_key_env: OPENAI_API_KEY           # environment variable holding the key\n\n"
         "  # Anthropic: provider: anthropic, name: claude-sonnet-4-5, key in ANTHROPIC_API_KEY\n\n"
-        "Put the key in the environment or in $HERMES_HOME/.env (e.g. OPENAI_API_KEY=sk-...).\n"
+        f"Put the key in the environment or in {env_path} (e.g. OPENAI_API_KEY=sk-...).\n"
         "An optional `auxiliary:` section (same keys) sets a cheaper model for summaries and memory flushes."
     )
 

@@ -12,6 +12,7 @@ which becomes ``Usage.cache_read_tokens``.
 from __future__ import annotations
 
 import copy
+import secrets
 from typing import Any
 
 import openai
@@ -84,6 +85,12 @@ def map_openai_error(exc: Exception) -> Exception:
     return ModelCallError(f"model call failed: {exc}")
 
 
+def _malformed(exc: Exception) -> ModelCallError:
+    return ModelCallError(f"the model service sent a reply that is not a chat completion ({type(exc).__name__}: "
+                          f"{str(exc)[:200]}). Check that model.base_url points at an OpenAI-compatible API "
+                          "(it usually ends in /v1) and not at a web page or proxy.")
+
+
 class OpenAICompatModel:
     """``ChatModel`` over ``POST {base_url}/chat/completions``.
 
@@ -125,14 +132,25 @@ class OpenAICompatModel:
             resp = self._client.chat.completions.create(**kwargs)
         except openai.OpenAIError as exc:
             raise map_openai_error(exc) from exc
+        except ValueError as exc:  # the body was not JSON (the SDK's json.loads)
+            raise _malformed(exc) from exc
+        try:
+            return self._to_response(resp)
+        except (AttributeError, TypeError, ValueError, KeyError) as exc:  # e.g. an HTML page parsed as str
+            raise _malformed(exc) from exc
+
+    def _to_response(self, resp: Any) -> ModelResponse:
         if not resp.choices:
-            raise ModelCallError("the model service returned no choices")
+            raise ModelCallError("the model service returned no choices. Check that model.base_url points at an "
+                                 "OpenAI-compatible API (it usually ends in /v1).")
         choice = resp.choices[0]
         msg = choice.message
         message: dict[str, Any] = {"role": "assistant", "content": msg.content}
         if msg.tool_calls:
+            # Some servers (llama.cpp, ggml-org/llama.cpp#11992) send calls without an id; results are
+            # paired with calls by id, so each gets a unique one.
             message["tool_calls"] = [
-                {"id": tc.id, "type": "function",
+                {"id": tc.id or f"call_{secrets.token_hex(8)}", "type": "function",
                  "function": {"name": tc.function.name, "arguments": tc.function.arguments or "{}"}}
                 for tc in msg.tool_calls
             ]

@@ -240,6 +240,10 @@ class FakeAnthropicServer(_FakeServer):
             if not blocks:
                 return f"messages.{i}: all messages must have non-empty content"
             uses, results = set(), set()
+            texts = [b.get("text") or "" for b in blocks if b.get("type") == "text"]
+            if texts and not any(t.strip() for t in texts) and any(texts):
+                # measured on the service: [' '] and ['\n'] are refused, [' ', 'real'] is accepted
+                return f"messages.{i}: text content blocks must contain non-whitespace text"
             for block in blocks:
                 if block.get("type") == "text" and not block.get("text"):
                     return f"messages.{i}: text content blocks must be non-empty"
