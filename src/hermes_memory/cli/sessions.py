@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import UTC, datetime
+import re
+import time
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from hermes_memory.cli.common import EXIT_USAGE, console, err_console, fail, print_json, state
-from hermes_memory.sessions.db import SessionDB
+from hermes_memory.sessions.db import SessionDB, SessionLookupError
 from hermes_memory.sessions.importers import FORMATS, import_path
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
@@ -34,12 +36,51 @@ def _when(ts: float | None) -> str:
     return datetime.fromtimestamp(float(ts), tz=UTC).strftime("%Y-%m-%d %H:%M")
 
 
-def _resolve(db: SessionDB, session_id: str) -> str:
-    sid = db.resolve_session_id(session_id) or db.resolve_session_by_title(session_id)
-    if sid is None:
-        fail(f"no session matches {escape(repr(session_id))} (unknown, or an ambiguous prefix). "
-             "See `hermes-memory sessions list`.")
-    return sid
+def _resolve(db: SessionDB, session_id: str, *, by_title: bool = True) -> str:
+    """Session id for a user's reference (:meth:`SessionDB.resolve_session`); exit 1 when nothing
+    matches or the prefix is ambiguous (the message lists up to 5 candidates)."""
+    try:
+        return db.resolve_session(session_id, by_title=by_title)
+    except SessionLookupError as exc:
+        fail(str(exc))
+
+
+_DURATION_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$", re.IGNORECASE)
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+TIME_HELP = ("a date or time (2026-11-01, 2026-11-01T10:00; UTC unless it has an offset) "
+             "or a duration back from now (90m, 12h, 7d, 2w)")
+
+
+def parse_time_option(option: str, value: str, *, until: bool = False, now: float | None = None) -> float:
+    """Epoch seconds for a ``--since``/``--until`` value, or exit 2 (usage) naming ``option`` and
+    showing accepted examples.
+
+    Accepts an ISO date or datetime (naive ones are UTC, like the times this CLI prints; an offset
+    such as ``+02:00`` or ``Z`` is honoured) or ``N`` + ``s|m|h|d|w`` meaning N units before ``now``.
+    For ``until`` a bare date means the END of that day (the next midnight), so
+    ``--since 2026-11-01 --until 2026-11-01`` is that whole day.
+    """
+    text = value.strip()
+    m = _DURATION_RE.match(text)
+    if m:
+        return (time.time() if now is None else now) - float(m.group(1)) * _UNIT_SECONDS[m.group(2).lower()]
+    try:
+        if _DATE_RE.match(text):
+            day = date.fromisoformat(text)
+            start = datetime(day.year, day.month, day.day, tzinfo=UTC)
+            return (start + timedelta(days=1) if until else start).timestamp()
+        dt = datetime.fromisoformat(text) if text else None
+    except ValueError:
+        dt = None
+    if dt is None:
+        fail(f"{option}: cannot read {value!r}; use {TIME_HELP}, e.g. {option} 2026-11-01 or {option} 7d.",
+             EXIT_USAGE)
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.timestamp()
+
+
+_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 def register(app: typer.Typer) -> None:
@@ -95,17 +136,32 @@ def register(app: typer.Typer) -> None:
     def search_cmd(
         ctx: typer.Context,
         query: Annotated[str, typer.Argument(help="Words, \"phrases\" or a plain question.")],
-        source: Annotated[str | None, typer.Option("--source", help="Only this source.")] = None,
+        source: Annotated[str | None, typer.Option(
+            "--source", help="Only these sources, comma-separated (cli,telegram).")] = None,
         role: Annotated[str | None, typer.Option("--role", help="Comma-separated roles (user,assistant,tool).")] = None,
+        session: Annotated[str | None, typer.Option(
+            "--session", help="Only this session (id or unique id prefix).")] = None,
+        user_id: Annotated[str | None, typer.Option("--user-id", help="Only sessions of this user id.")] = None,
+        since: Annotated[str | None, typer.Option(
+            "--since", help=f"Messages at or after: {TIME_HELP}.")] = None,
+        until: Annotated[str | None, typer.Option(
+            "--until", help="Messages before: same forms as --since; a bare date includes that whole day.")] = None,
         limit: Annotated[int, typer.Option("--limit", min=1, max=1000)] = 20,
         sort: Annotated[str, typer.Option("--sort", help="relevance, newest or oldest.")] = "relevance",
         as_json: JsonOpt = False,
     ) -> None:
-        """Full-text search over every stored message."""
+        """Full-text search over every stored message, optionally filtered."""
         if sort not in ("relevance", "newest", "oldest"):
             fail("--sort must be relevance, newest or oldest.", EXIT_USAGE)
+        now = time.time()
+        t_since = parse_time_option("--since", since, now=now) if since is not None else None
+        t_until = parse_time_option("--until", until, until=True, now=now) if until is not None else None
+        if t_since is not None and t_until is not None and t_since >= t_until:
+            fail(f"--since ({since}) must be earlier than --until ({until}).", EXIT_USAGE)
         with _db(ctx) as db:
-            rows = db.search_messages(query, source_filter=source, role_filter=role, limit=limit,
+            sid = _resolve(db, session, by_title=False) if session is not None else None
+            rows = db.search_messages(query, source_filter=source, role_filter=role, session_id=sid,
+                                      user_id=user_id, since=t_since, until=t_until, limit=limit,
                                       sort=None if sort == "relevance" else sort, raise_errors=True)
         if as_json:
             print_json({"query": query, "count": len(rows), "results": rows})

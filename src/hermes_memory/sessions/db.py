@@ -148,6 +148,25 @@ def _decode_json(value: str | None) -> Any:
         return value
 
 
+AMBIGUOUS_SHOWN = 5
+"""How many candidate sessions an "ambiguous prefix" error lists."""
+
+
+class SessionLookupError(SessionStoreError):
+    """A session reference matched no session (``candidates == []``) or is an ambiguous id prefix
+    (``candidates``: up to :data:`AMBIGUOUS_SHOWN` dicts ``{"id", "title", "started_at"}``)."""
+
+    def __init__(self, message: str, ref: str, candidates: list[dict[str, Any]]) -> None:
+        super().__init__(message)
+        self.ref = ref
+        self.candidates = candidates
+
+    @property
+    def ambiguous(self) -> bool:
+        """True when ``ref`` is a prefix of several session ids."""
+        return bool(self.candidates)
+
+
 def _storable(text: str) -> bool:
     """False for text SQLite cannot hold (lone surrogates): no stored id can equal it."""
     try:
@@ -1324,6 +1343,51 @@ class SessionDB:
             "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' LIMIT 2", (fts_mod.like_escape(prefix) + "%",)
         )
         return rows[0]["id"] if len(rows) == 1 else None
+
+    def session_id_candidates(self, prefix: str, limit: int = 5) -> tuple[list[dict[str, Any]], int]:
+        """Sessions whose id starts with ``prefix`` (``%``/``_`` literal): up to ``limit`` rows
+        ``{"id", "title", "started_at"}`` (oldest first, then id) and the total number that match.
+        ``([], 0)`` for an empty or unstorable prefix."""
+        if not prefix or not _storable(prefix):
+            return [], 0
+        pattern = fts_mod.like_escape(prefix) + "%"
+        total = self._read("SELECT count(*) FROM sessions WHERE id LIKE ? ESCAPE '\\'", (pattern,))[0][0]
+        rows = self._read(
+            "SELECT id, title, started_at FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY started_at, id LIMIT ?",
+            (pattern, max(0, int(limit))),
+        )
+        return [{"id": r["id"], "title": r["title"], "started_at": r["started_at"]} for r in rows], int(total)
+
+    def resolve_session(self, ref: str, *, by_title: bool = True) -> str:
+        """Full session id for ``ref``: an exact id, a unique id prefix or (``by_title``) a title
+        (see :meth:`resolve_session_by_title`); a unique prefix wins over a title.
+
+        The one place the CLI and the agent turn a user's session reference into an id. Raises
+        :class:`SessionLookupError` (a :class:`SessionStoreError`) when nothing matches, or when
+        ``ref`` is a prefix of several ids: then the message says "ambiguous" and lists up to 5
+        of them (id, title, start time in UTC) and ``candidates`` holds them.
+        """
+        sid = self.resolve_session_id(ref) or (self.resolve_session_by_title(ref) if by_title else None)
+        if sid:
+            return sid
+        shown, total = self.session_id_candidates(ref, limit=AMBIGUOUS_SHOWN)
+        if total > 1:
+            lines = []
+            for c in shown:
+                started = (time.strftime("%Y-%m-%d %H:%M", time.gmtime(float(c["started_at"])))
+                           if c["started_at"] is not None else "-")
+                lines.append(f"  {c['id']}  {c['title'] or '(untitled)'}  started {started} UTC")
+            more = f"\n  ... and {total - len(shown)} more" if total > len(shown) else ""
+            raise SessionLookupError(
+                f"session id prefix {ref!r} is ambiguous: it matches {total} sessions:\n"
+                + "\n".join(lines) + more + "\nGive more characters of the id.",
+                ref, shown,
+            )
+        what = "id, id prefix or title" if by_title else "id or id prefix"
+        raise SessionLookupError(
+            f"no session matches {ref!r} (as an {what}); list sessions with `hermes-memory sessions list`.",
+            ref, [],
+        )
 
     # ------------------------------------------------------------------ export / delete / prune
     def export_session(self, session_id: str) -> dict[str, Any] | None:
