@@ -117,3 +117,49 @@ def test_search_help_lists_the_filters(home: Path) -> None:
     r = runner.invoke(app, ["sessions", "search", "--help"], env={"COLUMNS": "200", "TERM": "dumb"})
     for opt in ("--session", "--since", "--until", "--user-id", "--role", "--source", "7d"):
         assert opt in r.output
+
+
+# -- ambiguous prefixes: one message everywhere -------------------------------------------------
+
+def _assert_ambiguous(r) -> None:
+    assert r.exit_code == 1, r.output
+    err = r.stderr
+    assert "ambiguous" in err and "no session matches" not in err
+    assert "abc111" in err and "abc222" in err and "xyz333" not in err
+    assert "Nginx logs" in err and "Deploy" in err and "2026-11-01 08:00" in err
+
+
+@pytest.mark.parametrize("cmd", [["show", "abc"], ["export", "abc"], ["delete", "abc", "--yes"]])
+def test_ambiguous_prefix_in_show_export_delete_lists_candidates(home: Path, cmd: list[str]) -> None:
+    before = (home / "state.db").read_bytes()
+    r = runner.invoke(app, ["--home", str(home), "sessions", *cmd])
+    _assert_ambiguous(r)
+    assert (home / "state.db").read_bytes() == before  # delete refused: nothing touched
+
+
+def test_ambiguous_prefix_lists_at_most_five_and_counts_the_rest(tmp_path: Path) -> None:
+    h = tmp_path / "many"
+    db = SessionDB(h / "state.db")
+    for i in range(8):
+        db.create_session(f"dup{i}", started_at=1000.0 + i, title=f"T{i}")
+    db.close()
+    r = runner.invoke(app, ["--home", str(h), "sessions", "show", "dup"])
+    assert r.exit_code == 1 and "matches 8 sessions" in r.stderr
+    assert sum(f"dup{i}" in r.stderr for i in range(8)) == 5 and "3 more" in r.stderr
+
+
+def test_unknown_id_still_says_no_session_matches(home: Path) -> None:
+    r = runner.invoke(app, ["--home", str(home), "sessions", "show", "qqq"])
+    assert r.exit_code == 1 and "no session matches" in r.stderr and "ambiguous" not in r.stderr
+
+
+def test_chat_resume_ambiguous_prefix_lists_candidates(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import yaml
+
+    monkeypatch.setenv("FAKE_LLM_KEY", "k")
+    # the agent resolves --resume before it ever calls the model: nothing listens on this port
+    (home / "config.yaml").write_text(yaml.safe_dump({"model": {
+        "provider": "openai", "name": "fake-model", "base_url": "http://127.0.0.1:9/v1",
+        "api_key_env": "FAKE_LLM_KEY", "max_retries": 0, "context_length": 32000}}))
+    r = runner.invoke(app, ["--home", str(home), "chat", "--resume", "abc"], input="")
+    _assert_ambiguous(r)

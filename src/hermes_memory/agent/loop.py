@@ -51,7 +51,7 @@ from hermes_memory.context.compressor import (
     sanitize_tool_pairs,
 )
 from hermes_memory.context.tokens import estimate_messages_tokens_rough
-from hermes_memory.errors import ContextLengthError, SessionStoreError
+from hermes_memory.errors import ContextLengthError
 from hermes_memory.home import HermesHome
 from hermes_memory.llm.base import (
     ChatModel,
@@ -127,7 +127,8 @@ class Agent:
     :param max_iterations: model calls per turn (default :data:`MAX_TOOL_ITERATIONS`).
     :param summary_model: model for compression summaries (``compression.summary_model``; default ``aux_model``).
 
-    Raises :class:`SessionStoreError` when ``resume`` matches no session.
+    Raises :class:`SessionStoreError` (:class:`~hermes_memory.sessions.db.SessionLookupError`) when
+    ``resume`` matches no session or is an ambiguous id prefix (the message lists candidates).
     """
 
     def __init__(self, model: ChatModel, *, aux_model: ChatModel | None = None,
@@ -207,10 +208,8 @@ class Agent:
 
     def _resolve_session(self, ref: str) -> str:
         ref = scrub_text(ref)  # undecodable terminal bytes (lone surrogates) cannot be bound by SQLite
-        sid = self.db.resolve_session_id(ref) or self.db.resolve_session_by_title(ref)
-        if not sid:
-            raise SessionStoreError(f"no session matches {ref!r}; list sessions with `hermes-memory sessions list`.")
-        return sid
+        # SessionLookupError (a SessionStoreError): unknown, or an ambiguous prefix with candidates
+        return self.db.resolve_session(ref)
 
     def _build_system_prompt(self) -> str:
         return build_system_prompt(identity=self.identity, memory_enabled=self.memory_enabled,
