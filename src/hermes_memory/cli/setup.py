@@ -86,6 +86,44 @@ def invalid_settings(provider: str, schema: list[ConfigField], section: Any) -> 
     return problems
 
 
+def missing_conditional(provider: str, schema: list[ConfigField], config_values: dict[str, Any],
+                        env_values: dict[str, str], section: Any) -> str:
+    """Why the collected answers lack a field made required by ``ConfigField.required_when``; ``""`` if none.
+
+    A setting's value is what setup is about to write (``config_values``, keyed ``provider.key``),
+    else the kept ``config.yaml`` value (``section``), else, for a field with ``env_var``, that
+    environment variable (``.env`` is already loaded into the process). Secrets count as set when
+    written now (``env_values``) or already in the environment. The message names the field and the
+    exact ``--set key=VALUE`` / environment variable that provides it.
+    """
+    kept = section if isinstance(section, dict) else {}
+    by_key = {f.key: f for f in schema}
+
+    def value(f: ConfigField) -> str:
+        if f.secret:
+            var = env_var_for(provider, f)
+            return env_values.get(var) or os.environ.get(var) or ""
+        v = config_values.get(f"{provider}.{f.key}", kept.get(f.key))
+        text = "" if v is None else str(v)
+        return text or (os.environ.get(f.env_var, "") if f.env_var else "")
+
+    for f in schema:
+        if not f.required_when or value(f):
+            continue
+        other_key, values = f.required_when
+        other = by_key.get(other_key)
+        other_value = value(other) if other else str(kept.get(other_key) or "")
+        if other_value not in {str(v) for v in values}:
+            continue
+        state_text = f"{other_key} is blank" if other_value == "" else f"{other_key} is {other_value!r}"
+        how = f"--set {f.key}=VALUE"
+        if f.secret or f.env_var:
+            how += f" or export {env_var_for(provider, f)}"
+        return (f"{provider}: {f.key} is required while {state_text}: pass {how} "
+                f"(or choose another {other_key} with --set {other_key}=VALUE)")
+    return ""
+
+
 def _ask_until_valid(provider: str, f: ConfigField, current: Any) -> Any:
     """Ask for ``f`` until the answer converts (the error is shown each time); EOF / Ctrl-C cancel."""
     while True:
@@ -215,7 +253,9 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
                         env_values[env_var_for(name, f)] = str(value)
                     else:
                         config_values[f"{name}.{f.key}"] = value
-            # everything collected: now write (cancelling above saved nothing)
+                if problem := missing_conditional(name, schema, config_values, env_values, section):
+                    fail(problem, EXIT_USAGE)
+            # everything collected and checked: now write (cancelling or refusing above saved nothing)
             if env_values:
                 write_env_values(st.home.env_path, env_values)
                 os.environ.update(env_values)

@@ -40,6 +40,12 @@ class ConfigField:
     to ``config.yaml``. ``choices`` makes the wizard offer a selector. ``type`` is one of
     ``"str"``, ``"int"``, ``"float"``, ``"bool"``. ``min`` / ``max`` bound an ``int`` or ``float``
     (inclusive; ``None`` = unbounded); the wizard and ``memory status`` refuse values outside them.
+
+    ``required_when = (other_key, values)`` makes the field required only while the setting
+    ``other_key`` has one of ``values`` (compared as strings; ``""`` = blank), e.g. an API key
+    needed in ``mode: platform`` only. On a non-secret field, ``env_var`` names the environment
+    variable the provider falls back to when the setting is blank (the wizard counts it as set).
+    The wizard refuses (exit 2, nothing written) when a required field ends up without a value.
     """
 
     key: str
@@ -53,6 +59,7 @@ class ConfigField:
     url: str | None = None
     min: float | None = None
     max: float | None = None
+    required_when: tuple[str, tuple[Any, ...]] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items() if v is not None}

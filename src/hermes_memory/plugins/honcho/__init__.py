@@ -712,8 +712,8 @@ class HonchoProvider(MemoryProvider):
     def get_config_schema(self) -> list[ConfigField]:
         return [
             ConfigField("apiKey", "Honcho API key (blank for a self-hosted server without auth)", secret=True,
-                        env_var="HONCHO_API_KEY", url="https://app.honcho.dev"),
-            ConfigField("baseUrl", "Server URL (blank = Honcho cloud)", default=""),
+                        env_var="HONCHO_API_KEY", url="https://app.honcho.dev", required_when=("baseUrl", ("",))),
+            ConfigField("baseUrl", "Server URL (blank = Honcho cloud)", default="", env_var="HONCHO_BASE_URL"),
             ConfigField("workspace", "Workspace id", default="hermes"),
             ConfigField("peerName", "Your peer id (blank = the gateway user id, else 'user')", default=""),
             ConfigField("aiPeer", "The assistant's peer id", default="hermes"),

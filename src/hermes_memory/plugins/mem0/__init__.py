@@ -559,12 +559,13 @@ class Mem0Provider(MemoryProvider):
     # -- setup, lifecycle -----------------------------------------------------------------------
     def get_config_schema(self) -> list[ConfigField]:
         return [
-            ConfigField("api_key", "Mem0 Platform API key (not needed in oss mode)", secret=True,
-                        env_var="MEM0_API_KEY", url="https://app.mem0.ai/dashboard/api-keys"),
+            ConfigField("api_key", "Mem0 Platform API key (platform mode only)", secret=True,
+                        env_var="MEM0_API_KEY", url="https://app.mem0.ai/dashboard/api-keys",
+                        required_when=("mode", ("platform",))),
             ConfigField("mode", "platform (Mem0 cloud API), selfhosted (mem0 server) or oss (library in process)",
                         default="platform", choices=("platform", "selfhosted", "oss")),
             ConfigField("host", "Server base URL (platform: blank = https://api.mem0.ai; selfhosted: required)",
-                        default=""),
+                        default="", env_var="MEM0_HOST", required_when=("mode", ("selfhosted",))),
             ConfigField("user_id", "User id memories are stored under (blank = gateway user, else hermes-user)",
                         default=""),
             ConfigField("agent_id", "Agent id sent with each add", default="hermes"),
