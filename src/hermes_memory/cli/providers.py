@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Annotated, Any
 
 import typer
@@ -11,9 +10,7 @@ from rich.table import Table
 
 from hermes_memory.cli.common import EXIT_REFUSED, console, err_console, fail, print_json, state
 from hermes_memory.errors import ProviderError
-from hermes_memory.providers.discovery import discover_memory_providers, load_configured_provider
-
-logger = logging.getLogger(__name__)
+from hermes_memory.providers.discovery import discover_memory_providers, load_memory_provider_or_raise
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
@@ -22,7 +19,8 @@ def provider_status(ctx: typer.Context) -> dict[str, Any]:
     """Status of ``memory.provider``: ``{provider, configured, loaded, available, reason, source, description}``.
 
     ``ok`` is False when a provider is configured but cannot be used (unknown, fails to load,
-    unavailable); the reason is also logged at ERROR level. Built-in only → ``ok`` True.
+    unavailable). The reason is NOT logged: the calling command prints it once (as an error line,
+    or in its JSON) and exits 1. Built-in only → ``ok`` True.
     """
     st = state(ctx)
     name = st.config.memory.provider.strip()
@@ -34,7 +32,8 @@ def provider_status(ctx: typer.Context) -> dict[str, Any]:
         out["reason"] = "built-in memory only (memory.provider is empty)"
         return out
     try:
-        provider = load_configured_provider(name, st.home.root)
+        # not load_configured_provider: it also logs the failure, and the command prints it already
+        provider = load_memory_provider_or_raise(name, st.home.root, require_available=True)
     except ProviderError as exc:
         out.update(ok=False, available=False, reason=str(exc))
         return out
@@ -46,14 +45,12 @@ def provider_status(ctx: typer.Context) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - plugin code
         out.update(ok=False, reason=f"its get_config_schema() raised {type(exc).__name__}: {exc}; "
                                     "fix or reinstall the plugin")
-        logger.error("memory provider %r: %s", name, out["reason"])
         return out
     problems = invalid_settings(name, schema, (st.config.model_extra or {}).get(name))
     if problems:
         out.update(ok=False, reason=f"invalid setting(s) in {st.home.config_path}: {'; '.join(problems)}. "
                                     f"Fix them with `hermes-memory memory setup --provider {name}` "
                                     "or delete the keys to use the defaults")
-        logger.error("configured memory provider %r: %s", name, out["reason"])
     return out
 
 

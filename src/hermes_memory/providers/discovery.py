@@ -308,8 +308,9 @@ def load_memory_provider_or_raise(name: str, hermes_home: str | os.PathLike[str]
     if require_available:
         ok, reason = _availability(provider)
         if not ok:
-            raise ProviderError(f"memory provider {name!r} is not available: {reason}. "
-                                f"Run `hermes-memory memory setup --provider {name}` to configure it.")
+            hint = "" if "memory setup" in reason else \
+                f". Run `hermes-memory memory setup --provider {name}` to configure it."
+            raise ProviderError(f"memory provider {name!r} is not available: {reason}{hint}")
     return provider
 
 
