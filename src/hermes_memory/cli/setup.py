@@ -24,7 +24,7 @@ from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, console, fail, pr
 from hermes_memory.cli.providers import provider_status
 from hermes_memory.config import read_env_file, update_config, write_env_values
 from hermes_memory.errors import ConfigError, ProviderError
-from hermes_memory.providers.base import ConfigField
+from hermes_memory.providers.base import ConfigField, non_ascii_problem
 from hermes_memory.providers.discovery import discover_memory_providers, load_memory_provider_or_raise
 
 BUILTIN_CHOICES = {"", "builtin", "built-in", "none"}
@@ -38,7 +38,8 @@ def env_var_for(provider: str, f: ConfigField) -> str:
 def convert(f: ConfigField, raw: Any) -> Any:
     """Convert ``raw`` (usually a string) to the field's ``type`` and check ``choices``.
 
-    Raises :class:`ValueError` with a message saying what is allowed.
+    Raises :class:`ValueError` with a message saying what is allowed; a secret with non-ASCII
+    characters (curly quotes pasted with a key) is refused this way too, naming the key.
     """
     if raw is None:
         return None
@@ -59,6 +60,8 @@ def convert(f: ConfigField, raw: Any) -> Any:
             value = str(raw)
     except ValueError:
         raise ValueError(f"{f.key}: {raw!r} is not a valid {f.type}") from None
+    if f.secret and (problem := non_ascii_problem(f.key, str(value))):
+        raise ValueError(problem)
     if f.choices and value not in f.choices and str(value) not in {str(c) for c in f.choices}:
         raise ValueError(f"{f.key}: {raw!r} is not one of {', '.join(map(str, f.choices))}")
     if f.type in ("int", "float"):

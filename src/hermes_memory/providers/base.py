@@ -184,6 +184,21 @@ class ToolArgumentError(ValueError):
     """A tool argument has the wrong type; the message names the argument and what it should be."""
 
 
+def non_ascii_problem(name: str, value: str | None) -> str:
+    """``""`` when ``value`` is empty or plain ASCII; else a message naming ``name`` (a setting or
+    environment variable) and the offending characters, e.g. curly quotes “ ” pasted with a key.
+
+    API keys travel in HTTP headers, which carry ASCII only: such a key would make every call fail
+    with "'ascii' codec can't encode". The message never contains the value itself.
+    """
+    if not value or value.isascii():
+        return ""
+    bad = list(dict.fromkeys(ch for ch in value if not ch.isascii()))
+    shown = ", ".join(f"{ch} (U+{ord(ch):04X})" for ch in bad[:5]) + (", ..." if len(bad) > 5 else "")
+    return (f"{name} contains non-ASCII characters ({shown}), such as curly quotes \u201c \u201d pasted "
+            "with the key; API keys are plain ASCII: enter the key again without them")
+
+
 def number_arg(args: dict[str, Any], key: str, default: float, kind: type = int) -> Any:
     """``args[key]`` as ``kind`` (``int`` or ``float``); ``default`` when missing, ``None`` or ``""``.
 

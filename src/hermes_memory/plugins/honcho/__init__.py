@@ -63,6 +63,7 @@ from hermes_memory.providers.base import (
     MemoryProvider,
     ToolArgumentError,
     is_trivial_prompt,
+    non_ascii_problem,
     number_arg,
     path_segment,
 )
@@ -307,6 +308,8 @@ class HonchoProvider(MemoryProvider):
         if not (s["apiKey"] or s["baseUrl"]):
             return "HONCHO_API_KEY (or a baseUrl for a self-hosted server) is not set: " \
                    "run 'hermes-memory memory setup --provider honcho'"
+        if problem := non_ascii_problem("HONCHO_API_KEY", s["apiKey"]):
+            return problem
         if not s["enabled"]:
             return "honcho is disabled by its settings (enabled: false in config.yaml honcho: or honcho.json)"
         return ""

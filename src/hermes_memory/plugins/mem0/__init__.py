@@ -49,6 +49,7 @@ from hermes_memory.providers.base import (
     ConfigField,
     MemoryProvider,
     is_trivial_prompt,
+    non_ascii_problem,
     number_arg,
     path_segment,
 )
@@ -362,7 +363,7 @@ class Mem0Provider(MemoryProvider):
             return f"mem0 mode {s['mode']!r} is not one of platform, selfhosted, oss"
         if not s["api_key"]:
             return "MEM0_API_KEY is not set: run 'hermes-memory memory setup --provider mem0'"
-        return ""
+        return non_ascii_problem("MEM0_API_KEY", s["api_key"])
 
     def initialize(self, session_id: str, **kwargs: Any) -> None:
         self.home = _home(kwargs.get("hermes_home") or self.home)

@@ -50,6 +50,7 @@ from hermes_memory.providers.base import (
     MemoryProvider,
     ToolArgumentError,
     is_trivial_prompt,
+    non_ascii_problem,
     number_arg,
     path_segment,
 )
@@ -198,11 +199,13 @@ class RetainDBProvider(MemoryProvider):
         return "retaindb"
 
     def is_available(self) -> bool:
-        return bool(load_settings(self.home)["api_key"])
+        return not self.unavailable_reason()
 
     def unavailable_reason(self) -> str:
-        return "" if self.is_available() else \
-            "RETAINDB_API_KEY is not set: run 'hermes-memory memory setup --provider retaindb'"
+        key = load_settings(self.home)["api_key"]
+        if not key:
+            return "RETAINDB_API_KEY is not set: run 'hermes-memory memory setup --provider retaindb'"
+        return non_ascii_problem("RETAINDB_API_KEY", str(key))
 
     def initialize(self, session_id: str, **kwargs: Any) -> None:
         self.home = _home(kwargs.get("hermes_home") or self.home)

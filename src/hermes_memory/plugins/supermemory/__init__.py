@@ -42,6 +42,7 @@ from hermes_memory.providers.base import (
     ConfigField,
     MemoryProvider,
     is_trivial_prompt,
+    non_ascii_problem,
     number_arg,
 )
 
@@ -214,6 +215,8 @@ class SupermemoryProvider(MemoryProvider):
         s = load_settings(self.home)
         if not s["api_key"]:
             return "SUPERMEMORY_API_KEY is not set: run 'hermes-memory memory setup --provider supermemory'"
+        if problem := non_ascii_problem("SUPERMEMORY_API_KEY", s["api_key"]):
+            return problem
         if str(s["container_tag"]).strip().lower() in ("default", "__default__"):
             return ("container_tag 'default' would be a literal tag split away from the default space "
                     "(reference issue #27226): choose another container_tag")
