@@ -303,3 +303,14 @@ def test_setup_reports_a_plugin_failing_in_schema_or_save_config(hermes_home, sc
         (hermes_home / "config.yaml").write_text("memory:\n  provider: sch\n")
         res = _invoke(hermes_home, "memory", "status")
         assert res.exit_code == 1 and where in res.output and isinstance(res.exception, SystemExit), res.output
+
+
+def test_error_text_with_brackets_prints_literally_once(hermes_home):
+    # fail() escapes rich markup itself; callers that escaped too printed stray backslashes.
+    result = subprocess.run(
+        [sys.executable, "-m", "hermes_memory", "--home", str(hermes_home), "memory", "setup",
+         "--provider", "[bad]", "--yes"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode != 0
+    assert "'[bad]'" in result.stderr and "\\[" not in result.stderr

@@ -97,4 +97,4 @@ def register(app: typer.Typer) -> None:
         if not status["ok"]:
             if json_out:
                 raise typer.Exit(EXIT_REFUSED)
-            fail(escape(f"configured memory provider {status['provider']!r} cannot be used: {status['reason']}"))
+            fail(f"configured memory provider {status['provider']!r} cannot be used: {status['reason']}")

@@ -141,7 +141,7 @@ def _parse_sets(items: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items:
         if "=" not in item:
-            fail(escape(f"--set expects KEY=VALUE, got {item!r}"), EXIT_USAGE)
+            fail(f"--set expects KEY=VALUE, got {item!r}", EXIT_USAGE)
         key, value = item.split("=", 1)
         out[key.strip()] = value
     return out
@@ -199,8 +199,8 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
                 provider = _ask_provider(infos)
             name = "" if provider.strip().lower() in BUILTIN_CHOICES else provider.strip()
             if name and name not in by_name:
-                fail(escape(f"unknown provider {name!r}; known: {', '.join(sorted(by_name)) or 'none'} "
-                            "(see `hermes-memory providers list`)"), EXIT_USAGE)
+                fail(f"unknown provider {name!r}; known: {', '.join(sorted(by_name)) or 'none'} "
+                            "(see `hermes-memory providers list`)", EXIT_USAGE)
             config_values: dict[str, Any] = {}
             env_values: dict[str, str] = {}
             prov = None
@@ -208,17 +208,17 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
                 try:
                     prov = load_memory_provider_or_raise(name, st.home.root, require_available=False)
                 except ProviderError as exc:
-                    fail(escape(str(exc)))
+                    fail(str(exc))
                 try:
                     schema = prov.get_config_schema()
                 except Exception as exc:  # noqa: BLE001 - plugin code
-                    fail(escape(f"memory provider {name!r}: get_config_schema() raised {type(exc).__name__}: {exc}; "
-                                "fix or reinstall the plugin"))
+                    fail(f"memory provider {name!r}: get_config_schema() raised {type(exc).__name__}: {exc}; "
+                                "fix or reinstall the plugin")
                 known = {f.key for f in schema}
                 unknown = sorted(set(values_in) - known)
                 if unknown:
-                    fail(escape(f"unknown setting(s) for {name}: {', '.join(unknown)}; "
-                         f"valid: {', '.join(sorted(known)) or 'none'}"), EXIT_USAGE)
+                    fail(f"unknown setting(s) for {name}: {', '.join(unknown)}; "
+                         f"valid: {', '.join(sorted(known)) or 'none'}", EXIT_USAGE)
                 section = (st.config.model_extra or {}).get(name) or {}
                 for f in schema:
                     current = section.get(f.key) if isinstance(section, dict) else None
@@ -238,7 +238,7 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
                             try:
                                 convert(f, current)
                             except ValueError as exc:
-                                fail(escape(f"{exc} (the value now in config.yaml): pass --set {f.key}=VALUE"), EXIT_USAGE)
+                                fail(f"{exc} (the value now in config.yaml): pass --set {f.key}=VALUE", EXIT_USAGE)
                             continue
                         if f.default is None:
                             if f.required:
@@ -249,7 +249,7 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
                         value = convert(f, raw)
                     except ValueError as exc:
                         if not interactive or f.key in values_in:
-                            fail(escape(str(exc)), EXIT_USAGE)
+                            fail(str(exc), EXIT_USAGE)
                         console.print(f"[red]{escape(str(exc))}[/]; try again")
                         value = _ask_until_valid(name, f, current)
                     if f.secret:
@@ -267,13 +267,13 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
                 try:
                     prov.save_config({k.split(".", 1)[1]: v for k, v in config_values.items()}, str(st.home.root))
                 except Exception as exc:  # noqa: BLE001 - plugin code
-                    fail(escape(f"{st.home.config_path} was updated, but {name}.save_config() raised "
-                                f"{type(exc).__name__}: {exc}; fix the cause and run setup again"))
+                    fail(f"{st.home.config_path} was updated, but {name}.save_config() raised "
+                                f"{type(exc).__name__}: {exc}; fix the cause and run setup again")
         except (KeyboardInterrupt, EOFError):
             console.print("\nsetup cancelled; nothing was saved")
             raise typer.Exit(EXIT_REFUSED) from None
         except ConfigError as exc:
-            fail(escape(str(exc)), EXIT_USAGE)
+            fail(str(exc), EXIT_USAGE)
         result = {"provider": name or None, "config": config_values, "env": sorted(env_values),
                   "config_path": str(st.home.config_path), "env_path": str(st.home.env_path)}
         if json_out:
@@ -288,7 +288,7 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
             # availability may depend on what was just written: re-check, and say so loudly
             re_infos = {i.name: i for i in discover_memory_providers(st.home.root)}
             if not re_infos[name].available:
-                fail(escape(f"provider {name!r} is configured but not available: {re_infos[name].reason}"))
+                fail(f"provider {name!r} is configured but not available: {re_infos[name].reason}")
 
     @memory_app.command("status")
     def status_cmd(ctx: typer.Context,
@@ -335,4 +335,4 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
         if not status["ok"]:
             if json_out:
                 raise typer.Exit(EXIT_REFUSED)
-            fail(escape(f"configured memory provider {name!r} cannot be used: {status['reason']}"))
+            fail(f"configured memory provider {name!r} cannot be used: {status['reason']}")
