@@ -20,6 +20,7 @@ dotted key and what is allowed.
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 from pathlib import Path
@@ -29,6 +30,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hermes_memory.errors import ConfigError
+
+_log = logging.getLogger(__name__)
 
 
 class _Section(BaseModel):
@@ -252,3 +255,43 @@ def load_env_into_process(path: str | os.PathLike[str]) -> None:
     """Export ``.env`` values into ``os.environ`` without overriding variables already set."""
     for key, value in read_env_file(path).items():
         os.environ.setdefault(key, value)
+
+
+# -- settings of external memory providers (used by the bundled plugins) -----------------------
+
+
+def provider_section(home: str | os.PathLike[str], name: str) -> dict[str, Any]:
+    """One provider's settings from ``<home>/config.yaml``.
+
+    The top-level ``<name>:`` section (where ``memory setup`` writes) overlaid by ``memory.<name>:``
+    (the reference agent's location, which wins). Returns ``{}`` when the file or both sections are
+    absent. A broken ``config.yaml`` is logged and ignored (``{}``): a provider must not fail a turn
+    over it; ``memory status`` reports the file's error.
+    """
+    try:
+        cfg = load_config(Path(home) / "config.yaml")
+    except ConfigError as exc:
+        _log.warning("%s: ignoring config.yaml: %s", name, exc)
+        return {}
+    merged: dict[str, Any] = {}
+    for section in ((cfg.model_extra or {}).get(name), (cfg.memory.model_extra or {}).get(name)):
+        if isinstance(section, dict):
+            merged.update(section)
+    return merged
+
+
+def read_json_settings(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A JSON object of settings (the reference agent's ``<home>/<provider>.json``); ``{}`` when absent,
+    unreadable or not an object."""
+    import json
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def home_env(name: str, home: str | os.PathLike[str]) -> str:
+    """Environment variable ``name``, else its value in ``<home>/.env``, else ``""``."""
+    return os.environ.get(name) or read_env_file(Path(home) / ".env").get(name, "")

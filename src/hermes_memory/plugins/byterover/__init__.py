@@ -34,8 +34,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from hermes_memory.config import load_config, read_env_file
-from hermes_memory.errors import ConfigError
+from hermes_memory.config import provider_section, read_env_file
 from hermes_memory.home import resolve_home
 from hermes_memory.providers.base import ConfigField, MemoryProvider, is_trivial_prompt
 
@@ -73,25 +72,10 @@ def _as_bool(value: Any) -> bool:
     return bool(value)
 
 
-def _config_section(home: Path) -> dict[str, Any]:
-    """This provider's ``config.yaml`` settings: the top-level ``byterover:`` section (written by the setup wizard),
-    overridden by ``memory.byterover:`` (the reference agent's location). A broken file is logged and ignored."""
-    try:
-        cfg = load_config(home / "config.yaml")
-    except ConfigError as exc:
-        log.warning("byterover: ignoring config.yaml: %s", exc)
-        return {}
-    merged: dict[str, Any] = {}
-    for section in ((cfg.model_extra or {}).get(NAME), (cfg.memory.model_extra or {}).get(NAME)):
-        if isinstance(section, dict):
-            merged.update(section)
-    return merged
-
-
 def _load_settings(home: Path) -> dict[str, Any]:
     """Defaults < ``config.yaml`` (``byterover:``, then ``memory.byterover:``) < ``$HERMES_HOME/.env`` < environment."""
     settings = dict(_DEFAULTS)
-    section = _config_section(home)
+    section = provider_section(home, NAME)
     if section:
         settings.update({k: v for k, v in section.items() if v is not None})
     env_file = read_env_file(home / ".env")

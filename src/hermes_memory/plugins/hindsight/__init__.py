@@ -46,8 +46,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hermes_memory.config import load_config, read_env_file
-from hermes_memory.errors import ConfigError
+from hermes_memory.config import provider_section, read_env_file
 from hermes_memory.home import resolve_home
 from hermes_memory.providers.base import ConfigField, MemoryProvider, is_trivial_prompt
 
@@ -116,21 +115,6 @@ async def _cancel_pending_and_close(client: Any) -> None:
     await client.aclose()
 
 
-def _config_section(home: Path) -> dict[str, Any]:
-    """This provider's ``config.yaml`` settings: the top-level ``hindsight:`` section (written by the setup wizard),
-    overridden by ``memory.hindsight:`` (the reference agent's location). A broken file is logged and ignored."""
-    try:
-        cfg = load_config(home / "config.yaml")
-    except ConfigError as exc:
-        log.warning("hindsight: ignoring config.yaml: %s", exc)
-        return {}
-    merged: dict[str, Any] = {}
-    for section in ((cfg.model_extra or {}).get(NAME), (cfg.memory.model_extra or {}).get(NAME)):
-        if isinstance(section, dict):
-            merged.update(section)
-    return merged
-
-
 def _load_settings(home: Path) -> dict[str, Any]:
     """Defaults < ``hindsight/config.json`` < ``config.yaml`` (``hindsight:``, ``memory.hindsight:``) < ``.env`` < environment.
 
@@ -147,7 +131,7 @@ def _load_settings(home: Path) -> dict[str, Any]:
                 settings.update({k: v for k, v in data.items() if k in _DEFAULTS and v is not None})
         except (OSError, ValueError) as exc:
             log.warning("hindsight: ignoring %s: %s", legacy, exc)
-    section = _config_section(home)
+    section = provider_section(home, NAME)
     if section:
         settings.update({k: v for k, v in section.items() if k in _DEFAULTS and v is not None})
     env_file = read_env_file(home / ".env")

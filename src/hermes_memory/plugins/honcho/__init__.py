@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import ipaddress
-import json
 import logging
 import os
 import re
@@ -54,9 +53,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
-
-from hermes_memory.config import read_env_file
+from hermes_memory.config import home_env, provider_section, read_json_settings
 from hermes_memory.home import resolve_home
 from hermes_memory.providers.base import (
     ConfigField,
@@ -108,34 +105,10 @@ def _home(hermes_home: str | os.PathLike[str] | None = None) -> Path:
     return Path(hermes_home) if hermes_home else resolve_home()
 
 
-def _env(name: str, home: Path) -> str:
-    return os.environ.get(name) or read_env_file(home / ".env").get(name, "")
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _yaml_section(path: Path, name: str) -> dict[str, Any]:
-    """The ``name:`` section of ``config.yaml`` (written by ``memory setup``); ``{}`` when absent or unreadable."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8-sig")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        if not isinstance(exc, FileNotFoundError):
-            log.warning("cannot read %s: %s", path, exc)
-        return {}
-    section = data.get(name) if isinstance(data, dict) else None
-    return section if isinstance(section, dict) else {}
-
-
 def file_settings(home: Path) -> dict[str, Any]:
     """Settings from files: ``$HERMES_HOME/honcho.json`` (the reference agent's file, still honoured) overlaid
-    by the ``honcho:`` section of ``config.yaml``. Empty values (``None``, ``""``) are dropped."""
-    merged = {**_read_json(home / "honcho.json"), **_yaml_section(home / "config.yaml", "honcho")}
+    by its ``config.yaml`` sections (``honcho:``, then ``memory.honcho:``). Empty values (``None``, ``""``) are dropped."""
+    merged = {**read_json_settings(home / "honcho.json"), **provider_section(home, "honcho")}
     return {k: v for k, v in merged.items() if v not in (None, "")}
 
 
@@ -176,7 +149,7 @@ def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str
     """
     home = _home(hermes_home)
     data = file_settings(home)
-    host = _env("HERMES_HONCHO_HOST", home) or "hermes"
+    host = home_env("HERMES_HONCHO_HOST", home) or "hermes"
     out = dict(DEFAULTS)
     out.update({k: v for k, v in data.items() if k != "hosts" and v is not None})
     block = (data.get("hosts") or {}).get(host) if isinstance(data.get("hosts"), dict) else None
@@ -184,11 +157,11 @@ def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str
         out.update({k: v for k, v in block.items() if v is not None})
     if isinstance(out.get("endpoint"), dict) and not out.get("baseUrl"):
         out["baseUrl"] = out["endpoint"].get("baseUrl", "")
-    out["apiKey"] = str(out.get("apiKey") or _env("HONCHO_API_KEY", home))
-    out["baseUrl"] = str(out.get("baseUrl") or _env("HONCHO_BASE_URL", home) or _env("HONCHO_URL", home))
-    if env_name := _env("HONCHO_ENVIRONMENT", home):
+    out["apiKey"] = str(out.get("apiKey") or home_env("HONCHO_API_KEY", home))
+    out["baseUrl"] = str(out.get("baseUrl") or home_env("HONCHO_BASE_URL", home) or home_env("HONCHO_URL", home))
+    if env_name := home_env("HONCHO_ENVIRONMENT", home):
         out["environment"] = env_name
-    if "timeout" not in data and "requestTimeout" not in data and (t := _env("HONCHO_TIMEOUT", home)):
+    if "timeout" not in data and "requestTimeout" not in data and (t := home_env("HONCHO_TIMEOUT", home)):
         out["timeout"] = t
     out["timeout"] = _number(out.get("requestTimeout", out["timeout"]), float, DEFAULTS["timeout"], 0.05)
     mode = str(out.get("recallMode") or "hybrid").lower()

@@ -41,9 +41,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from hermes_memory.config import read_env_file
+from hermes_memory.config import home_env, provider_section, read_json_settings
 from hermes_memory.home import resolve_home
 from hermes_memory.providers.base import (
     ConfigField,
@@ -96,35 +94,10 @@ def _home(hermes_home: str | os.PathLike[str] | None = None) -> Path:
     return Path(hermes_home) if hermes_home else resolve_home()
 
 
-def _env(name: str, home: Path) -> str:
-    """Environment variable ``name``, else its value in ``$HERMES_HOME/.env``, else ``""``."""
-    return os.environ.get(name) or read_env_file(home / ".env").get(name, "")
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _yaml_section(path: Path, name: str) -> dict[str, Any]:
-    """The ``name:`` section of ``config.yaml`` (written by ``memory setup``); ``{}`` when absent or unreadable."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8-sig")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        if not isinstance(exc, FileNotFoundError):
-            log.warning("cannot read %s: %s", path, exc)
-        return {}
-    section = data.get(name) if isinstance(data, dict) else None
-    return section if isinstance(section, dict) else {}
-
-
 def file_settings(home: Path) -> dict[str, Any]:
     """Settings from files: ``$HERMES_HOME/mem0.json`` (the reference agent's file, still honoured) overlaid
-    by the ``mem0:`` section of ``config.yaml``. Empty values (``None``, ``""``) are dropped."""
-    merged = {**_read_json(home / "mem0.json"), **_yaml_section(home / "config.yaml", "mem0")}
+    by its ``config.yaml`` sections (``mem0:``, then ``memory.mem0:``). Empty values (``None``, ``""``) are dropped."""
+    merged = {**read_json_settings(home / "mem0.json"), **provider_section(home, "mem0")}
     return {k: v for k, v in merged.items() if v not in (None, "")}
 
 
@@ -149,12 +122,12 @@ def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str
     out = dict(DEFAULTS)
     for key, var in (("host", "MEM0_HOST"), ("mode", "MEM0_MODE"), ("user_id", "MEM0_USER_ID"),
                      ("agent_id", "MEM0_AGENT_ID")):
-        if value := _env(var, home):
+        if value := home_env(var, home):
             out[key] = value
-    if _env("MEM0_HOST", home) and not _env("MEM0_MODE", home):
+    if home_env("MEM0_HOST", home) and not home_env("MEM0_MODE", home):
         out["mode"] = "selfhosted"  # the reference: a host means the self-hosted server
     out.update(file_settings(home))
-    out["api_key"] = _env("MEM0_API_KEY", home)
+    out["api_key"] = home_env("MEM0_API_KEY", home)
     out["mode"] = str(out.get("mode") or "platform").lower()
     return out
 

@@ -47,8 +47,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from hermes_memory.config import load_config, read_env_file
-from hermes_memory.errors import ConfigError
+from hermes_memory.config import provider_section, read_env_file
 from hermes_memory.home import resolve_home
 from hermes_memory.providers.base import ConfigField, MemoryProvider, is_trivial_prompt
 
@@ -105,25 +104,10 @@ def validate_endpoint(url: str) -> str:
     return url.strip().rstrip("/")
 
 
-def _config_section(home: Path) -> dict[str, Any]:
-    """This provider's ``config.yaml`` settings: the top-level ``openviking:`` section (written by the setup wizard),
-    overridden by ``memory.openviking:`` (the reference agent's location). A broken file is logged and ignored."""
-    try:
-        cfg = load_config(home / "config.yaml")
-    except ConfigError as exc:
-        log.warning("openviking: ignoring config.yaml: %s", exc)
-        return {}
-    merged: dict[str, Any] = {}
-    for section in ((cfg.model_extra or {}).get(NAME), (cfg.memory.model_extra or {}).get(NAME)):
-        if isinstance(section, dict):
-            merged.update(section)
-    return merged
-
-
 def _load_settings(home: Path) -> dict[str, Any]:
     """Defaults < ``config.yaml`` (``openviking:``, ``memory.openviking:``) < ``$HERMES_HOME/.env`` < environment."""
     settings = dict(_DEFAULTS)
-    section = _config_section(home)
+    section = provider_section(home, NAME)
     if section:
         settings.update({k: v for k, v in section.items() if k in _DEFAULTS and v is not None})
     env_file = read_env_file(home / ".env")

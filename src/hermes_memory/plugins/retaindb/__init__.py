@@ -41,9 +41,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import yaml
 
-from hermes_memory.config import read_env_file
+from hermes_memory.config import home_env, provider_section, read_json_settings
 from hermes_memory.home import resolve_home
 from hermes_memory.providers.base import (
     ConfigField,
@@ -73,34 +72,10 @@ def _home(hermes_home: str | os.PathLike[str] | None = None) -> Path:
     return Path(hermes_home) if hermes_home else resolve_home()
 
 
-def _env(name: str, home: Path) -> str:
-    return os.environ.get(name) or read_env_file(home / ".env").get(name, "")
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _yaml_section(path: Path, name: str) -> dict[str, Any]:
-    """The ``name:`` section of ``config.yaml`` (written by ``memory setup``); ``{}`` when absent or unreadable."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8-sig")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        if not isinstance(exc, FileNotFoundError):
-            log.warning("cannot read %s: %s", path, exc)
-        return {}
-    section = data.get(name) if isinstance(data, dict) else None
-    return section if isinstance(section, dict) else {}
-
-
 def file_settings(home: Path) -> dict[str, Any]:
     """Settings from files: ``$HERMES_HOME/retaindb.json`` (the reference agent's file, still honoured) overlaid
-    by the ``retaindb:`` section of ``config.yaml``. Empty values (``None``, ``""``) are dropped."""
-    merged = {**_read_json(home / "retaindb.json"), **_yaml_section(home / "config.yaml", "retaindb")}
+    by its ``config.yaml`` sections (``retaindb:``, then ``memory.retaindb:``). Empty values (``None``, ``""``) are dropped."""
+    merged = {**read_json_settings(home / "retaindb.json"), **provider_section(home, "retaindb")}
     return {k: v for k, v in merged.items() if v not in (None, "")}
 
 
@@ -109,13 +84,13 @@ def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str
     home = _home(hermes_home)
     out = dict(DEFAULTS)
     out.update(file_settings(home))
-    if url := _env("RETAINDB_BASE_URL", home):
+    if url := home_env("RETAINDB_BASE_URL", home):
         out["base_url"] = url
     out["base_url"] = out.get("base_url") or DEFAULT_BASE_URL
-    if project := _env("RETAINDB_PROJECT", home):
+    if project := home_env("RETAINDB_PROJECT", home):
         out["project"] = project
     out["project"] = out["project"] or "default"
-    out["api_key"] = _env("RETAINDB_API_KEY", home)
+    out["api_key"] = home_env("RETAINDB_API_KEY", home)
     return out
 
 

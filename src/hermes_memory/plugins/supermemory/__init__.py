@@ -25,7 +25,6 @@ environment). Every call has ``api_timeout`` seconds and no retries.
 from __future__ import annotations
 
 import importlib.metadata
-import json
 import logging
 import os
 import re
@@ -34,9 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from hermes_memory.config import read_env_file
+from hermes_memory.config import home_env, provider_section, read_json_settings
 from hermes_memory.home import resolve_home
 from hermes_memory.providers.base import (
     ConfigField,
@@ -84,34 +81,10 @@ def _home(hermes_home: str | os.PathLike[str] | None = None) -> Path:
     return Path(hermes_home) if hermes_home else resolve_home()
 
 
-def _env(name: str, home: Path) -> str:
-    return os.environ.get(name) or read_env_file(home / ".env").get(name, "")
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _yaml_section(path: Path, name: str) -> dict[str, Any]:
-    """The ``name:`` section of ``config.yaml`` (written by ``memory setup``); ``{}`` when absent or unreadable."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8-sig")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        if not isinstance(exc, FileNotFoundError):
-            log.warning("cannot read %s: %s", path, exc)
-        return {}
-    section = data.get(name) if isinstance(data, dict) else None
-    return section if isinstance(section, dict) else {}
-
-
 def file_settings(home: Path) -> dict[str, Any]:
     """Settings from files: ``$HERMES_HOME/supermemory.json`` (the reference agent's file, still honoured) overlaid
-    by the ``supermemory:`` section of ``config.yaml``. Empty values (``None``, ``""``) are dropped."""
-    merged = {**_read_json(home / "supermemory.json"), **_yaml_section(home / "config.yaml", "supermemory")}
+    by its ``config.yaml`` sections (``supermemory:``, then ``memory.supermemory:``). Empty values (``None``, ``""``) are dropped."""
+    merged = {**read_json_settings(home / "supermemory.json"), **provider_section(home, "supermemory")}
     return {k: v for k, v in merged.items() if v not in (None, "")}
 
 
@@ -135,9 +108,9 @@ def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str
     """Defaults < environment < files (:func:`file_settings`), numbers clamped to their ranges. No network."""
     home = _home(hermes_home)
     out = dict(DEFAULTS)
-    if url := _env("SUPERMEMORY_BASE_URL", home):
+    if url := home_env("SUPERMEMORY_BASE_URL", home):
         out["base_url"] = url
-    if tag := _env("SUPERMEMORY_CONTAINER_TAG", home):
+    if tag := home_env("SUPERMEMORY_CONTAINER_TAG", home):
         out["container_tag"] = tag
     out.update(file_settings(home))
     for key, (lo, hi) in RANGES.items():
@@ -147,7 +120,7 @@ def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str
         except (TypeError, ValueError):
             out[key] = DEFAULTS[key]
     out["entity_context"] = str(out.get("entity_context") or DEFAULT_ENTITY_CONTEXT)[:1500]
-    out["api_key"] = _env("SUPERMEMORY_API_KEY", home)
+    out["api_key"] = home_env("SUPERMEMORY_API_KEY", home)
     return out
 
 
