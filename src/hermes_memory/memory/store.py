@@ -623,7 +623,7 @@ class MemoryStore:
             )
         return _fail(
             f"Refusing to write {path.name}: it was changed outside the memory tool ({why}). A copy was saved "
-            f"to {backup.name} (.bak.); the file was left untouched.",
+            f"to {backup.name}; the file was left untouched.",
             drift_backup=str(backup),
             remediation=f"{fix} Adding entries still works meanwhile.",
         )
