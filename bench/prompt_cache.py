@@ -23,6 +23,7 @@ Run: ``PYTHONPATH=src python bench/prompt_cache.py``; prints JSON.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import random
@@ -178,7 +179,13 @@ def run(rerender: bool, seed: int = 11) -> dict:
     }
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    # No options (the scenario is fixed), but --help must explain instead of running, and a
+    # mistyped option must be refused rather than ignored (README: benchmarks take --help).
+    argparse.ArgumentParser(
+        description="Prefix-cache share of a scripted 50-turn session: frozen memory snapshot vs "
+                    "re-rendering memory into the system prompt on every write. Prints one JSON object.",
+    ).parse_args(argv)
     frozen = run(rerender=False)
     rerender = run(rerender=True)
     bound = frozen["ideal_bound_share"]

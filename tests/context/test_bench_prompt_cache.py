@@ -3,6 +3,8 @@
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 
 def _load():
     path = Path(__file__).resolve().parents[2] / "bench" / "prompt_cache.py"
@@ -30,3 +32,17 @@ def test_prefix_cache_model_reads_only_written_prefixes():
     assert cache.request([("sys", big, True), ("u1", 10, False), ("u2", 10, True)]) == (big + 20, big + 10, big + 10)
     # a changed system prompt misses everything
     assert cache.request([("sys2", big, True), ("u1", 10, True)])[1] == 0
+
+
+def test_help_explains_instead_of_running_and_unknown_options_are_refused(capsys):
+    # README: "run with .venv/bin/python bench/NAME.py --help for their options"; this bench used
+    # to ignore its arguments and run the whole benchmark.
+    bench = _load()
+    with pytest.raises(SystemExit) as exc:
+        bench.main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage:") and '"bench"' not in out
+    with pytest.raises(SystemExit) as exc:
+        bench.main(["--bogus"])
+    assert exc.value.code == 2

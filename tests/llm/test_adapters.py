@@ -245,3 +245,16 @@ def test_fake_anthropic_cache_minimum_and_lookback_window():
         assert far.usage.cache_read_tokens == 0
         near = model.complete([plain_big, {"role": "user", "content": blocks[-19:]}])
         assert near.usage.cache_read_tokens == first.usage.cache_write_tokens
+
+
+def test_openai_401_without_any_key_says_which_variable_is_unset():
+    # A local base_url may need no key, so none is required up front; but when the server answers
+    # 401 the error used to say only "Set the key in the variable named by model.api_key_env".
+    cfg = ModelConfig(provider="openai", name="fake-gpt", api_key_env="MY_LLM_KEY", max_retries=0)
+    with FakeOpenAIServer(["never"], api_key="right") as srv:
+        cfg.base_url = srv.base_url
+        model = build_model(cfg, env={})
+        with pytest.raises(ModelAuthError) as info:
+            model.complete([{"role": "user", "content": "hi"}])
+    assert "MY_LLM_KEY" in str(info.value) and "not set" in str(info.value)
+    assert info.value.status_code == 401

@@ -433,6 +433,16 @@ def test_user_id_gets_own_user_file_shared_memory(mem_dir: Path) -> None:
     assert not (mem_dir / "USER.md").exists()
 
 
+def test_created_folders_are_private_including_intermediate_ones(tmp_path: Path) -> None:
+    # mkdir(parents=True, mode=0o700) applies the mode to the last folder only; `users/` (which
+    # lists every user id) and a fresh home root were left world-readable (0755).
+    home = tmp_path / "fresh-home"
+    MemoryStore(home / "memories").add("memory", "shared fact")
+    MemoryStore(home / "memories", user_id="alice").add("user", "Alice likes tea")
+    for d in (home, home / "memories", home / "memories" / "users", home / "memories" / "users" / "alice"):
+        assert d.stat().st_mode & 0o077 == 0, f"{d} is {oct(d.stat().st_mode & 0o777)}"
+
+
 @pytest.mark.parametrize("bad", ["../x", "a/b", "..", ".hidden", "", "x" * 200, "a\x00b", "tab\tid"])
 def test_unsafe_user_id_is_refused(mem_dir: Path, bad: str) -> None:
     with pytest.raises(ValueError, match="unsafe user_id"):

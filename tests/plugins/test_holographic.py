@@ -446,3 +446,48 @@ def test_bad_setting_is_a_clear_error_and_dim_change_is_tolerated(hermes_home):
         assert fid in [r["fact_id"] for r in call(p, action="probe", entity="Bob Jones")["results"]]
     finally:
         p.shutdown()
+
+
+def test_capacity_warning_names_the_limit_instead_of_a_rounded_ratio(tmp_path, caplog):
+    # With hrr_dim 64 the bank passes its capacity (dim / 4 = 16 facts) at the 17th fact, where
+    # sqrt(64/17) = 1.94; at hrr_dim 1024 the 257th fact printed "signal-to-noise 2.00 < 2".
+    store = FactStore(tmp_path / "bank.db", hrr_dim=64)
+    with caplog.at_level("WARNING", logger="hermes_memory.plugins.holographic.store"):
+        for i in range(17):
+            store.add_fact(f"fact number {i} about topic{i}")
+    warnings = [r.getMessage() for r in caplog.records if "signal-to-noise" in r.getMessage()]
+    assert len(warnings) == 1
+    assert "17 facts" in warnings[0] and "16" in warnings[0] and "hrr_dim" in warnings[0]
+    assert "2.00 < 2" not in warnings[0]
+
+
+def test_changing_hrr_dim_reencodes_existing_facts(tmp_path):
+    # README: `memory setup --provider holographic --set hrr_dim=2048`. Facts stored at the old
+    # dimension kept vectors of the old length, which every HRR path skips: probe/reason/contradict
+    # found nothing for them, silently.
+    def provider(dim):
+        p = HolographicProvider(hermes_home=str(tmp_path), config={"hrr_dim": dim})
+        p.initialize("s1", hermes_home=str(tmp_path), platform="cli", agent_context="primary")
+        return p
+
+    p = provider(64)
+    p.handle_tool_call("fact_store", {"action": "add", "content": "Ann adopted a greyhound named Pixel"})
+    p.handle_tool_call("fact_store", {"action": "add", "content": "Bob lives in Oslo"})
+    p.shutdown()
+    p = provider(128)
+    try:
+        probe = json.loads(p.handle_tool_call("fact_store", {"action": "probe", "entity": "Ann"}))
+        assert [f["content"] for f in probe["results"]] == ["Ann adopted a greyhound named Pixel"]
+        reason = json.loads(p.handle_tool_call("fact_store", {"action": "reason", "entities": ["Ann", "Pixel"]}))
+        assert reason["count"] >= 1
+    finally:
+        p.shutdown()
+    store = FactStore(tmp_path / "memory_store.db", hrr_dim=128)
+    try:
+        with store.lock:
+            rows = store.conn.execute("SELECT hrr_vector FROM facts").fetchall()
+            banks = store.conn.execute("SELECT dim, fact_count FROM memory_banks").fetchall()
+        assert all(len(hrr.from_bytes(r[0])) == 128 for r in rows)
+        assert [(b[0], b[1]) for b in banks] == [(128, 2)]
+    finally:
+        store.close()

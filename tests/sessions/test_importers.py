@@ -134,6 +134,19 @@ def test_openai_jsonl(db: SessionDB, tmp_path: Path) -> None:
     assert import_path(db, f, "openai").messages_imported == 0
 
 
+def test_openai_jsonl_record_without_valid_messages_creates_no_session(db: SessionDB, tmp_path: Path) -> None:
+    # A LoCoMo file passed as --format openai parsed as one list of role-less messages: it created
+    # an empty session and reported "1 new session(s)", so a wrong --format looked like success.
+    f = tmp_path / "wrong.jsonl"
+    f.write_text(json.dumps([{"sample_id": "conv-1", "conversation": {}}]) + "\n"
+                 + json.dumps({"messages": []}) + "\n", encoding="utf-8")
+    rep = import_path(db, f, "openai")
+    assert rep.sessions_created == 0 and rep.messages_imported == 0
+    assert any(":1:" in e and "no valid messages" in e for e in rep.errors)
+    assert any(":2:" in e and "no valid messages" in e for e in rep.errors)
+    assert db.list_sessions() == []
+
+
 # ------------------------------------------------------------------ reference state.db
 def test_hermes_state_db(db: SessionDB, tmp_path: Path) -> None:
     src = tmp_path / "ref" / "state.db"

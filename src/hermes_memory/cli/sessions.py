@@ -101,7 +101,8 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print_json({"total": total, "sessions": rows})
             return
-        table = Table("id", "started", "source", "msgs", "title / first message", title=f"{total} session(s)")
+        shown = f"{len(rows)} of {total}" if len(rows) < total else f"{total}"
+        table = Table("id", "started", "source", "msgs", "title / first message", title=f"{shown} session(s)")
         for r in rows:
             table.add_row(escape(r["id"]), _when(r["started_at"]), escape(r["source"] or ""),
                           str(r["message_count"] or 0), escape(r["title"] or r.get("preview") or ""))

@@ -81,7 +81,8 @@ def build_model(cfg: ModelConfig, *, env: Mapping[str, str] | None = None, secti
 
     return OpenAICompatModel(cfg.name, base_url=cfg.base_url or None, api_key=key or None,
                              context_length=cfg.context_length, max_tokens=cfg.max_tokens,
-                             temperature=cfg.temperature, timeout=cfg.timeout, max_retries=max_retries)
+                             temperature=cfg.temperature, timeout=cfg.timeout, max_retries=max_retries,
+                             key_env=cfg.api_key_env or DEFAULT_KEY_ENV["openai"])
 
 
 def auxiliary_config(config: HermesConfig) -> ModelConfig | None:

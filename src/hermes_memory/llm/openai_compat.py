@@ -75,7 +75,7 @@ def map_openai_error(exc: Exception) -> Exception:
         return context_length_error(text.strip(), status)
     if isinstance(exc, (openai.AuthenticationError, openai.PermissionDeniedError)):
         return ModelAuthError(f"the model service refused the API key ({status}): {exc}. "
-                              "Set the key in the variable named by model.api_key_env.", status_code=status)
+                              "Check the key in the variable named by model.api_key_env.", status_code=status)
     if isinstance(exc, openai.RateLimitError):
         return ModelRateLimitError(f"rate limited by the model service: {exc}", status_code=status)
     if isinstance(exc, openai.InternalServerError):
@@ -103,8 +103,11 @@ class OpenAICompatModel:
 
     def __init__(self, name: str, *, base_url: str | None = None, api_key: str | None = None,
                  context_length: int = 128_000, max_tokens: int = 4096, temperature: float | None = None,
-                 timeout: float = 120.0, max_retries: int = 2, client: Any = None) -> None:
+                 timeout: float = 120.0, max_retries: int = 2, client: Any = None,
+                 key_env: str | None = None) -> None:
         self.name = name
+        #: Without a key, a 401/403 names this unset variable (``model.api_key_env``) in its message.
+        self._missing_key_env = None if api_key else (key_env or "OPENAI_API_KEY")
         self.context_length = context_length
         self.max_tokens = max_tokens
         self.temperature = temperature
@@ -131,7 +134,13 @@ class OpenAICompatModel:
         try:
             resp = self._client.chat.completions.create(**kwargs)
         except openai.OpenAIError as exc:
-            raise map_openai_error(exc) from exc
+            err = map_openai_error(exc)
+            if isinstance(err, ModelAuthError) and self._missing_key_env:
+                err = ModelAuthError(
+                    f"the model server at {self.base_url} requires an API key ({err.status_code}) but none was "
+                    f"sent: {self._missing_key_env} is not set. Put it in the environment or in $HERMES_HOME/.env "
+                    "(or name another variable with model.api_key_env).", status_code=err.status_code)
+            raise err from exc
         except ValueError as exc:  # the body was not JSON (the SDK's json.loads)
             raise _malformed(exc) from exc
         try:

@@ -150,6 +150,21 @@ def sanitise_entry(entry: str, file_name: str) -> str:
     )
 
 
+def _mkdir_private(folder: Path) -> None:
+    """Create ``folder`` and every missing parent with mode 0700 (existing folders are left as they are).
+
+    ``Path.mkdir(parents=True, mode=...)`` applies the mode to the last folder only, so ``users/``
+    (whose entries name every user) and a fresh home root came out world-readable.
+    """
+    missing = []
+    p = Path(folder)
+    while not p.exists() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
+        d.mkdir(mode=0o700, exist_ok=True)
+
+
 class MemoryStore:
     """The two curated memory files of one data home.
 
@@ -608,7 +623,7 @@ class MemoryStore:
             )
         return _fail(
             f"Refusing to write {path.name}: it was changed outside the memory tool ({why}). A copy was saved "
-            f"to {backup.name} (.bak.); the file was left untouched.",
+            f"to {backup.name}; the file was left untouched.",
             drift_backup=str(backup),
             remediation=f"{fix} Adding entries still works meanwhile.",
         )
@@ -774,7 +789,7 @@ class MemoryStore:
             try:
                 st = os.lstat(lock_path)
             except FileNotFoundError:
-                path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                _mkdir_private(path.parent)
                 fd = os.open(lock_path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
                 os.close(fd)
             else:
@@ -835,7 +850,7 @@ class MemoryStore:
     def _write(self, path: Path, text: str) -> None:
         """Write ``text`` (UTF-8, LF) to ``path`` atomically: temp in the real target's folder, fsync, replace."""
         real = self._real(path)
-        real.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _mkdir_private(real.parent)
         data = text.encode("utf-8")
         tmp = None
         try:

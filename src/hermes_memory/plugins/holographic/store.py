@@ -201,9 +201,40 @@ class FactStore:
             with self.lock:
                 self.conn.executescript(_SCHEMA)
                 self.conn.execute("SELECT count(*) FROM facts").fetchone()
+            self._reencode_if_dim_changed()
         except sqlite3.DatabaseError:
             self.close()
             raise
+
+    def _reencode_if_dim_changed(self) -> None:
+        """Re-encode every fact and rebuild the banks when the store was written at another ``hrr_dim``.
+
+        Vectors of another length are skipped by every HRR path (probe, reason, contradict), so
+        without this a changed ``hrr_dim`` silently hid all earlier facts from structured recall.
+        Costs one ``encode_fact`` per fact, once, in one transaction.
+        """
+        if not self.use_hrr:
+            return
+        with self.lock:
+            stale = self.conn.execute(
+                "SELECT count(*) FROM facts WHERE hrr_vector IS NULL OR length(hrr_vector) != ?",
+                (4 + 4 * self.dim,)).fetchone()[0]
+            stale_banks = self.conn.execute("SELECT count(*) FROM memory_banks WHERE dim != ?",
+                                            (self.dim,)).fetchone()[0]
+            if not stale and not stale_banks:
+                return
+            logger.warning("holographic store %s: re-encoding %d fact(s) for hrr_dim %d", self.path, stale, self.dim)
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                for row in self.conn.execute("SELECT fact_id, content FROM facts").fetchall():
+                    vec = hrr.encode_fact(row["content"], self.entities_of(row["fact_id"]), self.dim)
+                    self.conn.execute("UPDATE facts SET hrr_vector=? WHERE fact_id=?",
+                                      (hrr.to_bytes(vec), row["fact_id"]))
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+        self.rebuild_banks()
 
     def close(self) -> None:
         """Release this store's share of the connection (closed with the last user)."""
@@ -352,8 +383,11 @@ class FactStore:
             (name, hrr.sum_to_bytes(total), self.dim, n, time.time()))
         if n and hrr.snr(self.dim, n) < 2.0 and name not in self._snr_warned:
             self._snr_warned.add(name)  # once per bank and store instance
-            logger.warning("holographic bank %s holds %d facts: HRR signal-to-noise %.2f < 2 "
-                           "(raise hrr_dim for reliable probe results)", name, n, hrr.snr(self.dim, n))
+            # sqrt(dim / n) < 2 <=> n > dim / 4; say the capacity, since a rounded ratio read "2.00 < 2".
+            logger.warning("holographic bank %s holds %d facts, more than hrr_dim/4 = %d: HRR signal-to-noise "
+                           "%.3f is below 2, so probe results get unreliable (raise hrr_dim, e.g. "
+                           "`hermes-memory memory setup --provider holographic --set hrr_dim=%d --yes`)",
+                           name, n, self.dim // 4, hrr.snr(self.dim, n), min(65536, max(self.dim * 2, 4 * n)))
 
     def bank(self, category: str) -> Any:
         """The category's bundle (phase vector), or ``None`` without numpy or facts."""

@@ -70,6 +70,9 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
                     "tool_name": m.get("name"),
                     "reasoning": m.get("reasoning") or m.get("reasoning_content"),
                 })
+            if not msgs:  # an empty session would report success for a wrong --format
+                report.errors.append(f"{f}:{ln}: no valid messages (each needs a \"role\"); not imported")
+                continue
             ident = rec.get("id") or rec.get("session_id") or hashlib.sha1(line.encode()).hexdigest()[:16]
             created = rec.get("created")
             if isinstance(created, (int, float)):
