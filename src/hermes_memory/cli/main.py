@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Annotated
 
 import typer
@@ -61,11 +62,32 @@ def root(
     ctx.obj = CliState(home_arg=home)
 
 
+def hoist_home_option(argv: list[str]) -> list[str]:
+    """Move ``--home DIR`` / ``--home=DIR`` given after a command to the front, where the root option lives.
+
+    Users type ``hermes-memory memory show --home DIR`` as often as ``hermes-memory --home DIR memory
+    show``; both mean the same. Nothing after a literal ``--`` is touched (it is data, e.g. memory
+    content). Returns a new list.
+    """
+    args = list(argv)
+    front: list[str] = []
+    i = 0
+    while i < len(args) and args[i] != "--":
+        if args[i] == "--home" and i + 1 < len(args):
+            front += args[i : i + 2]
+            del args[i : i + 2]
+        elif args[i].startswith("--home="):
+            front.append(args.pop(i))
+        else:
+            i += 1
+    return front + args
+
+
 def main() -> None:
     """Console-script entry point: maps our errors to messages and exit codes."""
     try:
         # With standalone_mode=False click *returns* the code of a typer.Exit instead of raising it.
-        rv = app(standalone_mode=False)
+        rv = app(args=hoist_home_option(sys.argv[1:]), standalone_mode=False)
         if isinstance(rv, int) and rv:
             raise SystemExit(rv)
     except typer.Exit as exc:
