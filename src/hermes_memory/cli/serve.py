@@ -63,8 +63,6 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="HTTP: print the URL and client configuration as JSON.")] = False,
     ) -> None:
         """Serve memory, session search and the provider's tools to MCP clients."""
-        import anyio
-
         from hermes_memory.mcp.server import MemoryServer, is_loopback
 
         st = state(ctx)
@@ -82,11 +80,41 @@ def register(app: typer.Typer) -> None:
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
         try:
             if transport is Transport.stdio:
-                anyio.run(server.run_stdio)
+                _serve_stdio(server)
             else:
                 _serve_http(server, host=host, port=port, token=token, user_id=user_id, as_json=as_json)
         finally:
             server.close()  # also when a signal interrupts start-up (close is idempotent)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGINT over stdio: raise KeyboardInterrupt at once (asyncio's own handler would only cancel the
+    main task, which then waits for the SDK's blocked stdin read)."""
+    raise KeyboardInterrupt
+
+
+def _serve_stdio(server: MemoryServer) -> None:
+    """Serve one client over stdio until stdin reaches EOF (exit 0), SIGTERM (exit 0) or SIGINT (exit 130).
+
+    The SDK reads stdin on a worker thread that no signal can interrupt, and the interpreter waits for
+    that thread at exit, so after a signal the server would live until the client closed stdin (MCP
+    clients send SIGTERM precisely when it does not). After a signal the server is closed (provider
+    shut down, ``state.db`` closed), stderr flushed, and the process leaves with ``os._exit``.
+    """
+    import os
+
+    import anyio
+
+    signal.signal(signal.SIGINT, _interrupt)
+    try:
+        anyio.run(server.run_stdio)
+    except (SystemExit, KeyboardInterrupt) as exc:
+        code = 130 if isinstance(exc, KeyboardInterrupt) else (exc.code if isinstance(exc.code, int) else 0)
+        try:
+            server.close()
+        finally:
+            sys.stderr.flush()
+            os._exit(code)
 
 
 def _serve_http(server: MemoryServer, *, host: str, port: int, token: str | None, user_id: str | None,

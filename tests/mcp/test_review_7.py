@@ -1,0 +1,54 @@
+"""Review of the MCP server as another agent's operator uses it: defects found by attacking it."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+from pathlib import Path
+
+import anyio
+import pytest
+from starlette.testclient import TestClient
+
+from hermes_memory.config import load_config
+from hermes_memory.home import HermesHome
+from hermes_memory.mcp.server import HTTP_PATH, MemoryServer
+from tests.mcp.helpers import call, child_env, serve_argv, stdio_session
+from tests.mcp.test_provider_tools import _install_plugin
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+@pytest.mark.parametrize(("signame", "code"), [("SIGTERM", 0), ("SIGINT", 130)])
+def test_stdio_server_exits_on_a_signal_while_its_client_keeps_stdin_open(
+        hermes_home: Path, signame: str, code: int) -> None:
+    """MCP clients stop a stdio server with SIGTERM when closing stdin is not enough; the SDK's stdin
+    reader thread is blocked in read() and used to keep the process alive forever after the signal."""
+    _install_plugin(hermes_home)
+    proc = subprocess.Popen(serve_argv(hermes_home), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=child_env(), text=True)
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps(INIT) + "\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["result"]["serverInfo"]["name"] == "hermes-memory"
+        proc.send_signal(getattr(signal, signame))
+        try:
+            rc = proc.wait(timeout=60)  # a hang detector, not a speed requirement
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            pytest.fail(f"stdio server still running 60 s after {signame} (stdin still open)")
+        assert rc == code, proc.stderr.read() if proc.stderr else ""
+        assert proc.stdout.read() == ""  # nothing but protocol on stdout
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream:
+                stream.close()
+    assert (hermes_home / "shutdown.log").read_text() == "shutdown\n"  # the provider was shut down
