@@ -374,7 +374,11 @@ class MemoryServer:
 
         store = self._store_for(state, user_id)
         result = self._guard("memory", lambda: memory_tool(store=store, **args))
-        if self.provider is not None:
+        # The provider is shared by every client and was initialised for the server's own user, so a
+        # per-call user_id's USER.md write stays out of it (else other clients read that profile through
+        # the provider's tools). MEMORY.md is shared anyway and is mirrored whoever writes it.
+        foreign_profile = args.get("target") == "user" and user_id != self.fixed_user_id
+        if self.provider is not None and not foreign_profile:
             self._mirror_memory_write(result, args)
         return result
 
