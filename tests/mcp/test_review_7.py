@@ -80,3 +80,22 @@ def test_a_per_call_user_profile_is_not_mirrored_into_the_shared_provider(hermes
     mirrored = [json.loads(line) for line in (hermes_home / "mirrored.jsonl").read_text().splitlines()]
     assert mirrored == [["add", "user", "Default user prefers tabs"],
                         ["add", "memory", "Shared note from alice's client"]]
+
+
+@pytest.mark.parametrize("host", ["127.0.0.2", "::1", "[::1]", "localhost", "127.0.0.1"])
+def test_dns_rebinding_protection_covers_every_loopback_bind_address(hermes_home: Path, host: str) -> None:
+    """A loopback bind needs no token, so the Host/Origin checks are its only guard against a web page
+    whose name rebinds to this machine; the SDK switched them on only for three literal spellings."""
+    server = MemoryServer(HermesHome(hermes_home), load_config(hermes_home / "config.yaml"))
+    try:
+        app = server.http_app(host=host, token=None)
+        name = host if host.startswith("[") or ":" not in host else f"[{host}]"
+        with TestClient(app, base_url=f"http://{name}:8765") as client:
+            ok = client.post(HTTP_PATH, json=INIT, headers=MCP_HEADERS)
+            assert ok.status_code == 200, ok.text
+            rebound = client.post(HTTP_PATH, json=INIT, headers={**MCP_HEADERS, "Host": "evil.example:8765"})
+            assert rebound.status_code == 421
+            foreign = client.post(HTTP_PATH, json=INIT, headers={**MCP_HEADERS, "Origin": "http://evil.example"})
+            assert foreign.status_code == 403
+    finally:
+        server.close()

@@ -512,8 +512,19 @@ class MemoryServer:
         """The ASGI app serving MCP at ``/mcp``; with ``token`` every request needs ``Bearer <token>``."""
         from mcp.server.transport_security import TransportSecuritySettings
 
-        security = None
-        if not is_loopback(host):
+        if is_loopback(host):
+            # No token is needed here, so the Host/Origin checks are the only guard against a web page
+            # whose name rebinds to 127.0.0.1. The SDK turns them on by itself only for the literal
+            # names 127.0.0.1, localhost and ::1; any other loopback spelling (127.0.0.2, [::1]) gets
+            # them here, with the bound name allowed next to the usual ones.
+            name = host.strip("[]")
+            names = {"127.0.0.1", "localhost", "[::1]", f"[{name}]" if ":" in name else name}
+            security = TransportSecuritySettings(
+                enable_dns_rebinding_protection=True,
+                allowed_hosts=sorted(f"{n}:*" for n in names),
+                allowed_origins=sorted(f"http://{n}:*" for n in names),
+            )
+        else:
             # Reachable from other machines: the bearer token is the guard, and the Host header
             # is whatever name clients use for this machine, so DNS-rebinding checks are off.
             security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
