@@ -99,3 +99,20 @@ def test_dns_rebinding_protection_covers_every_loopback_bind_address(hermes_home
             assert foreign.status_code == 403
     finally:
         server.close()
+
+
+def test_the_bearer_scheme_is_case_insensitive_but_the_token_is_not(hermes_home: Path) -> None:
+    """RFC 9110 §11.1: the auth scheme is case-insensitive, so `bearer TOKEN` must be accepted."""
+    server = MemoryServer(HermesHome(hermes_home), load_config(hermes_home / "config.yaml"))
+    try:
+        app = server.http_app(host="0.0.0.0", token="Tok-123")
+        with TestClient(app, base_url="http://127.0.0.1:8765") as client:
+            for scheme in ("Bearer", "bearer", "BEARER"):
+                r = client.post(HTTP_PATH, json=INIT, headers={**MCP_HEADERS, "Authorization": f"{scheme} Tok-123"})
+                assert r.status_code == 200, (scheme, r.text)
+            for value in ("Bearer tok-123", "Bearer Tok-12", "Tok-123", "Basic Tok-123", "Bearer Tok-123x"):
+                r = client.post(HTTP_PATH, json=INIT, headers={**MCP_HEADERS, "Authorization": value})
+                assert r.status_code == 401, value
+            assert client.post(f"{HTTP_PATH}?token=Tok-123", json=INIT, headers=MCP_HEADERS).status_code == 401
+    finally:
+        server.close()

@@ -590,18 +590,23 @@ def tool_result(text: str) -> types.CallToolResult:
 
 
 class BearerTokenGate:
-    """ASGI wrapper that answers 401 unless ``Authorization: Bearer <token>`` matches (constant time)."""
+    """ASGI wrapper that answers 401 unless ``Authorization: Bearer <token>`` matches.
+
+    The scheme is matched case-insensitively (RFC 9110 §11.1: ``bearer`` and ``BEARER`` are the same
+    scheme), the token exactly and in constant time. A token in the query string is never accepted.
+    """
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope.get("type") == "http":
             given = b""
             for name, value in scope.get("headers", []):
                 if name.lower() == b"authorization":
-                    given = value
+                    scheme, _, credentials = value.partition(b" ")
+                    given = credentials if scheme.lower() == b"bearer" else b""
                     break
             if not hmac.compare_digest(given, self._expected):
                 body = json.dumps({"error": "missing or wrong bearer token; send 'Authorization: Bearer <token>' "
