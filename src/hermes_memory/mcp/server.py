@@ -531,14 +531,28 @@ class MemoryServer:
         app = self.server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host, transport_security=security)
         return BearerTokenGate(app, token) if token else app
 
-    async def serve_http(self, sock: socket.socket, *, host: str, token: str | None) -> None:
-        """Serve streamable HTTP on an already bound, listening socket until SIGINT/SIGTERM; then close."""
+    def http_server(self, *, host: str, token: str | None) -> Any:
+        """A ``uvicorn.Server`` for :meth:`http_app`, its config already loaded.
+
+        Loading imports every module serving needs, so a SIGTERM that arrives once the URL is
+        announced (before uvicorn installs its own handlers) never lands inside an import.
+        """
         import uvicorn
 
         config = uvicorn.Config(self.http_app(host=host, token=token), log_config=None, access_log=False,
                                 lifespan="on", timeout_graceful_shutdown=5)
+        config.load()
+        return uvicorn.Server(config)
+
+    async def serve_http(self, sock: socket.socket, *, host: str, token: str | None,
+                         http_server: Any = None) -> None:
+        """Serve streamable HTTP on an already bound, listening socket until SIGINT/SIGTERM; then close.
+
+        ``http_server``: one made by :meth:`http_server` beforehand (default: made here).
+        """
+        server = http_server if http_server is not None else self.http_server(host=host, token=token)
         try:
-            await uvicorn.Server(config).serve(sockets=[sock])
+            await server.serve(sockets=[sock])
         finally:
             self.close()
 
