@@ -13,7 +13,7 @@ import signal
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -63,8 +63,6 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="HTTP: print the URL and client configuration as JSON.")] = False,
     ) -> None:
         """Serve memory, session search and the provider's tools to MCP clients."""
-        import anyio
-
         from hermes_memory.mcp.server import MemoryServer, is_loopback
 
         st = state(ctx)
@@ -82,11 +80,42 @@ def register(app: typer.Typer) -> None:
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
         try:
             if transport is Transport.stdio:
-                anyio.run(server.run_stdio)
+                _serve_stdio(server)
             else:
                 _serve_http(server, host=host, port=port, token=token, user_id=user_id, as_json=as_json)
         finally:
             server.close()  # also when a signal interrupts start-up (close is idempotent)
+
+
+def _serve_stdio(server: MemoryServer) -> None:
+    """Serve one client over stdio until stdin reaches EOF (exit 0), SIGTERM (exit 0) or SIGINT (exit 130).
+
+    The SDK reads stdin on a worker thread that no signal can interrupt, and both cancellation and
+    interpreter exit wait for that thread, so after a signal the server would live until the client
+    closed stdin (MCP clients send SIGTERM precisely when it does not). The signals are received by
+    the event loop itself; on one the server is closed (provider shut down, ``state.db`` closed),
+    stderr flushed, and the process leaves with ``os._exit``.
+    """
+    import os
+
+    import anyio
+
+    async def until_eof_or_signal() -> None:
+        async def on_signal() -> None:
+            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+                async for signum in signals:
+                    try:
+                        server.close()
+                    finally:
+                        sys.stderr.flush()
+                        os._exit(130 if signum == signal.SIGINT else 0)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(on_signal)
+            await server.run_stdio()
+            tg.cancel_scope.cancel()
+
+    anyio.run(until_eof_or_signal)
 
 
 def _serve_http(server: MemoryServer, *, host: str, port: int, token: str | None, user_id: str | None,
@@ -110,24 +139,35 @@ def _serve_http(server: MemoryServer, *, host: str, port: int, token: str | None
         url = endpoint_url(host, bound_port)
         snippets = all_snippets(url, token=bool(token), stdio_command=_stdio_command(home.root, user_id))
         tools = [t.name for t in server.tool_list()]
-        if as_json:
-            print_json({"url": url, "transport": "http", "host": host, "port": bound_port, "home": str(home.root),
-                        "token_required": bool(token), "tools": tools,
-                        "clients": {s.client: s.as_dict() for s in snippets}})
-        else:
-            out = [
-                "hermes-memory MCP server (streamable HTTP)",
-                f"URL:   {url}",
-                f"home:  {home.root}",
-                f"tools: {', '.join(tools)}",
-                "auth:  " + ("bearer token required (clients read it from $HERMES_MCP_TOKEN)" if token
-                             else "none (loopback only)"),
-                "",
-                "Add it to your agent (paste one):",
-            ]
-            for s in snippets:
-                out += ["", f"# {s.client} — {s.where}", s.text]
-            out += ["", "Serving; press Ctrl-C to stop.", ""]
-            sys.stdout.write("\n".join(out))
-            sys.stdout.flush()
-        anyio.run(functools.partial(server.serve_http, sock, host=host, token=token))
+        # Everything that imports is done before the URL is announced: a client may stop the server
+        # (SIGTERM) as soon as it reads the URL, and a signal inside an import breaks it with a traceback.
+        http = server.http_server(host=host, token=token)
+        anyio.run(functools.partial(_announce_and_serve, server, sock, http, host=host, token=token, url=url,
+                                    bound_port=bound_port, tools=tools, snippets=snippets, as_json=as_json))
+
+
+async def _announce_and_serve(server: MemoryServer, sock: Any, http: Any, *, host: str, token: str | None, url: str,
+                              bound_port: int, tools: list[str], snippets: list[Any], as_json: bool) -> None:
+    """Print the URL and client configuration (or JSON), then serve until Ctrl-C / SIGTERM."""
+    home = server.home
+    if as_json:
+        print_json({"url": url, "transport": "http", "host": host, "port": bound_port, "home": str(home.root),
+                    "token_required": bool(token), "tools": tools,
+                    "clients": {s.client: s.as_dict() for s in snippets}})
+    else:
+        out = [
+            "hermes-memory MCP server (streamable HTTP)",
+            f"URL:   {url}",
+            f"home:  {home.root}",
+            f"tools: {', '.join(tools)}",
+            "auth:  " + ("bearer token required (clients read it from $HERMES_MCP_TOKEN)" if token
+                         else "none (loopback only)"),
+            "",
+            "Add it to your agent (paste one):",
+        ]
+        for s in snippets:
+            out += ["", f"# {s.client} — {s.where}", s.text]
+        out += ["", "Serving; press Ctrl-C to stop.", ""]
+        sys.stdout.write("\n".join(out))
+        sys.stdout.flush()
+    await server.serve_http(sock, host=host, token=token, http_server=http)

@@ -374,7 +374,11 @@ class MemoryServer:
 
         store = self._store_for(state, user_id)
         result = self._guard("memory", lambda: memory_tool(store=store, **args))
-        if self.provider is not None:
+        # The provider is shared by every client and was initialised for the server's own user, so a
+        # per-call user_id's USER.md write stays out of it (else other clients read that profile through
+        # the provider's tools). MEMORY.md is shared anyway and is mirrored whoever writes it.
+        foreign_profile = args.get("target") == "user" and user_id != self.fixed_user_id
+        if self.provider is not None and not foreign_profile:
             self._mirror_memory_write(result, args)
         return result
 
@@ -508,22 +512,47 @@ class MemoryServer:
         """The ASGI app serving MCP at ``/mcp``; with ``token`` every request needs ``Bearer <token>``."""
         from mcp.server.transport_security import TransportSecuritySettings
 
-        security = None
-        if not is_loopback(host):
+        if is_loopback(host):
+            # No token is needed here, so the Host/Origin checks are the only guard against a web page
+            # whose name rebinds to 127.0.0.1. The SDK turns them on by itself only for the literal
+            # names 127.0.0.1, localhost and ::1; any other loopback spelling (127.0.0.2, [::1]) gets
+            # them here, with the bound name allowed next to the usual ones.
+            name = host.strip("[]")
+            names = {"127.0.0.1", "localhost", "[::1]", f"[{name}]" if ":" in name else name}
+            security = TransportSecuritySettings(
+                enable_dns_rebinding_protection=True,
+                allowed_hosts=sorted(f"{n}:*" for n in names),
+                allowed_origins=sorted(f"http://{n}:*" for n in names),
+            )
+        else:
             # Reachable from other machines: the bearer token is the guard, and the Host header
             # is whatever name clients use for this machine, so DNS-rebinding checks are off.
             security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
         app = self.server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host, transport_security=security)
         return BearerTokenGate(app, token) if token else app
 
-    async def serve_http(self, sock: socket.socket, *, host: str, token: str | None) -> None:
-        """Serve streamable HTTP on an already bound, listening socket until SIGINT/SIGTERM; then close."""
+    def http_server(self, *, host: str, token: str | None) -> Any:
+        """A ``uvicorn.Server`` for :meth:`http_app`, its config already loaded.
+
+        Loading imports every module serving needs, so a SIGTERM that arrives once the URL is
+        announced (before uvicorn installs its own handlers) never lands inside an import.
+        """
         import uvicorn
 
         config = uvicorn.Config(self.http_app(host=host, token=token), log_config=None, access_log=False,
                                 lifespan="on", timeout_graceful_shutdown=5)
+        config.load()
+        return uvicorn.Server(config)
+
+    async def serve_http(self, sock: socket.socket, *, host: str, token: str | None,
+                         http_server: Any = None) -> None:
+        """Serve streamable HTTP on an already bound, listening socket until SIGINT/SIGTERM; then close.
+
+        ``http_server``: one made by :meth:`http_server` beforehand (default: made here).
+        """
+        server = http_server if http_server is not None else self.http_server(host=host, token=token)
         try:
-            await uvicorn.Server(config).serve(sockets=[sock])
+            await server.serve(sockets=[sock])
         finally:
             self.close()
 
@@ -575,18 +604,23 @@ def tool_result(text: str) -> types.CallToolResult:
 
 
 class BearerTokenGate:
-    """ASGI wrapper that answers 401 unless ``Authorization: Bearer <token>`` matches (constant time)."""
+    """ASGI wrapper that answers 401 unless ``Authorization: Bearer <token>`` matches.
+
+    The scheme is matched case-insensitively (RFC 9110 §11.1: ``bearer`` and ``BEARER`` are the same
+    scheme), the token exactly and in constant time. A token in the query string is never accepted.
+    """
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope.get("type") == "http":
             given = b""
             for name, value in scope.get("headers", []):
                 if name.lower() == b"authorization":
-                    given = value
+                    scheme, _, credentials = value.partition(b" ")
+                    given = credentials if scheme.lower() == b"bearer" else b""
                     break
             if not hmac.compare_digest(given, self._expected):
                 body = json.dumps({"error": "missing or wrong bearer token; send 'Authorization: Bearer <token>' "
