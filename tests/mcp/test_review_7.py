@@ -116,3 +116,28 @@ def test_the_bearer_scheme_is_case_insensitive_but_the_token_is_not(hermes_home:
             assert client.post(f"{HTTP_PATH}?token=Tok-123", json=INIT, headers=MCP_HEADERS).status_code == 401
     finally:
         server.close()
+
+
+def test_a_live_http_session_keeps_its_state_however_many_sessions_ended(hermes_home: Path, monkeypatch) -> None:
+    """Per-session states are capped; states of sessions the SDK has ended go first, so a live
+    session's frozen snapshot is never dropped because many short sessions came and went."""
+    import hermes_memory.mcp.server as server_mod
+
+    monkeypatch.setattr(server_mod, "MAX_CLIENT_SESSIONS", 3)
+    server = MemoryServer(HermesHome(hermes_home), load_config(hermes_home / "config.yaml"))
+    try:
+        class _Manager:  # stands in for the SDK's session manager: the ids it holds open
+            _server_instances: dict[str, object] = {}
+
+        server.server._session_manager = _Manager
+        live = _Manager._server_instances
+        live["A"] = object()
+        state_a = server._client("A")
+        for i in range(10):  # ten sessions open, are used and end
+            live[f"s{i}"] = object()
+            server._client(f"s{i}")
+            del live[f"s{i}"]
+        assert server._client("A") is state_a
+        assert len(server._clients) <= 3
+    finally:
+        server.close()

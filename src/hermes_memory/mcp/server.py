@@ -77,8 +77,11 @@ HTTP_PATH = "/mcp"
 DEFAULT_PORT = 8765
 """Default TCP port of ``serve --transport http`` (override with ``--port``; 0 picks a free one)."""
 
-MAX_CLIENT_SESSIONS = 256
-"""Per-session states kept for HTTP clients; the least recently used is dropped beyond this."""
+MAX_CLIENT_SESSIONS = 1000
+"""Most HTTP client sessions open at once (the SDK refuses more) and per-session states kept.
+
+Beyond it, states of sessions the SDK has ended are dropped first, so a live session keeps its
+frozen snapshot however many other sessions came and went."""
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
@@ -269,11 +272,25 @@ class MemoryServer:
         if state is None:
             state = self._new_client(key)
             self._clients[key] = state
+            if len(self._clients) > MAX_CLIENT_SESSIONS:
+                live = self._live_session_ids()
+                if live is not None:
+                    for ended in [k for k in self._clients if k not in live and k != key]:
+                        del self._clients[ended]
             while len(self._clients) > MAX_CLIENT_SESSIONS:
                 self._clients.popitem(last=False)
         else:
             self._clients.move_to_end(key)
         return state
+
+    def _live_session_ids(self) -> set[str] | None:
+        """Ids of the HTTP sessions the SDK still holds open; ``None`` when not serving HTTP.
+
+        Read from the SDK's session manager (mcp 2.x keeps no public list of them).
+        """
+        manager = getattr(self.server, "_session_manager", None)
+        instances = getattr(manager, "_server_instances", None)
+        return set(instances) if isinstance(instances, dict) else None
 
     def _store_for(self, state: ClientState, user_id: str | None) -> Any:
         store = state.stores.get(user_id)
@@ -528,7 +545,8 @@ class MemoryServer:
             # Reachable from other machines: the bearer token is the guard, and the Host header
             # is whatever name clients use for this machine, so DNS-rebinding checks are off.
             security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-        app = self.server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host, transport_security=security)
+        app = self.server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host, transport_security=security,
+                                              max_sessions=MAX_CLIENT_SESSIONS)
         return BearerTokenGate(app, token) if token else app
 
     def http_server(self, *, host: str, token: str | None) -> Any:
