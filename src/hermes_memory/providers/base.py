@@ -256,3 +256,21 @@ def is_trivial_prompt(text: str | None) -> bool:
     if not stripped or stripped.startswith("/"):
         return True
     return _PUNCT_TAIL.sub("", stripped.lower()) in _TRIVIAL
+
+
+def sdk_problem(dist: str, major: int) -> str:
+    """Why the installed ``dist`` SDK cannot be used by a provider written for its major version
+    ``major`` (not installed, or another major version, whose API differs); ``""`` when it fits.
+
+    Reads installed package metadata only (no import, no network), so ``is_available`` stays cheap.
+    """
+    import importlib.metadata
+
+    try:
+        version = importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return f"the {dist} package is not installed: pip install 'hermes-memory[providers]'"
+    head = version.split(".")[0]
+    if not head.isdigit() or int(head) != major:
+        return f"{dist} {version} is installed but this provider needs {dist} {major}.x: pip install '{dist}>={major},<{major + 1}'"
+    return ""

@@ -42,7 +42,6 @@ block overrides root keys, host ``hermes`` or ``$HERMES_HONCHO_HOST``), then the
 
 from __future__ import annotations
 
-import importlib.metadata
 import ipaddress
 import logging
 import os
@@ -63,6 +62,7 @@ from hermes_memory.providers.base import (
     non_ascii_problem,
     number_arg,
     path_segment,
+    sdk_problem,
 )
 
 log = logging.getLogger(__name__)
@@ -128,17 +128,6 @@ def is_local_url(url: str) -> bool:
     except ValueError:
         return False
     return ip.is_loopback or ip.is_private or ip.is_link_local or ip in ipaddress.ip_network("100.64.0.0/10")
-
-
-def sdk_problem(dist: str, major: int) -> str:
-    """Why the installed ``dist`` SDK cannot be used (not installed, or not major version ``major``); ``""`` if fine."""
-    try:
-        version = importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return f"the {dist} package is not installed: pip install 'hermes-memory[providers]'"
-    if not version.split(".")[0].isdigit() or int(version.split(".")[0]) != major:
-        return f"{dist} {version} is installed but this provider needs {dist} {major}.x: pip install '{dist}>={major},<{major + 1}'"
-    return ""
 
 
 def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, Any]:

@@ -31,7 +31,6 @@ as in the reference.
 from __future__ import annotations
 
 import atexit
-import importlib.metadata
 import json
 import logging
 import os
@@ -50,6 +49,7 @@ from hermes_memory.providers.base import (
     non_ascii_problem,
     number_arg,
     path_segment,
+    sdk_problem,
 )
 
 log = logging.getLogger(__name__)
@@ -99,17 +99,6 @@ def file_settings(home: Path) -> dict[str, Any]:
     by its ``config.yaml`` sections (``mem0:``, then ``memory.mem0:``). Empty values (``None``, ``""``) are dropped."""
     merged = {**read_json_settings(home / "mem0.json"), **provider_section(home, "mem0")}
     return {k: v for k, v in merged.items() if v not in (None, "")}
-
-
-def sdk_problem(dist: str, major: int) -> str:
-    """Why the installed ``dist`` SDK cannot be used (not installed, or not major version ``major``); ``""`` if fine."""
-    try:
-        version = importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return f"the {dist} package is not installed: pip install 'hermes-memory[providers]'"
-    if not version.split(".")[0].isdigit() or int(version.split(".")[0]) != major:
-        return f"{dist} {version} is installed but this provider needs {dist} {major}.x: pip install '{dist}>={major},<{major + 1}'"
-    return ""
 
 
 def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, Any]:

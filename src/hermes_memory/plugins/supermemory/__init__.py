@@ -24,7 +24,6 @@ environment). Every call has ``api_timeout`` seconds and no retries.
 
 from __future__ import annotations
 
-import importlib.metadata
 import logging
 import os
 import re
@@ -41,6 +40,7 @@ from hermes_memory.providers.base import (
     is_trivial_prompt,
     non_ascii_problem,
     number_arg,
+    sdk_problem,
 )
 
 log = logging.getLogger(__name__)
@@ -91,17 +91,6 @@ def file_settings(home: Path) -> dict[str, Any]:
 def sanitize_tag(tag: str) -> str:
     """Container tags keep ``[A-Za-z0-9_]``; anything else becomes ``_`` (reference)."""
     return re.sub(r"[^A-Za-z0-9_]", "_", tag.strip())[:100]
-
-
-def sdk_problem(dist: str, major: int) -> str:
-    """Why the installed ``dist`` SDK cannot be used (not installed, or not major version ``major``); ``""`` if fine."""
-    try:
-        version = importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return f"the {dist} package is not installed: pip install 'hermes-memory[providers]'"
-    if not version.split(".")[0].isdigit() or int(version.split(".")[0]) != major:
-        return f"{dist} {version} is installed but this provider needs {dist} {major}.x: pip install '{dist}>={major},<{major + 1}'"
-    return ""
 
 
 def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, Any]:
