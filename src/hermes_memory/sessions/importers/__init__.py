@@ -60,6 +60,17 @@ class ImportReport:
         }
 
 
+def jsonl_files(path: Path, report: ImportReport) -> list[Path]:
+    """``path`` itself, or every ``*.jsonl`` below the folder ``path`` (sorted).
+
+    An empty folder adds an error to ``report`` saying what to pass instead, and returns ``[]``.
+    """
+    files = sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
+    if not files:
+        report.errors.append(f"{path}: no *.jsonl files found in this folder; pass a transcript or its folder")
+    return files
+
+
 def store_session(
     db: SessionDB,
     report: ImportReport,

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_memory.sessions.db import SessionDB
-from hermes_memory.sessions.importers import ImportReport, Progress, store_session
+from hermes_memory.sessions.importers import ImportReport, Progress, jsonl_files, store_session
 
 
 def _ts(value: Any) -> float | None:
@@ -93,9 +93,7 @@ def convert_record(rec: dict[str, Any]) -> list[dict[str, Any]]:
 def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> ImportReport:
     """Import one ``.jsonl`` transcript or every ``*.jsonl`` under a folder."""
     report = ImportReport(format="claude_code", path=str(path))
-    files = sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
-    if not files:
-        report.errors.append(f"{path}: no *.jsonl files found in this folder; pass a transcript or its folder")
+    files = jsonl_files(path, report)
     for fi, f in enumerate(files):
         if progress:
             progress(fi, len(files))

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_memory.sessions.db import SessionDB
-from hermes_memory.sessions.importers import ImportReport, Progress, store_session
+from hermes_memory.sessions.importers import ImportReport, Progress, jsonl_files, store_session
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 
@@ -32,9 +32,7 @@ def _content(value: Any) -> Any:
 def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> ImportReport:
     """Import every line of a JSONL file (or every ``*.jsonl`` in a folder)."""
     report = ImportReport(format="openai", path=str(path))
-    files = sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
-    if not files:
-        report.errors.append(f"{path}: no *.jsonl files found in this folder; pass a transcript or its folder")
+    files = jsonl_files(path, report)
     for f in files:
         try:
             lines = f.read_text(encoding="utf-8", errors="replace").splitlines()
