@@ -16,19 +16,12 @@ from hermes_memory.plugins.honcho import (
     split_message,
 )
 from hermes_memory.providers.manager import MemoryManager
-from tests.plugins.fakes.base import closed_port_url, configure
+from tests.plugins.fakes.base import closed_port_url, configure, track
 from tests.plugins.fakes.cli import listed, wizard
 from tests.plugins.fakes.honcho import FakeHoncho
 
 KEY = "honcho-test-key"
-_made: list = []  # providers built by make(), shut down after each test
 
-
-@pytest.fixture(autouse=True)
-def _shutdown_providers() -> Iterator[None]:
-    yield
-    while _made:
-        _made.pop().shutdown()
 
 
 @pytest.fixture
@@ -44,7 +37,7 @@ def make(home: Path, monkeypatch: pytest.MonkeyPatch, url: str, agent_context: s
     p = HonchoProvider()
     configure(home, "honcho", {"baseUrl": url, "timeout": 0.3, "workspace": "ws1", "peerName": "dana", **settings})
     p.initialize("sess/1", hermes_home=str(home), platform="cli", agent_context=agent_context)
-    _made.append(p)
+    track(p)
     return p
 
 

@@ -11,20 +11,13 @@ import pytest
 
 from hermes_memory.plugins.mem0 import Mem0Provider, load_settings
 from hermes_memory.providers.manager import MemoryManager
-from tests.plugins.fakes.base import closed_port_url, configure
+from tests.plugins.fakes.base import closed_port_url, configure, track
 from tests.plugins.fakes.cli import listed, wizard
 from tests.plugins.fakes.embeddings import DIMS, FakeEmbeddings
 from tests.plugins.fakes.mem0 import FakeMem0
 
 KEY = "m0-test-key"
-_made: list = []  # providers built by make(), shut down after each test
 
-
-@pytest.fixture(autouse=True)
-def _shutdown_providers() -> Iterator[None]:
-    yield
-    while _made:
-        _made.pop().shutdown()
 
 
 @pytest.fixture
@@ -40,7 +33,7 @@ def make(home: Path, monkeypatch: pytest.MonkeyPatch, host: str, agent_context: 
     p = Mem0Provider()
     configure(home, "mem0", {"mode": "platform", "host": host, "timeout": 0.3, **settings})
     p.initialize("sess-1", hermes_home=str(home), platform="cli", agent_context=agent_context, user_id="alice")
-    _made.append(p)
+    track(p)
     return p
 
 

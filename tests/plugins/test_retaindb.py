@@ -10,19 +10,12 @@ import pytest
 
 from hermes_memory.plugins.retaindb import RetainDBProvider, load_settings
 from hermes_memory.providers.manager import MemoryManager
-from tests.plugins.fakes.base import closed_port_url, configure
+from tests.plugins.fakes.base import closed_port_url, configure, track
 from tests.plugins.fakes.cli import listed, wizard
 from tests.plugins.fakes.retaindb import FakeRetainDB
 
 KEY = "rdb-test-key"
-_made: list = []  # providers built by make(), shut down after each test
 
-
-@pytest.fixture(autouse=True)
-def _shutdown_providers() -> Iterator[None]:
-    yield
-    while _made:
-        _made.pop().shutdown()
 
 
 @pytest.fixture
@@ -39,7 +32,7 @@ def make(home: Path, monkeypatch: pytest.MonkeyPatch, url: str, agent_context: s
     p = RetainDBProvider()
     configure(home, "retaindb", {"project": "proj-x", "timeout": 0.3})
     p.initialize(session, hermes_home=str(home), platform="cli", agent_context=agent_context, user_id="carol")
-    _made.append(p)
+    track(p)
     return p
 
 

@@ -10,19 +10,12 @@ import pytest
 
 from hermes_memory.plugins.supermemory import SupermemoryProvider, detect_category, sdk_problem
 from hermes_memory.providers.manager import MemoryManager
-from tests.plugins.fakes.base import closed_port_url, configure
+from tests.plugins.fakes.base import closed_port_url, configure, track
 from tests.plugins.fakes.cli import listed, wizard
 from tests.plugins.fakes.supermemory import FakeSupermemory
 
 KEY = "sm-test-key"
-_made: list = []  # providers built by make(), shut down after each test
 
-
-@pytest.fixture(autouse=True)
-def _shutdown_providers() -> Iterator[None]:
-    yield
-    while _made:
-        _made.pop().shutdown()
 
 
 @pytest.fixture
@@ -38,7 +31,7 @@ def make(home: Path, monkeypatch: pytest.MonkeyPatch, url: str, agent_context: s
     p = SupermemoryProvider()
     configure(home, "supermemory", {"base_url": url, "api_timeout": 0.5, "container_tag": "hermes-{identity}", **settings})
     p.initialize("sess-1", hermes_home=str(home), platform="cli", agent_context=agent_context, agent_identity="ada")
-    _made.append(p)
+    track(p)
     return p
 
 

@@ -230,3 +230,13 @@ def overlap(query: str, text: str) -> float:
 def configure(home: Path, provider: str, values: dict[str, Any]) -> None:
     """Write provider settings where ``memory setup`` puts them: the ``<provider>:`` section of config.yaml."""
     update_config(home / "config.yaml", {f"{provider}.{k}": v for k, v in values.items()})
+
+
+TRACKED_PROVIDERS: list = []
+"""Providers built by the tests' ``make()`` helpers; tests/plugins/conftest.py shuts them down."""
+
+
+def track(provider):
+    """Register ``provider`` for shutdown after the current test; returns it."""
+    TRACKED_PROVIDERS.append(provider)
+    return provider
