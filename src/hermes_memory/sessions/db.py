@@ -536,6 +536,62 @@ class SessionDB:
                 best = (n, sid)
         return best[1] if best else None
 
+    def search_titles(self, query: str, limit: int = 10, query_syntax: bool = False) -> list[dict[str, Any]]:
+        """Sessions whose title matches ``query``, best first: the session row plus ``title_match``.
+
+        ``"exact"``: the whole query (quotes and backticks around it ignored, any case) is the
+        title; a ``"title #N"`` lineage resolves to its highest N (:meth:`resolve_session_by_title`).
+        ``"terms"``: every informative term of the query (as planned by
+        :func:`~hermes_memory.sessions.fts.build_query`) starts a word of the title, or its porter
+        stem does (CJK terms as substrings). Exact matches come first, then newest ``started_at``.
+        ``[]`` for a query with nothing searchable. Raises :class:`SessionStoreError` on a
+        database failure.
+        """
+        wanted = str(query or "").strip().strip("`'\"").strip()
+        if not wanted or limit <= 0 or not _storable(wanted):
+            return []
+        found: dict[str, tuple[int, dict[str, Any]]] = {}
+        exact_id = self.resolve_session_by_title(wanted)
+        for r in self._read("SELECT * FROM sessions WHERE title = ? COLLATE NOCASE OR id = ?", (wanted, exact_id or "")):
+            found[r["id"]] = (0, dict(r))
+        plan = fts_mod.build_query(wanted, syntax=query_syntax)
+        terms = [t for t in plan.terms if t.strip()]
+        informative = any(
+            fts_mod.contains_cjk(w) or (w.lower() not in fts_mod.STOPWORDS and len(w) > 1)
+            for t in terms for w in t.split()
+        )
+        if terms and informative:  # a title is not found by "the" alone
+            with self._lock:
+                if self._conn is None:
+                    raise SessionStoreError("SessionDB is closed; open a new SessionDB.")
+                try:
+                    stems = self._stems(self._conn, [
+                        w.lower() for t in terms for w in t.split() if not fts_mod.contains_cjk(w)
+                    ])
+                except sqlite3.Error:
+                    stems = {}
+            # LIKE folds ASCII case: a cheap first filter on the longest word's stem; Python decides
+            probes = [stems.get(w.lower()) or w for t in terms for w in t.split() if w.isascii() and len(w) > 2]
+            probe = max(probes, key=len) if probes else None
+            sql = "SELECT * FROM sessions WHERE title IS NOT NULL"
+            params: tuple[Any, ...] = ()
+            if probe:
+                sql += " AND title LIKE ? ESCAPE '\\'"
+                params = ("%" + fts_mod.like_escape(probe) + "%",)
+            rows = self._read(sql, params)
+            if rows:
+                checks = [
+                    [fts_mod.Highlighter([w], [stems.get(w.lower()) or ""]) for w in t.split()] for t in terms
+                ]
+                for r in rows:
+                    if r["id"] in found:
+                        continue
+                    title = r["title"] or ""
+                    if all(all(h.matches(title) for h in words) for words in checks):
+                        found[r["id"]] = (1, dict(r))
+        ranked = sorted(found.values(), key=lambda x: (x[0], -(x[1].get("started_at") or 0.0), x[1]["id"]))
+        return [{**row, "title_match": "exact" if kind == 0 else "terms"} for kind, row in ranked[:limit]]
+
     # ------------------------------------------------------------------ messages
     def append_message(
         self,
@@ -833,11 +889,14 @@ class SessionDB:
         raise_errors: bool = False,
         with_context: bool = True,
         with_snippet: bool = True,
+        query_syntax: bool = False,
     ) -> list[dict[str, Any]]:
         """Full-text search over all messages; any string is accepted and nothing is raised.
 
         ``query`` is planned by :func:`hermes_memory.sessions.fts.build_query` (an OR of informative
-        terms, phrases for punctuated tokens, CJK via the trigram side table). Filters: sources to
+        terms, phrases for punctuated tokens, CJK via the trigram side table). Upper-case
+        ``AND``/``OR``/``NOT``/``NEAR`` are plain words unless ``query_syntax`` is True (then they
+        are operators; a query left with no positive term is searched as words). Filters: sources to
         include/exclude, roles, one session, ``user_id``, ``since <= timestamp < until`` (epoch s),
         and sessions to leave out. ``sort``: ``None``/``"relevance"`` (BM25, best first),
         ``"newest"`` or ``"oldest"`` (ties broken by message id, so order is stable).
@@ -867,6 +926,7 @@ class SessionDB:
                 list(exclude_session_ids or []),
                 with_context,
                 with_snippet,
+                query_syntax,
             )
         except (SessionStoreError, sqlite3.Error) as exc:
             if raise_errors:
@@ -935,8 +995,9 @@ class SessionDB:
         excluded_sessions: list[str],
         with_context: bool = True,
         with_snippet: bool = True,
+        query_syntax: bool = False,
     ) -> list[dict[str, Any]]:
-        plan = fts_mod.build_query(query)
+        plan = fts_mod.build_query(query, syntax=query_syntax)
         if plan.empty or limit <= 0:
             return []
         want = offset + limit
@@ -1245,13 +1306,13 @@ class SessionDB:
             text = f"{text} {r['tool_calls']}".strip()
         return highlighter.snippet(text)
 
-    def snippets_for(self, query: str, message_ids: list[int]) -> dict[int, str]:
+    def snippets_for(self, query: str, message_ids: list[int], query_syntax: bool = False) -> dict[int, str]:
         """``>>>match<<<`` snippets of ``query`` in the given messages (id -> snippet), built the
         same way as :meth:`search_messages` builds them. Unknown ids are left out."""
         ids = [int(i) for i in message_ids]
         if not ids:
             return {}
-        plan = fts_mod.build_query(query)
+        plan = fts_mod.build_query(query, syntax=query_syntax)
         with self._lock:
             conn = self._conn
             if conn is None:
