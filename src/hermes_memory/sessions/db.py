@@ -2,7 +2,12 @@
 
 Behaviour follows the reference agent's ``hermes_state.py`` (reference-behaviour.md §6):
 
-* WAL journal, foreign keys on, files mode 0600, ``synchronous=NORMAL`` (safe under WAL).
+* WAL journal, foreign keys on, files mode 0600, ``synchronous=FULL`` by default (as the
+  reference agent): every acknowledged commit is fsynced to the WAL before it returns, so it
+  survives a power cut or an OS crash. ``synchronous="normal"`` (``sessions.synchronous`` in
+  config.yaml) skips that fsync: still no corruption under WAL, but the last committed
+  transactions may be lost on a power cut or OS crash (not on a crash of this process). Batch
+  writers (:meth:`SessionDB.append_messages`, importers) commit once per batch, not per row.
 * Every write runs in ``BEGIN IMMEDIATE`` under a per-object lock, with a SQLite busy timeout
   (``timeout`` seconds, default 1.0) and up to ``write_retries`` (default 15) retries after a
   random 20-150 ms sleep when the database is locked/busy. When the retries are spent a
@@ -17,6 +22,7 @@ Times are Unix epoch seconds (float). Counts of text are characters unless said 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -28,7 +34,7 @@ import threading
 import time
 import unicodedata
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -78,6 +84,10 @@ SESSION_WEIGHT = 0.3
 """Weight of the row's session total (normalised to the best session, times the best row score):
 rows from sessions that match strongly overall rise. Tuned on LoCoMo dev."""
 """Prefix marking list/dict message content stored as JSON text."""
+BATCH_WRITES = 500
+"""Writes per transaction inside :meth:`SessionDB.batch` (bounds what another process waits for)."""
+SYNCHRONOUS_MODES = ("full", "normal")
+"""Accepted ``synchronous`` settings of :class:`SessionDB` (SQLite ``PRAGMA synchronous``)."""
 
 _MEMORY_CONTEXT_RE = re.compile(r"<memory-context>.*?</memory-context>\s*", re.DOTALL)
 _TITLE_NUMBER_RE = re.compile(r"^(.*?) #(\d+)$")
@@ -186,9 +196,11 @@ class SessionDB:
 
     ``db_path``: the database file, default ``HermesHome.resolve().state_db`` (the folder is
     created). ``timeout``: SQLite busy timeout for one attempt, seconds. ``write_retries``: bounded
-    retries of a locked write (see module doc). Safe to share between threads (one connection,
-    one lock); several processes may open the same file. Raises :class:`SessionStoreError` if the
-    file cannot be opened or migrated.
+    retries of a locked write (see module doc). ``synchronous``: ``"full"`` (default, every
+    commit is durable) or ``"normal"`` (faster; the last commits may be lost on a power cut or OS
+    crash; see the module doc); anything else raises ``ValueError``. Safe to share between threads
+    (one connection, one lock); several processes may open the same file. Raises
+    :class:`SessionStoreError` if the file cannot be opened or migrated.
     """
 
     def __init__(
@@ -197,13 +209,19 @@ class SessionDB:
         *,
         timeout: float = 1.0,
         write_retries: int = WRITE_RETRIES,
+        synchronous: str = "full",
     ) -> None:
+        sync = str(synchronous).strip().lower()
+        if sync not in SYNCHRONOUS_MODES:
+            raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_MODES)}; got {synchronous!r}")
+        self.synchronous = sync
         path = Path(db_path) if db_path is not None else HermesHome.resolve().state_db
         self.db_path = path.expanduser().resolve()
         self.timeout = float(timeout)
         self.write_retries = int(write_retries)
         self._lock = threading.RLock()
         self._writes = 0
+        self._batch: dict[str, int] | None = None
         try:
             self.db_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             if not self.db_path.exists():
@@ -222,7 +240,7 @@ class SessionDB:
             if str(mode).lower() != "wal":
                 logger.warning("state.db journal_mode is %s, not WAL (filesystem without shared memory?)", mode)
             self._conn.execute("PRAGMA foreign_keys=ON")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute(f"PRAGMA synchronous={sync.upper()}")
 
             self.migration = self._execute_write(migrate)
         except sqlite3.DatabaseError as exc:
@@ -281,6 +299,8 @@ class SessionDB:
         with self._lock:
             if self._conn is None:
                 raise SessionStoreError("SessionDB is closed; open a new SessionDB.")
+            if self._batch is not None:
+                return self._batched_write(fn)
             last: Exception | None = None
             for attempt in range(self.write_retries + 1):
                 try:
@@ -318,6 +338,62 @@ class SessionDB:
                 f"({self.timeout:g} s busy timeout each): {last}. Another process holds a long write "
                 "transaction; close it or retry later."
             ) from last
+
+    @contextlib.contextmanager
+    def batch(self, commit_every: int = BATCH_WRITES) -> Iterator[None]:
+        """Group the writes made inside the ``with`` block into transactions of ``commit_every``
+        writes (one fsync each under ``synchronous=FULL``) instead of one per write: for importers.
+
+        Each write still succeeds or fails alone (a savepoint), so a refused write inside the batch
+        undoes only itself. Writes already committed stay if the block raises; the open part is
+        rolled back. Other threads using this object wait until the block ends; other processes
+        wait at most one chunk. Raises :class:`SessionStoreError` as :meth:`_execute_write` does.
+        """
+        with self._lock:
+            if self._batch is not None:  # nested: the outer batch decides
+                yield
+                return
+            self._execute_write(lambda c: None)  # fail early (closed, locked) outside the batch
+            self._begin_batch()
+            self._batch = {"writes": 0, "every": max(1, int(commit_every))}
+            try:
+                yield
+            except BaseException:
+                self._batch = None
+                if self._conn is not None and self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+            self._batch = None
+            self._conn.execute("COMMIT")
+
+    def _begin_batch(self) -> None:
+        for attempt in range(self.write_retries + 1):
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _is_lock_error(exc) or attempt == self.write_retries:
+                    raise SessionStoreError(f"session database write failed: {exc}") from exc
+                time.sleep(random.uniform(*RETRY_SLEEP_RANGE))
+
+    def _batched_write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        batch = self._batch
+        assert batch is not None
+        self._conn.execute("SAVEPOINT hm_write")
+        try:
+            result = fn(self._conn)
+        except BaseException as exc:
+            self._conn.execute("ROLLBACK TO hm_write")
+            self._conn.execute("RELEASE hm_write")
+            if isinstance(exc, sqlite3.Error):
+                raise SessionStoreError(f"session database write failed: {exc}") from exc
+            raise
+        self._conn.execute("RELEASE hm_write")
+        batch["writes"] += 1
+        if batch["writes"] % batch["every"] == 0:
+            self._conn.execute("COMMIT")
+            self._begin_batch()
+        return result
 
     def _read(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
@@ -464,8 +540,10 @@ class SessionDB:
         """Set (or clear with ``None``/``""``) a session's title. Returns False for an unknown session.
 
         Raises ``ValueError`` when the title is too long or held by another session -- unless that
-        session is an ancestor of this one (a compression parent), in which case the title moves
-        down to this session (reference NEWEST).
+        session is a compression predecessor of this one (reached through parents that each
+        ended with ``end_reason == "compression"``): then the title moves down to this
+        continuation and the predecessor's title is cleared (reference NEWEST). A branch or a
+        subagent child never takes its parent's title.
         """
         clean = sanitize_title(title)
 
@@ -477,7 +555,7 @@ class SessionDB:
                     "SELECT id FROM sessions WHERE title = ? AND id != ?", (clean, session_id)
                 ).fetchone()
                 if holder is not None:
-                    if holder[0] in self._ancestors(conn, session_id):
+                    if holder[0] in self._compression_predecessors(conn, session_id):
                         conn.execute("UPDATE sessions SET title = NULL WHERE id = ?", (holder[0],))
                     else:
                         raise ValueError(
@@ -778,6 +856,24 @@ class SessionDB:
             cur = conn.execute("SELECT parent_session_id FROM sessions WHERE id = ?", (cur[0],)).fetchone()
         return chain
 
+    def _compression_predecessors(self, conn: sqlite3.Connection, session_id: str) -> list[str]:
+        """The parent chain of ``session_id`` as far as each parent ended by compression (nearest
+        first): the sessions this one continues. Cycles are cut."""
+        chain: list[str] = []
+        seen = {session_id}
+        cur = session_id
+        while True:
+            row = conn.execute(
+                "SELECT p.id, p.end_reason FROM sessions c JOIN sessions p ON p.id = c.parent_session_id "
+                "WHERE c.id = ?",
+                (cur,),
+            ).fetchone()
+            if row is None or row[0] in seen or row[1] != "compression":
+                return chain
+            chain.append(row[0])
+            seen.add(row[0])
+            cur = row[0]
+
     def get_lineage(self, session_id: str) -> list[str]:
         """The ids from the root ancestor down to ``session_id`` (cycles are cut)."""
         with self._lock:
@@ -832,12 +928,14 @@ class SessionDB:
     def get_messages_as_conversation(
         self, session_id: str, include_ancestors: bool = False
     ) -> list[dict[str, Any]]:
-        """OpenAI-style message dicts for replay: ``{"role", "content"}`` plus ``tool_calls``,
-        ``tool_call_id``, ``name`` where set; assistant messages regain ``reasoning``,
-        ``reasoning_content``, ``reasoning_details`` and codex items when stored (even ``""``).
-        Leaked ``<memory-context>…</memory-context>`` blocks are stripped from content.
-        ``include_ancestors`` prepends the parent chain (oldest first) without repeating a system
-        prompt already included."""
+        """OpenAI-style message dicts for replay: ``{"role", "content"}`` plus ``timestamp`` (epoch
+        seconds), ``tool_calls``, ``tool_call_id``, ``name`` where set; assistant messages regain
+        ``finish_reason``, ``reasoning``, ``reasoning_content``, ``reasoning_details`` and codex
+        items when stored (even ``""``). Leaked ``<memory-context>…</memory-context>`` blocks are
+        stripped from content. ``include_ancestors`` prepends the parent chain (oldest first)
+        without repeating a system prompt already included, and drops a user message that repeats
+        an earlier user message with no assistant reply in between (the prompt a resumed session
+        replayed). The model adapters send only the keys their API knows."""
         ids = self.get_lineage(session_id) if include_ancestors else [session_id]
         out: list[dict[str, Any]] = []
         seen_system: set[str] = set()
@@ -851,7 +949,11 @@ class SessionDB:
                     if key in seen_system:
                         continue
                     seen_system.add(key)
+                if include_ancestors and m["role"] == "user" and _repeats_pending_prompt(out, content):
+                    continue
                 msg: dict[str, Any] = {"role": m["role"], "content": content}
+                if m.get("timestamp") is not None:
+                    msg["timestamp"] = m["timestamp"]
                 if m.get("tool_calls"):
                     msg["tool_calls"] = m["tool_calls"]
                 if m.get("tool_call_id"):
@@ -859,6 +961,8 @@ class SessionDB:
                 if m.get("tool_name") and m["role"] == "tool":
                     msg["name"] = m["tool_name"]
                 if m["role"] == "assistant":
+                    if m.get("finish_reason"):
+                        msg["finish_reason"] = m["finish_reason"]
                     for key in (
                         "reasoning",
                         "reasoning_content",
@@ -1519,6 +1623,19 @@ class SessionDB:
         except SessionStoreError:
             raise
         return True
+
+
+def _repeats_pending_prompt(conversation: list[dict[str, Any]], content: Any) -> bool:
+    """True when ``content`` (a user message) equals a user message already in ``conversation``
+    that no assistant message (with text or tool calls) has answered yet."""
+    if not isinstance(content, str) or not content:
+        return False
+    for prev in reversed(conversation):
+        if prev["role"] == "user" and prev.get("content") == content:
+            return True
+        if prev["role"] == "assistant" and (prev.get("content") or prev.get("tool_calls")):
+            return False
+    return False
 
 
 def _as_list(value: list[str] | tuple[str, ...] | str | None) -> list[str]:
