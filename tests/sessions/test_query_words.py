@@ -57,6 +57,16 @@ def test_upper_case_operator_words_in_plain_text_find_the_message(db: SessionDB,
     assert result["results"][0]["session_id"] == "s1"
 
 
+def test_operator_words_between_cjk_words_do_not_match_english_text(db: SessionDB) -> None:
+    db.create_session("s1")
+    a = db.append_message("s1", "user", "记忆系统很好用")
+    b = db.append_message("s1", "user", "断裂连接需要修复")
+    db.append_message("s1", "user", "tea or coffee, and not near the door")
+    for syntax in (False, True):
+        assert {r["id"] for r in db.search_messages("记忆系统 OR 断裂连接", query_syntax=syntax)} == {a, b}
+        assert {r["id"] for r in db.search_messages("记忆系统 AND the", query_syntax=syntax)} == {a}
+
+
 @pytest.mark.parametrize("query", ["NOT", "AND", "OR", "NEAR", "AND OR NOT", "NOT NEAR"])
 def test_a_query_of_only_operator_words_searches_those_words(db: SessionDB, query: str) -> None:
     db.create_session("s1")

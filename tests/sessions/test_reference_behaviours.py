@@ -159,7 +159,7 @@ def test_a_child_that_is_not_a_compression_continuation_cannot_take_the_parents_
     if parent_end:
         db.end_session("parent", parent_end)
     db.create_session("child", parent_session_id="parent")
-    with pytest.raises(ValueError, match="already used by session parent"):
+    with pytest.raises(ValueError, match="already in use by session parent"):
         db.set_session_title("child", "Plan")
     assert db.get_session_title("parent") == "Plan" and db.get_session_title("child") is None
 

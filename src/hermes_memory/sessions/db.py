@@ -559,7 +559,7 @@ class SessionDB:
                         conn.execute("UPDATE sessions SET title = NULL WHERE id = ?", (holder[0],))
                     else:
                         raise ValueError(
-                            f"Session title {clean!r} is already used by session {holder[0]}; "
+                            f"Session title {clean!r} is already in use by session {holder[0]}; "
                             "choose another title (see get_next_title_in_lineage)."
                         )
             conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (clean, session_id))

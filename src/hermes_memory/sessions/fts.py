@@ -283,7 +283,8 @@ def _plan(query: str, syntax: bool) -> QueryPlan:
 
     terms = [t for k, t in seq if k == "term"]
     informative = [t for t in terms if isinstance(t, Term) and t.informative]
-    keep_all = not informative  # a query of only stopwords/one-letter words: search them as typed
+    # a query of only stopwords/one-letter words is searched as typed, unless CJK words carry it
+    keep_all = not informative and not any(k == "cjk" for k, _ in seq)
     plan = QueryPlan()
 
     # 3. main FTS expression: terms joined by OR unless the user wrote AND/NOT between them
