@@ -208,3 +208,20 @@ def test_conversation_keeps_a_prompt_repeated_after_an_answer(db: SessionDB) -> 
     db.append_message("child", "user", "status?")
     conv = db.get_messages_as_conversation("child", include_ancestors=True)
     assert [m["content"] for m in conv] == ["status?", "green", "status?"]
+
+
+# ----------------------------------------------------------------- reference method names
+def test_reference_session_helpers_exist_and_behave(db: SessionDB) -> None:
+    assert SessionDB.sanitize_title("  a \t b ") == "a b"
+    db.create_session("s1", source="cli", model="original")
+    db.set_session_title("s1", "refactoring auth")
+    assert db.get_session_by_title("refactoring auth")["id"] == "s1"
+    assert db.get_session_by_title("nonexistent") is None
+    assert db.update_system_prompt("s1", "You are helpful.") is True
+    assert db.get_session("s1")["system_prompt"] == "You are helpful."
+    assert db.update_system_prompt("nope", "x") is False
+    db.ensure_session("s1", source="gateway", model="other")  # existing row untouched
+    assert (db.get_session("s1")["source"], db.get_session("s1")["model"]) == ("cli", "original")
+    db.ensure_session("late", source="gateway", model="m")
+    db.append_message("late", "user", "hello after lock")
+    assert db.get_session("late")["source"] == "gateway" and db.message_count("late") == 1

@@ -567,6 +567,30 @@ class SessionDB:
 
         return self._execute_write(_do)
 
+    sanitize_title = staticmethod(sanitize_title)
+    """:func:`sanitize_title`, also reachable as ``SessionDB.sanitize_title`` (reference name)."""
+
+    def get_session_by_title(self, title: str) -> dict[str, Any] | None:
+        """The session row whose title is exactly ``title`` (after :func:`sanitize_title`), or
+        ``None``. See :meth:`resolve_session_by_title` for the ``"title #N"`` lineage lookup."""
+        clean = sanitize_title(title) if isinstance(title, str) else None
+        if not clean or not _storable(clean):
+            return None
+        rows = self._read("SELECT * FROM sessions WHERE title = ?", (clean,))
+        return dict(rows[0]) if rows else None
+
+    def update_system_prompt(self, session_id: str, system_prompt: str | None) -> bool:
+        """Store the session's system prompt (replacing it). Returns False for an unknown session."""
+        value = _scrub(system_prompt)
+        return self._execute_write(
+            lambda c: c.execute("UPDATE sessions SET system_prompt = ? WHERE id = ?", (value, session_id)).rowcount > 0
+        )
+
+    def ensure_session(self, session_id: str, source: str = "cli", model: str | None = None) -> str:
+        """Make sure a session row exists (created with ``source``/``model`` if missing; an existing
+        row is left unchanged) so that messages can be appended to it. Returns the id."""
+        return self.create_session(session_id=session_id, source=source, model=model)
+
     def get_session_title(self, session_id: str) -> str | None:
         """The session's title, or ``None`` (no title or unknown session)."""
         row = self.get_session(session_id)
