@@ -603,9 +603,8 @@ class SessionDB:
         m = _TITLE_NUMBER_RE.match(base)
         if m:
             base = m.group(1)
-        rows = self._read(
-            "SELECT title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'",
-            (base, fts_mod.like_escape(base) + " #%"),
+        rows = self._read(  # a range, not LIKE: it uses the title index
+            "SELECT title FROM sessions WHERE title = ? OR (title > ? AND title < ?)", (base, base + " #", base + " $")
         )
         if not rows:
             return base
@@ -624,9 +623,8 @@ class SessionDB:
         base = sanitize_title(title)
         if not base:
             return None
-        rows = self._read(
-            "SELECT id, title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'",
-            (base, fts_mod.like_escape(base) + " #%"),
+        rows = self._read(  # a range, not LIKE: it uses the title index
+            "SELECT id, title FROM sessions WHERE title = ? OR (title > ? AND title < ?)", (base, base + " #", base + " $")
         )
         best: tuple[int, str] | None = None
         for sid, t in rows:
@@ -645,54 +643,57 @@ class SessionDB:
         title; a ``"title #N"`` lineage resolves to its highest N (:meth:`resolve_session_by_title`).
         ``"terms"``: every informative term of the query (as planned by
         :func:`~hermes_memory.sessions.fts.build_query`) starts a word of the title, or its porter
-        stem does (CJK terms as substrings). Exact matches come first, then newest ``started_at``.
+        stem does (CJK terms as substrings). Exact matches come first, then newest ``started_at``;
+        the scan stops at the ``limit`` newest term matches.
         ``[]`` for a query with nothing searchable. Raises :class:`SessionStoreError` on a
         database failure.
         """
         wanted = str(query or "").strip().strip("`'\"").strip()
         if not wanted or limit <= 0 or not _storable(wanted):
             return []
-        found: dict[str, tuple[int, dict[str, Any]]] = {}
+        found: dict[str, tuple[int, float]] = {}  # id -> (0 exact | 1 terms, started_at)
         exact_id = self.resolve_session_by_title(wanted)
-        for r in self._read("SELECT * FROM sessions WHERE title = ? COLLATE NOCASE OR id = ?", (wanted, exact_id or "")):
-            found[r["id"]] = (0, dict(r))
+        for r in self._read("SELECT id, started_at FROM sessions WHERE title = ? OR id = ?", (wanted, exact_id or "")):
+            found[r["id"]] = (0, r["started_at"] or 0.0)
         plan = fts_mod.build_query(wanted, syntax=query_syntax)
-        terms = [t for t in plan.terms if t.strip()]
-        informative = any(
-            fts_mod.contains_cjk(w) or (w.lower() not in fts_mod.STOPWORDS and len(w) > 1)
-            for t in terms for w in t.split()
-        )
-        if terms and informative:  # a title is not found by "the" alone
+        words = [w for t in plan.terms for w in t.split() if w]
+        informative = any(fts_mod.contains_cjk(w) or (w.lower() not in fts_mod.STOPWORDS and len(w) > 1) for w in words)
+        if informative:  # a title is not found by "the" alone
             with self._lock:
                 if self._conn is None:
                     raise SessionStoreError("SessionDB is closed; open a new SessionDB.")
                 try:
-                    stems = self._stems(self._conn, [
-                        w.lower() for t in terms for w in t.split() if not fts_mod.contains_cjk(w)
-                    ])
+                    stems = self._stems(self._conn, [w.lower() for w in words if not fts_mod.contains_cjk(w)])
                 except sqlite3.Error:
                     stems = {}
-            # LIKE folds ASCII case: a cheap first filter on the longest word's stem; Python decides
-            probes = [stems.get(w.lower()) or w for t in terms for w in t.split() if w.isascii() and len(w) > 2]
-            probe = max(probes, key=len) if probes else None
-            sql = "SELECT * FROM sessions WHERE title IS NOT NULL"
-            params: tuple[Any, ...] = ()
-            if probe:
-                sql += " AND title LIKE ? ESCAPE '\\'"
-                params = ("%" + fts_mod.like_escape(probe) + "%",)
-            rows = self._read(sql, params)
-            if rows:
-                checks = [
-                    [fts_mod.Highlighter([w], [stems.get(w.lower()) or ""]) for w in t.split()] for t in terms
-                ]
+            # SQL narrows the rows (LIKE folds ASCII case; a word or its stem must occur), Python decides
+            sql = "SELECT id, title, started_at FROM sessions WHERE title IS NOT NULL"
+            params: list[Any] = []
+            for w in dict.fromkeys(w.lower() for w in words if w.isascii() and len(w) > 2):
+                sql += " AND (title LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\')"
+                params += ["%" + fts_mod.like_escape(x) + "%" for x in (w, stems.get(w) or w)]
+            checks = [fts_mod.Highlighter([w], [stems.get(w.lower()) or ""]) for w in words]
+            folded = wanted.casefold()
+            page, offset, terms_found = max(200, 20 * limit), 0, 0
+            # newest first; "+" keeps the planner on the title index for the filter (sorting the few matches)
+            sql += " ORDER BY +started_at DESC, id LIMIT ? OFFSET ?"
+            while terms_found < limit:
+                rows = self._read(sql, [*params, page, offset])
                 for r in rows:
-                    if r["id"] in found:
-                        continue
-                    title = r["title"] or ""
-                    if all(all(h.matches(title) for h in words) for words in checks):
-                        found[r["id"]] = (1, dict(r))
-        ranked = sorted(found.values(), key=lambda x: (x[0], -(x[1].get("started_at") or 0.0), x[1]["id"]))
-        return [{**row, "title_match": "exact" if kind == 0 else "terms"} for kind, row in ranked[:limit]]
+                    if r["id"] not in found and all(h.matches(r["title"] or "") for h in checks):
+                        kind = 0 if (r["title"] or "").casefold() == folded else 1
+                        found[r["id"]] = (kind, r["started_at"] or 0.0)
+                        terms_found += kind
+                if len(rows) < page:
+                    break
+                offset += page
+        ranked = sorted(found.items(), key=lambda kv: (kv[1][0], -kv[1][1], kv[0]))[:limit]
+        out = []
+        for sid, (kind, _) in ranked:
+            row = self.get_session(sid)
+            if row is not None:
+                out.append({**row, "title_match": "exact" if kind == 0 else "terms"})
+        return out
 
     # ------------------------------------------------------------------ messages
     def append_message(
