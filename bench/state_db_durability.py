@@ -25,15 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from hermes_memory.sessions.db import SessionDB  # noqa: E402
 from hermes_memory.sessions.importers import import_path  # noqa: E402
-
-
-def _jsonl(path: Path, sessions: int, per_session: int) -> Path:
-    lines = [json.dumps({"id": f"c{i}", "messages": [{"role": "user" if j % 2 == 0 else "assistant",
-                                                    "content": f"conversation {i} line {j} about deploy windows"}
-                                                   for j in range(per_session)]})
-             for i in range(sessions)]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+from hermes_memory.testing import write_openai_jsonl  # noqa: E402
 
 
 def run(mode: str, folder: Path, rounds: int, source: Path) -> dict[str, float]:
@@ -75,7 +67,7 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         folder = Path(tmp)
-        source = _jsonl(folder / "chats.jsonl", args.sessions, 6)
+        source = write_openai_jsonl(folder / "chats.jsonl", args.sessions, 6)
         full = run("full", folder, args.rounds, source)
         normal = run("normal", folder, args.rounds, source)
     print(json.dumps({

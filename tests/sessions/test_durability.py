@@ -19,7 +19,7 @@ from hermes_memory.home import HermesHome
 from hermes_memory.mcp.server import MemoryServer
 from hermes_memory.plugins.holographic.store import FactStore
 from hermes_memory.sessions.db import SessionDB
-from hermes_memory.testing import ScriptedModel
+from hermes_memory.testing import ScriptedModel, write_openai_jsonl
 
 FULL, NORMAL = 2, 1  # PRAGMA synchronous values
 
@@ -115,17 +115,6 @@ def test_append_messages_and_imports_commit_once_per_batch(tmp_path: Path) -> No
     db.close()
 
 
-def _jsonl(path: Path, sessions: int, per_session: int) -> Path:
-    import json
-
-    lines = [json.dumps({"id": f"c{i}", "messages": [{"role": "user" if j % 2 == 0 else "assistant",
-                                                    "content": f"conversation {i} line {j}"}
-                                                   for j in range(per_session)]})
-             for i in range(sessions)]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
 def test_cli_import_commits_per_batch_not_per_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     commits: list[int] = []
     real_init = dbmod.SessionDB.__init__
@@ -136,7 +125,7 @@ def test_cli_import_commits_per_batch_not_per_session(tmp_path: Path, monkeypatc
 
     monkeypatch.setattr(dbmod.SessionDB, "__init__", tracing_init)
     home = _home(tmp_path, None)
-    src = _jsonl(tmp_path / "chats.jsonl", 600, 4)
+    src = write_openai_jsonl(tmp_path / "chats.jsonl", 600, 4)
     res = CliRunner().invoke(app, ["--home", str(home.root), "sessions", "import", str(src), "-f", "openai", "--json"])
     assert res.exit_code == 0, res.output
     commits_at_import = len(commits)
