@@ -45,20 +45,23 @@ def test_reference_config_with_unknown_sections_loads(tmp_path: Path) -> None:
     assert cfg.model_extra["terminal"] == {"backend": "local"}
 
 
-def test_bad_value_names_file_key_and_allowed(tmp_path: Path) -> None:
+def test_value_neither_program_accepts_names_file_key_and_allowed(tmp_path: Path) -> None:
     path = tmp_path / "config.yaml"
-    path.write_text("prompt_caching:\n  cache_ttl: 2h\n", encoding="utf-8")
+    path.write_text("compression:\n  target_ratio: lots\n", encoding="utf-8")
     with pytest.raises(ConfigError) as err:
         load_config(path)
     text = str(err.value)
-    assert str(path) in text and "prompt_caching.cache_ttl" in text and "'5m'" in text and "'1h'" in text
+    assert str(path) in text and "compression.target_ratio" in text and "valid number" in text and "'lots'" in text
 
 
-def test_out_of_range_value_names_bound(tmp_path: Path) -> None:
+def test_out_of_range_number_is_clamped_with_a_warning_naming_file_and_key(tmp_path: Path) -> None:
     path = tmp_path / "config.yaml"
-    path.write_text("memory:\n  memory_char_limit: -5\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"memory\.memory_char_limit.*greater than or equal to 100"):
-        load_config(path)
+    path.write_text("memory:\n  memory_char_limit: -5\n  nudge_interval: -1\n", encoding="utf-8")
+    cfg = load_config(path)
+    assert cfg.memory.memory_char_limit == 100 and cfg.memory.nudge_interval == 0
+    assert len(cfg.warnings) == 2
+    assert all(str(path) in w for w in cfg.warnings)
+    assert "memory.memory_char_limit: -5 is below the minimum; using 100" in cfg.warnings[0]
 
 
 def test_malformed_yaml_is_config_error(tmp_path: Path) -> None:
