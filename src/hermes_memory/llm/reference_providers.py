@@ -101,6 +101,7 @@ PROVIDERS: dict[str, ReferenceProvider] = {p.id: p for p in (
         why="copilot needs GitHub Copilot's token exchange and client headers, which we do not implement")),
     _p("copilot-acp", "", refusal=_REFUSE.format(why="copilot-acp runs the Copilot CLI as a subprocess (ACP)")),
     _p("bedrock", "", refusal=_REFUSE.format(why="bedrock uses the AWS SDK's Converse API, which we do not speak")),
+    _p("vertex", "", refusal=_REFUSE.format(why="vertex signs in with Google Cloud credentials (Vertex AI)")),
     _p("moa", "", refusal=_REFUSE.format(why="moa is the Hermes Agent's mixture-of-agents virtual provider")),
 )}
 
@@ -134,7 +135,14 @@ ALIASES: dict[str, str] = {
     "ollama": "custom", "ollama_cloud": "ollama-cloud", "vllm": "custom", "llamacpp": "custom",
     "llama.cpp": "custom", "llama-cpp": "custom",
     "deep-infra": "deepinfra", "deepinfra-ai": "deepinfra", "fireworks-ai": "fireworks", "fw": "fireworks",
-    "novita-ai": "novita", "novitaai": "novita", "solar": "upstage", "openai-chat": "openai",
+    "novita-ai": "novita", "novitaai": "novita", "solar": "upstage",
+    # aliases declared by the Hermes Agent's provider plugins (providers/ list_providers())
+    "dashscope": "alibaba", "alibaba-cloud": "alibaba", "qwen-dashscope": "alibaba", "dashscope-coding": "alibaba-coding-plan",
+    "claude-oauth": "anthropic", "azure": "azure-foundry", "azure-ai-foundry": "azure-foundry", "azure-ai": "azure-foundry",
+    "local": "custom", "deepseek-chat": "deepseek", "mini-max": "minimax", "minimax-oauth-io": "minimax-oauth",
+    "nous-portal": "nous", "nousresearch": "nous", "nvidia-nim": "nvidia", "codex": "openai-codex",
+    "openai_codex": "openai-codex", "opencode_zen": "opencode-zen", "opencode_go": "opencode-go", "or": "openrouter",
+    "qwen": "qwen-oauth", "google-vertex": "vertex", "vertex-ai": "vertex", "gcp-vertex": "vertex",
 }
 
 # ``auto`` without a base_url: the first provider whose key variable is set (documented in the README).
