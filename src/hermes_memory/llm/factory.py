@@ -10,13 +10,15 @@ The provider of each section (ours, ``openai``/``anthropic``, or a Hermes Agent 
 :mod:`hermes_memory.llm.reference_providers`. API key precedence: ``api_key`` in the section > the
 variable named by ``api_key_env`` > the provider's usual variables (``OPENAI_API_KEY``,
 ``ANTHROPIC_API_KEY``, ``OPENROUTER_API_KEY``, ...). ``$HERMES_HOME/.env`` is loaded into the
-environment by the CLI before this runs. Optional ``max_retries`` (int, default 2) in
+environment by the CLI before this runs; ``${VAR}`` in ``api_key``/``base_url`` is expanded from
+it, as the Hermes Agent does. Optional ``max_retries`` (int, default 2) in
 either section is passed to the SDK.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,6 +28,12 @@ from hermes_memory.llm.base import ChatModel
 from hermes_memory.llm.reference_providers import PROVIDERS, named_providers, resolve_route
 
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+_ENV_REF = re.compile(r"\$\{([^}]+)\}")
+
+
+def _expand(value: str, env: Mapping[str, str]) -> str:
+    """``${VAR}`` references replaced from ``env`` (the Hermes Agent's config syntax); unknown ones kept."""
+    return _ENV_REF.sub(lambda m: env.get(m.group(1), m.group(0)), value or "")
 
 
 def not_configured_help(config_path: str = "$HERMES_HOME/config.yaml", env_path: str = "$HERMES_HOME/.env") -> str:
@@ -60,8 +68,12 @@ def build_model(cfg: ModelConfig, *, env: Mapping[str, str] | None = None, secti
     env = os.environ if env is None else env
     if not cfg.configured:
         raise ModelNotConfiguredError(not_configured_help())
-    route = resolve_route(cfg.provider, base_url=cfg.base_url, api_key=cfg.api_key, api_key_env=cfg.api_key_env,
-                          env=env, section=section, named=named)
+    api_key = _expand(cfg.api_key, env)
+    if unresolved := _ENV_REF.findall(api_key):
+        raise ModelNotConfiguredError(f"{section}.api_key refers to ${{{unresolved[0]}}}, which is not set: set it in "
+                                      "the environment or in $HERMES_HOME/.env")
+    route = resolve_route(cfg.provider, base_url=_expand(cfg.base_url, env), api_key=api_key,
+                          api_key_env=cfg.api_key_env, env=env, section=section, named=named)
     extra = cfg.model_extra or {}
     max_retries = int(extra.get("max_retries", 2))
     if route.wire == "anthropic":

@@ -146,8 +146,13 @@ ALIASES: dict[str, str] = {
 }
 
 # ``auto`` without a base_url: the first provider whose key variable is set (documented in the README).
-AUTO_ORDER = ("openrouter", "anthropic", "openai", "nous", "gemini", "zai", "kimi-coding", "kimi-coding-cn",
-              "minimax", "minimax-cn", "deepseek", "xai", "alibaba", "huggingface", "nvidia", "ollama-cloud")
+# Unlike the Hermes Agent, OPENAI_API_KEY alone means OpenAI, not OpenRouter.
+AUTO_ORDER: tuple[tuple[str, str], ...] = (
+    ("openrouter", "OPENROUTER_API_KEY"), ("anthropic", "ANTHROPIC_API_KEY"), ("openai", "OPENAI_API_KEY"),
+    ("nous", "NOUS_API_KEY"), *((pid, var) for pid in (
+        "gemini", "zai", "kimi-coding", "kimi-coding-cn", "minimax", "minimax-cn", "deepseek", "xai", "alibaba",
+        "huggingface", "nvidia", "ollama-cloud") for var in PROVIDERS[pid].key_env),
+)
 
 
 @dataclass(frozen=True)
@@ -223,9 +228,9 @@ def resolve_route(provider: str, *, base_url: str, api_key: str, api_key_env: st
             raise ModelNotConfiguredError(
                 f"{section}.provider is auto (or empty) with a key but no base_url: name the service with "
                 f"{section}.provider (openai, anthropic, openrouter, ...) or set {section}.base_url")
-        for candidate in AUTO_ORDER:
-            if any(env.get(var) for var in PROVIDERS[candidate].key_env):
-                return resolve_route(candidate, base_url="", api_key="", api_key_env="", env=env, section=section)
+        for candidate, var in AUTO_ORDER:
+            if env.get(var):
+                return resolve_route(candidate, base_url="", api_key="", api_key_env=var, env=env, section=section)
         raise ModelNotConfiguredError(
             f"{section}.provider is auto (or empty) and no provider key was found: set {section}.provider "
             "(openai, anthropic, openrouter, custom with base_url, ...) and its key, e.g. OPENROUTER_API_KEY "
