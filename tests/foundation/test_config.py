@@ -108,3 +108,35 @@ def test_home_resolution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hermes
         resolve_home(afile)
     home = HermesHome.resolve(tmp_path / "h").ensure()
     assert home.memories_dir.is_dir() and home.config_path.name == "config.yaml"
+
+
+def test_update_config_keeps_comments_quotes_and_mode_and_new_files_are_0600(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    text = "# head comment\nterminal:\n    backend: 'local'   # why\n    list:\n    - a\nmemory:\n    provider: ''\n"
+    path.write_text(text, encoding="utf-8")
+    os.chmod(path, 0o640)
+    update_config(path, {"memory.provider": "holographic"})
+    assert path.read_text(encoding="utf-8") == text.replace("provider: ''", "provider: 'holographic'")
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o640
+    fresh = tmp_path / "new" / "config.yaml"
+    update_config(fresh, {"memory.provider": ""})
+    assert stat.S_IMODE(os.stat(fresh).st_mode) == 0o600 and load_config(fresh).memory.provider == ""
+
+
+def test_update_config_refuses_an_edit_that_would_change_other_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hermes_memory.config as config_mod
+
+    path = tmp_path / "config.yaml"
+    path.write_text("terminal: {backend: local}\nmemory: {provider: ''}\n", encoding="utf-8")
+    before = path.read_bytes()
+    real = config_mod._round_trip_yaml
+
+    def lossy(text: str):  # a round trip that loses a section, as a YAML library bug would
+        rt, doc = real(text)
+        del doc["terminal"]
+        return rt, doc
+
+    monkeypatch.setattr(config_mod, "_round_trip_yaml", lossy)
+    with pytest.raises(ConfigError, match="without changing other keys"):
+        update_config(path, {"memory.provider": "holographic"})
+    assert path.read_bytes() == before
