@@ -217,6 +217,26 @@ def _clamp_numbers(name: str, cls: type[_Section], raw: dict[str, Any], path: Pa
         raw[key] = new
 
 
+def _nulls_to_defaults(name: str, cls: type[_Section], raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
+    """An empty value (``key:`` / ``null``) of a field that takes no null means its default (with a warning)."""
+    for key, field in cls.model_fields.items():
+        if key in raw and raw[key] is None and not _accepts_none(field.annotation):
+            default = field.get_default(call_default_factory=True)
+            if name in ("model", "auxiliary") and default == "":
+                raw.pop(key)  # an empty provider/base_url/key is the same as none: nothing to warn about
+                continue
+            warnings.append(f"{path}: {name}.{key} is empty; using the default {default!r}")
+            raw.pop(key)
+
+
+def _accepts_none(annotation: Any) -> bool:
+    try:
+        TypeAdapter(annotation).validate_python(None)
+    except ValidationError:
+        return False
+    return True
+
+
 def _loose_bools(name: str, raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
     for key, value in list(raw.items()):
         dotted = f"{name}.{key}"
@@ -261,9 +281,6 @@ def _model_section(name: str, value: Any, path: Path, warnings: list[str]) -> di
             out["provider"] = ""
     if not out.get("base_url") and isinstance(out.get("api_base"), str):
         out["base_url"] = out["api_base"]
-    for key in ("base_url", "api_key", "api_key_env"):
-        if out.get(key) is None and key in out:
-            out[key] = ""
     return out
 
 
@@ -311,6 +328,7 @@ def _prepare(data: dict[str, Any], path: Path) -> tuple[dict[str, Any], list[str
         if not isinstance(section, dict):
             continue  # validation names the key and the expected mapping
         section = data[name] = dict(section)
+        _nulls_to_defaults(name, cls, section, path, warnings)
         _loose_bools(name, section, path, warnings)
         _clamp_numbers(name, cls, section, path, warnings)
     caching = data["prompt_caching"]

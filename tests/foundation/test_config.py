@@ -140,3 +140,14 @@ def test_update_config_refuses_an_edit_that_would_change_other_keys(tmp_path: Pa
     with pytest.raises(ConfigError, match="without changing other keys"):
         update_config(path, {"memory.provider": "holographic"})
     assert path.read_bytes() == before
+
+
+def test_empty_values_mean_the_default_with_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("model:\n  default: m\n  base_url:\n  context_length:\n  temperature:\n"
+                    "compression:\n  threshold:\n  threshold_tokens:\n", encoding="utf-8")
+    cfg = load_config(path)
+    assert cfg.model.base_url == "" and cfg.model.context_length == 128_000 and cfg.model.temperature is None
+    assert cfg.compression.threshold == 0.50 and cfg.compression.threshold_tokens is None
+    assert sorted(w.split(": ")[1].split(" ")[0] for w in cfg.warnings) == ["compression.threshold",
+                                                                            "model.context_length"]
