@@ -1,7 +1,8 @@
 """``config.yaml`` loading and validation (pydantic), plus the ``.env`` secrets file.
 
-Sections and defaults follow the reference Hermes agent (reference-behaviour.md §10), so an
-existing ``config.yaml`` loads unchanged; sections and keys we do not know are kept and ignored.
+Sections and defaults follow the reference Hermes Agent (reference-behaviour.md §10), so the file
+the Hermes Agent writes itself (its whole default config, or the stripped one its ``save_config``
+keeps) loads unchanged; sections and keys we do not use are kept and ignored.
 
 * ``memory:``          memory_enabled, user_profile_enabled, memory_char_limit (2200 chars),
                        user_char_limit (1375 chars), nudge_interval (10 user turns, 0 = off),
@@ -11,24 +12,42 @@ existing ``config.yaml`` loads unchanged; sections and keys we do not know are k
                        threshold_tokens (null), min_tail_user_messages (1),
                        abort_on_summary_failure (false), fallback_on_summary_failure (false)
 * ``prompt_caching:``  cache_ttl ("5m" | "1h")
-* ``model:``           the main chat model (provider openai|anthropic, name, base_url, ...)
-* ``auxiliary:``       an optional cheaper model for summaries and memory flushes
+* ``model:``           the main chat model. Our form ``{provider: openai|anthropic, name, base_url,
+                       api_key_env, ...}`` and the Hermes Agent's forms are both read: ``model:
+                       "<id>"``, ``model: {default: <id>, provider: openrouter|auto|custom|nous|...,
+                       base_url, api_key}`` (the id is ``default`` > ``model`` > ``name``; stale
+                       root-level ``provider``/``base_url``/``context_length``/``api_base`` fill
+                       empty ``model`` keys, as the Hermes Agent does). Provider ids are resolved
+                       by :mod:`hermes_memory.llm.reference_providers`.
+* ``auxiliary:``       an optional cheaper model for summaries and memory flushes: our flat form
+                       (same keys as ``model:``) or the Hermes Agent's per-task form, of which
+                       ``auxiliary.compression.{provider, model, base_url, api_key, timeout}`` is used
+                       (``provider: auto`` = the main model's service).
 * ``sessions:``        synchronous ("full" | "normal": durability of state.db commits)
 
-A bad value raises :class:`~hermes_memory.errors.ConfigError` whose message names the file, the
-dotted key and what is allowed.
+Values the Hermes Agent tolerates do not refuse the file: a number outside a key's range is clamped
+to the nearest bound (``compression.target_ratio`` to 0.10..0.80 and ``compression.protect_first_n``
+to >= 0 exactly as the Hermes Agent clamps them), an unknown ``prompt_caching.cache_ttl`` means
+``"5m"``, a boolean the Hermes Agent reads loosely is read its way; each such fix adds a warning
+(``HermesConfig.warnings``, one line naming the file and the key) that the CLI prints once. A value
+neither program accepts raises :class:`~hermes_memory.errors.ConfigError` whose message names the
+file, the dotted key and what is allowed.
 """
 
 from __future__ import annotations
 
+import copy
+import io
 import logging
+import math
 import os
 import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
+import annotated_types
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, field_validator
 
 from hermes_memory.errors import ConfigError
 
@@ -57,6 +76,7 @@ class CompressionConfig(_Section):
 
     enabled: bool = True
     threshold: float = Field(0.50, gt=0.0, le=1.0)
+    # 0.10..0.80: the bounds the Hermes Agent's ContextCompressor clamps summary_target_ratio to.
     target_ratio: float = Field(0.20, ge=0.10, le=0.80)
     protect_first_n: int = Field(3, ge=0)
     protect_last_n: int = Field(20, ge=1)
@@ -79,12 +99,14 @@ class ModelConfig(_Section):
     """``model:`` (main chat model) and ``auxiliary:`` (summaries, flushes) sections.
 
     ``provider`` is ``openai`` (any OpenAI-compatible endpoint: OpenAI, Ollama, vLLM, llama.cpp
-    server, LM Studio, OpenRouter) or ``anthropic``; ``""`` means not configured. The API key is
-    read from ``api_key`` or, preferably, the environment variable named by ``api_key_env``.
-    ``context_length`` is in tokens.
+    server, LM Studio, OpenRouter), ``anthropic``, or a Hermes Agent provider id (``openrouter``,
+    ``custom``, ``auto``, ``nous``, ``deepseek``, ...; lower-cased); ``""`` means ``auto``. ``name``
+    is the model id (filled from the Hermes Agent's ``default``). The API key is read from
+    ``api_key`` or the environment variable named by ``api_key_env`` (else the provider's usual
+    variable). ``context_length`` and ``max_tokens`` are in tokens, ``timeout`` in seconds.
     """
 
-    provider: Literal["", "openai", "anthropic"] = ""
+    provider: str = ""
     name: str = ""
     base_url: str = ""
     api_key: str = ""
@@ -96,7 +118,8 @@ class ModelConfig(_Section):
 
     @property
     def configured(self) -> bool:
-        return bool(self.provider and self.name)
+        """True when a model id is set (the provider may be left to ``auto``)."""
+        return bool(self.name)
 
 
 class SessionSearchConfig(_Section):
@@ -119,7 +142,11 @@ class SessionsConfig(_Section):
 
 
 class HermesConfig(BaseModel):
-    """The whole ``config.yaml``. Unknown top-level sections are preserved in ``model_extra``."""
+    """The whole ``config.yaml``. Unknown top-level sections are preserved in ``model_extra``.
+
+    ``warnings`` lists the values that were clamped or read the Hermes Agent's way while loading
+    (one line each, naming the file and the dotted key); empty for defaults.
+    """
 
     model_config = ConfigDict(extra="allow")
 
@@ -130,6 +157,26 @@ class HermesConfig(BaseModel):
     auxiliary: ModelConfig = Field(default_factory=ModelConfig)
     session_search: SessionSearchConfig = Field(default_factory=SessionSearchConfig)
     sessions: SessionsConfig = Field(default_factory=SessionsConfig)
+    _warnings: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(self._warnings)
+
+
+_SECTIONS: dict[str, type[_Section]] = {
+    "memory": MemoryConfig, "compression": CompressionConfig, "prompt_caching": PromptCachingConfig,
+    "model": ModelConfig, "auxiliary": ModelConfig, "session_search": SessionSearchConfig,
+    "sessions": SessionsConfig,
+}
+
+# Keys whose clamp is the Hermes Agent's own (agent/context_compressor.py, agent/agent_init.py).
+_REFERENCE_CLAMPS = {"compression.target_ratio", "compression.protect_first_n"}
+# Booleans the Hermes Agent reads as ``str(v).lower() in {"true", "1", "yes"}`` ...
+_REFERENCE_STR_BOOLS = {"compression.enabled", "compression.abort_on_summary_failure"}
+# ... and as Python truthiness.
+_REFERENCE_TRUTHY_BOOLS = {"memory.memory_enabled", "memory.user_profile_enabled"}
+_BOOL = TypeAdapter(bool)
 
 
 def _describe_error(path: Path, err: ValidationError) -> str:
@@ -147,11 +194,188 @@ def _describe_error(path: Path, err: ValidationError) -> str:
     return "\n".join(lines)
 
 
-def load_config(path: str | os.PathLike[str] | None) -> HermesConfig:
-    """Load and validate ``config.yaml``.
+def _bounds(field: Any) -> tuple[float | None, float | None]:
+    lo = hi = None
+    for m in field.metadata:
+        if isinstance(m, annotated_types.Ge):
+            lo = m.ge
+        elif isinstance(m, annotated_types.Le):
+            hi = m.le
+    return lo, hi
 
-    A missing file (or ``path=None``) gives the defaults. Raises :class:`ConfigError` naming the
-    file, the dotted key and the allowed values when YAML is malformed or a value is invalid.
+
+def _clamp_numbers(name: str, cls: type[_Section], raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
+    """Clamp convertible numbers outside a field's inclusive bounds to the bound (with a warning).
+
+    Values that do not convert, or break an exclusive bound (``threshold <= 0``), are left for
+    validation to refuse.
+    """
+    for key, field in cls.model_fields.items():
+        if raw.get(key) is None or isinstance(raw[key], bool):
+            continue
+        lo, hi = _bounds(field)
+        if lo is None and hi is None:
+            continue
+        try:
+            value = TypeAdapter(field.annotation).validate_python(raw[key])
+        except ValidationError:
+            continue
+        if not isinstance(value, int | float) or not math.isfinite(value):
+            continue
+        new = lo if lo is not None and value < lo else hi if hi is not None and value > hi else value
+        if new == value:
+            continue
+        dotted = f"{name}.{key}"
+        why = ("the Hermes Agent clamps it the same way" if dotted in _REFERENCE_CLAMPS
+               else f"allowed: {'' if lo is None else lo}..{'' if hi is None else hi}")
+        side = "below the minimum" if new == lo else "above the maximum"
+        warnings.append(f"{path}: {dotted}: {raw[key]!r} is {side}; using {new} ({why})")
+        raw[key] = new
+
+
+def _nulls_to_defaults(name: str, cls: type[_Section], raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
+    """An empty value (``key:`` / ``null``) of a field that takes no null means its default (with a warning)."""
+    for key, field in cls.model_fields.items():
+        if key in raw and raw[key] is None and not _accepts_none(field.annotation):
+            default = field.get_default(call_default_factory=True)
+            if name in ("model", "auxiliary") and default == "":
+                raw.pop(key)  # an empty provider/base_url/key is the same as none: nothing to warn about
+                continue
+            warnings.append(f"{path}: {name}.{key} is empty; using the default {default!r}")
+            raw.pop(key)
+
+
+def _accepts_none(annotation: Any) -> bool:
+    try:
+        TypeAdapter(annotation).validate_python(None)
+    except ValidationError:
+        return False
+    return True
+
+
+def _loose_bools(name: str, raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
+    for key, value in list(raw.items()):
+        dotted = f"{name}.{key}"
+        if value is None or dotted not in _REFERENCE_STR_BOOLS | _REFERENCE_TRUTHY_BOOLS:
+            continue
+        try:
+            _BOOL.validate_python(value)
+            continue
+        except ValidationError:
+            pass
+        new = (str(value).lower() in {"true", "1", "yes"}) if dotted in _REFERENCE_STR_BOOLS else bool(value)
+        warnings.append(f"{path}: {dotted}: {value!r} is not a boolean; read as {str(new).lower()}, "
+                        "as the Hermes Agent reads it (write true or false)")
+        raw[key] = new
+
+
+def _model_section(name: str, value: Any, path: Path, warnings: list[str]) -> dict[str, Any]:
+    """A ``model:``-like value in our shape: the Hermes Agent's string / ``default`` forms mapped."""
+    if value is None or value == "":
+        return {}
+    if isinstance(value, str):
+        return {"name": value.strip()}
+    if not isinstance(value, dict):
+        raise ConfigError(f"invalid configuration in {path}:\n  {name}: must be a model id (a string) or a mapping "
+                          f"(default/name, provider, base_url, api_key, ...); got {type(value).__name__} {value!r}")
+    out = dict(value)
+    for alias in ("default", "model", "name"):  # the Hermes Agent's precedence
+        candidate = out.get(alias)
+        if isinstance(candidate, str) and candidate.strip():
+            out["name"] = candidate.strip()
+            break
+    else:
+        if out.get("name") is None:
+            out.pop("name", None)
+    provider = out.get("provider")
+    if provider is not None:
+        if isinstance(provider, str):
+            out["provider"] = provider.strip().lower()
+        else:
+            warnings.append(f"{path}: {name}.provider: {provider!r} is not a provider name; using auto "
+                            "(as the Hermes Agent does)")
+            out["provider"] = ""
+    if not out.get("base_url") and isinstance(out.get("api_base"), str):
+        out["base_url"] = out["api_base"]
+    return out
+
+
+def _auxiliary_section(value: Any, path: Path, warnings: list[str]) -> dict[str, Any]:
+    out = _model_section("auxiliary", value, path, warnings)
+    task = out.get("compression")
+    if out.get("name") or not isinstance(task, dict):
+        return out
+    model = task.get("model")
+    if not isinstance(model, str) or not model.strip():
+        return out  # provider "auto" with no model: the main model does summaries
+    provider = task.get("provider")
+    out["name"] = model.strip()
+    out["provider"] = "" if not isinstance(provider, str) or provider.strip().lower() in ("", "auto", "main") \
+        else provider.strip().lower()
+    for key in ("base_url", "api_key"):
+        if isinstance(task.get(key), str) and task[key].strip():
+            out[key] = task[key].strip()
+    if isinstance(task.get("timeout"), int | float) and not isinstance(task["timeout"], bool) and task["timeout"] > 0:
+        out["timeout"] = task["timeout"]
+    return out
+
+
+def _prepare(data: dict[str, Any], path: Path) -> tuple[dict[str, Any], list[str]]:
+    """Map the Hermes Agent's forms onto ours and clamp tolerated values; returns a new dict and warnings."""
+    data = copy.deepcopy(data)
+    warnings: list[str] = []
+    model = data.get("model")
+    if not isinstance(model, dict):
+        model = {} if model in (None, "") else {"default": model} if isinstance(model, str) else model
+    if isinstance(model, dict):
+        model = dict(model)
+        for key in ("provider", "base_url", "context_length"):  # stale root keys fill empty model keys
+            if data.get(key) and not model.get(key):
+                model[key] = data[key]
+        if data.get("api_base") and not model.get("base_url"):
+            model["base_url"] = data["api_base"]
+    data["model"] = _model_section("model", model, path, warnings)
+    data["auxiliary"] = _auxiliary_section(data.get("auxiliary"), path, warnings)
+    for name, cls in _SECTIONS.items():
+        section = data.get(name)
+        if section is None:
+            data[name] = {}
+            continue
+        if not isinstance(section, dict):
+            continue  # validation names the key and the expected mapping
+        section = data[name] = dict(section)
+        _nulls_to_defaults(name, cls, section, path, warnings)
+        _loose_bools(name, section, path, warnings)
+        _clamp_numbers(name, cls, section, path, warnings)
+    caching = data["prompt_caching"]
+    ttl = caching.get("cache_ttl") if isinstance(caching, dict) else None
+    if ttl is not None and ttl not in ("5m", "1h"):
+        warnings.append(f"{path}: prompt_caching.cache_ttl: {ttl!r} is not '5m' or '1h'; using '5m' "
+                        "(as the Hermes Agent does)")
+        caching["cache_ttl"] = "5m"
+    return data, warnings
+
+
+def _validate(data: Any, path: Path) -> HermesConfig:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a mapping of sections (memory:, compression:, ...), got {type(data).__name__}")
+    prepared, warnings = _prepare(data, path)
+    try:
+        cfg = HermesConfig.model_validate(prepared)
+    except ValidationError as exc:
+        raise ConfigError(_describe_error(path, exc)) from exc
+    cfg._warnings = warnings
+    for line in warnings:
+        _log.debug("config: %s", line)
+    return cfg
+
+
+def load_config(path: str | os.PathLike[str] | None) -> HermesConfig:
+    """Load and validate ``config.yaml``; never writes it.
+
+    A missing file (or ``path=None``) gives the defaults. Tolerated values are fixed and listed in
+    ``.warnings`` (see the module docstring). Raises :class:`ConfigError` naming the file, the dotted
+    key and the allowed values when YAML is malformed or a value is invalid.
     """
     if path is None:
         return HermesConfig()
@@ -163,18 +387,10 @@ def load_config(path: str | os.PathLike[str] | None) -> HermesConfig:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from exc
     try:
-        data = yaml.safe_load(text) or {}
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path} is not valid YAML: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path} must hold a mapping of sections (memory:, compression:, ...), got {type(data).__name__}")
-    for section in ("memory", "compression", "prompt_caching", "model", "auxiliary", "session_search"):
-        if data.get(section) is None and section in data:
-            data[section] = {}
-    try:
-        return HermesConfig.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(_describe_error(path, exc)) from exc
+    return _validate({} if data is None else data, path)
 
 
 def _atomic_write_text(path: Path, text: str, mode: int) -> None:
@@ -195,33 +411,87 @@ def _atomic_write_text(path: Path, text: str, mode: int) -> None:
         raise
 
 
+def _guess_mapping_indent(text: str) -> int:
+    """Indentation (spaces) of the first nested mapping key in ``text``; 2 when there is none."""
+    parent = None
+    for line in text.splitlines():
+        stripped = line.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue
+        depth = len(line) - len(stripped)
+        if parent is not None and depth > parent and not stripped.startswith("- ") and ":" in stripped:
+            return depth - parent
+        parent = depth if stripped.rstrip().endswith(":") and not stripped.startswith("- ") else None
+    return 2
+
+
+def _round_trip_yaml(text: str) -> tuple[Any, Any]:
+    """``(yaml, document)`` for a round-trip edit of ``text`` keeping comments, quotes and indentation.
+
+    ``null`` is written as ``null`` (PyYAML's spelling, which the Hermes Agent's files use).
+    """
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.util import load_yaml_guess_indent
+
+    rt = YAML(typ="rt")
+    rt.preserve_quotes = True
+    rt.representer.add_representer(
+        type(None), lambda rep, _none: rep.represent_scalar("tag:yaml.org,2002:null", "null"))
+    if not text.strip():
+        return rt, CommentedMap()
+    _, seq_indent, seq_offset = load_yaml_guess_indent(text)
+    mapping = _guess_mapping_indent(text)
+    rt.indent(mapping=mapping, sequence=seq_indent or mapping, offset=seq_offset or 0)
+    return rt, rt.load(text)
+
+
 def update_config(path: str | os.PathLike[str], updates: dict[str, Any]) -> HermesConfig:
     """Set dotted keys (``{"memory.provider": "mem0", "mem0.user_id": "x"}``) in ``config.yaml``.
 
-    Other keys and sections are preserved. The result is validated *before* anything is written
-    (a bad value raises :class:`ConfigError` and leaves the file byte-identical); the write is
-    atomic. Returns the validated config.
+    Only those keys change: the file is edited round-trip (ruamel.yaml), so every other key, comment,
+    quote style and the indentation stay as they were (the Hermes Agent's own file included). The
+    result is validated *before* anything is written, and the edited text is re-read to prove that
+    nothing but ``updates`` changed; either failing raises :class:`ConfigError` and leaves the file
+    byte-identical. The write is atomic and keeps the file's mode (0600 for a new file). Returns the
+    validated config.
     """
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.error import YAMLError as RuamelError
+
     path = Path(path)
-    data: dict[str, Any] = {}
-    if path.exists():
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8-sig")) or {}
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{path} is not valid YAML: {exc}") from exc
-    for dotted, value in updates.items():
-        node = data
-        *parents, leaf = dotted.split(".")
-        for part in parents:
-            if not isinstance(node.get(part), dict):
-                node[part] = {}
-            node = node[part]
-        node[leaf] = value
     try:
-        cfg = HermesConfig.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(_describe_error(path, exc)) from exc
-    _atomic_write_text(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True), 0o600)
+        text = path.read_text(encoding="utf-8-sig") if path.exists() else ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from exc
+    try:
+        before = yaml.safe_load(text) or {}
+        rt, doc = _round_trip_yaml(text)
+    except (yaml.YAMLError, RuamelError) as exc:
+        raise ConfigError(f"{path} is not valid YAML: {exc}") from exc
+    if doc is None:
+        doc = CommentedMap()
+    if not isinstance(doc, dict) or not isinstance(before, dict):
+        raise ConfigError(f"{path} must hold a mapping of sections (memory:, compression:, ...); not changing it")
+    expected = copy.deepcopy(before)
+    for dotted, value in updates.items():
+        *parents, leaf = dotted.split(".")
+        for tree, new_map in ((doc, CommentedMap), (expected, dict)):
+            node = tree
+            for part in parents:
+                if not isinstance(node.get(part), dict):
+                    node[part] = new_map()
+                node = node[part]
+            node[leaf] = value
+    buf = io.StringIO()
+    rt.dump(doc, buf)
+    new_text = buf.getvalue()
+    if yaml.safe_load(new_text) != expected:
+        raise ConfigError(f"{path}: could not set {', '.join(updates)} without changing other keys; "
+                          "the file was left as it was: edit it by hand")
+    cfg = _validate(expected, path)
+    mode = (path.stat().st_mode & 0o777) if path.exists() else 0o600
+    _atomic_write_text(path, new_text, mode)
     return cfg
 
 

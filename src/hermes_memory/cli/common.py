@@ -41,7 +41,18 @@ class CliState:
         if self._config is None:
             self._config = load_config(self.home.config_path)
             load_env_into_process(self.home.env_path)
+            print_config_warnings(self._config)
         return self._config
+
+
+def print_config_warnings(config: HermesConfig) -> None:
+    """Print each ``config.yaml`` warning (a value clamped or read the Hermes Agent's way) on stderr.
+
+    Called once per invocation, where the config is first loaded; stdout stays clean for JSON and
+    the MCP stdio protocol.
+    """
+    for line in config.warnings:
+        err_console.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
 
 
 def state(ctx: typer.Context) -> CliState:

@@ -5,7 +5,8 @@ The wizard follows reference-behaviour.md §10: pick a provider (default "Built-
 selector, secrets are asked without echo and written to ``$HERMES_HOME/.env`` (mode 0600) under
 their ``env_var``, everything else goes to ``config.yaml`` under a section named after the provider
 (``holographic: {db_path: ...}``). Nothing is written until every answer is collected, so a
-cancelled wizard saves nothing. Every prompt has a flag for non-interactive use::
+cancelled wizard saves nothing. ``config.yaml`` is edited round-trip (only ``memory.provider`` and
+the provider's section change; other keys and comments stay byte-identical). Every prompt has a flag for non-interactive use::
 
     hermes-memory memory setup --provider holographic --set hrr_dim=2048 --yes
 """
@@ -186,7 +187,10 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
         yes: Annotated[bool, typer.Option("--yes", "-y", help="Non-interactive: take --set values and defaults, ask nothing.")] = False,
         json_out: Annotated[bool, typer.Option("--json", help="Print what was written as JSON.")] = False,
     ) -> None:
-        """Choose and configure the external memory provider (secrets go to .env, the rest to config.yaml)."""
+        """Choose and configure the external memory provider (secrets go to .env, the rest to config.yaml).
+
+        Only memory.provider and the provider's own section change in config.yaml; every other key and comment (a Hermes Agent's file included) is kept as it was.
+        """
         st = state(ctx)
         values_in = _parse_sets(sets or [])
         interactive = not yes

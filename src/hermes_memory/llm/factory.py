@@ -5,22 +5,35 @@ names no model; fields left empty in ``auxiliary:`` (provider, base_url, key) ar
 ``model:``, so ``auxiliary: {name: gpt-4o-mini}`` is enough to use a cheaper model of the same
 service.
 
-API key precedence: ``api_key`` in the section > the variable named by ``api_key_env`` > the
-SDK's usual variable (``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY``). ``$HERMES_HOME/.env`` is loaded
-into the environment by the CLI before this runs. Optional ``max_retries`` (int, default 2) in
+The provider of each section (ours, ``openai``/``anthropic``, or a Hermes Agent id such as
+``openrouter``, ``custom``, ``auto``, ``nous``) is resolved to an endpoint, an adapter and a key by
+:mod:`hermes_memory.llm.reference_providers`. API key precedence: ``api_key`` in the section > the
+variable named by ``api_key_env`` > the provider's usual variables (``OPENAI_API_KEY``,
+``ANTHROPIC_API_KEY``, ``OPENROUTER_API_KEY``, ...). ``$HERMES_HOME/.env`` is loaded into the
+environment by the CLI before this runs; ``${VAR}`` in ``api_key``/``base_url`` is expanded from
+it, as the Hermes Agent does. Optional ``max_retries`` (int, default 2) in
 either section is passed to the SDK.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
+from typing import Any
 
 from hermes_memory.config import HermesConfig, ModelConfig
 from hermes_memory.errors import ModelNotConfiguredError
 from hermes_memory.llm.base import ChatModel
+from hermes_memory.llm.reference_providers import PROVIDERS, named_providers, resolve_route
 
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+_ENV_REF = re.compile(r"\$\{([^}]+)\}")
+
+
+def _expand(value: str, env: Mapping[str, str]) -> str:
+    """``${VAR}`` references replaced from ``env`` (the Hermes Agent's config syntax); unknown ones kept."""
+    return _ENV_REF.sub(lambda m: env.get(m.group(1), m.group(0)), value or "")
 
 
 def not_configured_help(config_path: str = "$HERMES_HOME/config.yaml", env_path: str = "$HERMES_HOME/.env") -> str:
@@ -33,56 +46,49 @@ def not_configured_help(config_path: str = "$HERMES_HOME/config.yaml", env_path:
         "    name: gpt-4o-mini                     # the model id the server expects\n"
         "    base_url: http://localhost:11434/v1   # optional: Ollama, vLLM, llama.cpp, LM Studio, OpenRouter\n"
         "    api_key_env: OPENAI_API_KEY           # environment variable holding the key\n\n"
-        "  # Anthropic: provider: anthropic, name: claude-sonnet-4-5, key in ANTHROPIC_API_KEY\n\n"
+        "  # Anthropic: provider: anthropic, name: claude-sonnet-4-5, key in ANTHROPIC_API_KEY\n"
+        "  # The Hermes Agent's form works too: model: {default: anthropic/claude-sonnet-4, provider: openrouter}\n"
+        "  # (key in OPENROUTER_API_KEY; also custom + base_url, nous, deepseek, ...)\n\n"
         f"Put the key in the environment or in {env_path} (e.g. OPENAI_API_KEY=sk-...).\n"
         "An optional `auxiliary:` section (same keys) sets a cheaper model for summaries and memory flushes."
     )
 
 
-def _resolve_key(cfg: ModelConfig, env: Mapping[str, str]) -> str:
-    if cfg.api_key:
-        return cfg.api_key
-    if cfg.api_key_env:
-        return env.get(cfg.api_key_env, "")
-    return env.get(DEFAULT_KEY_ENV.get(cfg.provider, ""), "")
-
-
-def build_model(cfg: ModelConfig, *, env: Mapping[str, str] | None = None, section: str = "model") -> ChatModel:
+def build_model(cfg: ModelConfig, *, env: Mapping[str, str] | None = None, section: str = "model",
+                named: Mapping[str, dict[str, Any]] | None = None) -> ChatModel:
     """Return the adapter for one ``ModelConfig``.
 
-    Raises :class:`ModelNotConfiguredError` (whose message says how to fix it) when the section
-    names no provider/model, or when a key is required and missing (Anthropic always; OpenAI when
-    no ``base_url`` points at a local or self-hosted server).
+    ``cfg.provider`` may be ours (``openai``, ``anthropic``) or a Hermes Agent provider id
+    (``openrouter``, ``custom``, ``auto``/empty, ``nous``, ``deepseek``, ... or a name from the
+    config's ``providers:``/``custom_providers:``, passed as ``named``); see
+    :func:`hermes_memory.llm.reference_providers.resolve_route`. Raises
+    :class:`ModelNotConfiguredError` (whose message says how to fix it) when the section names no
+    model, the provider cannot be driven, or a key is required and missing.
     """
     env = os.environ if env is None else env
     if not cfg.configured:
         raise ModelNotConfiguredError(not_configured_help())
-    key = _resolve_key(cfg, env)
+    api_key = _expand(cfg.api_key, env)
+    if unresolved := _ENV_REF.findall(api_key):
+        raise ModelNotConfiguredError(f"{section}.api_key refers to ${{{unresolved[0]}}}, which is not set: set it in "
+                                      "the environment or in $HERMES_HOME/.env")
+    route = resolve_route(cfg.provider, base_url=_expand(cfg.base_url, env), api_key=api_key,
+                          api_key_env=cfg.api_key_env, env=env, section=section, named=named)
     extra = cfg.model_extra or {}
     max_retries = int(extra.get("max_retries", 2))
-    if cfg.provider == "anthropic":
-        if not key:
-            var = cfg.api_key_env or DEFAULT_KEY_ENV["anthropic"]
-            raise ModelNotConfiguredError(
-                f"{section}.provider is anthropic but no API key was found: set {var} in the environment or in "
-                f"$HERMES_HOME/.env, or name another variable with {section}.api_key_env.")
+    if route.wire == "anthropic":
         from hermes_memory.llm.anthropic import AnthropicModel
 
-        return AnthropicModel(cfg.name, base_url=cfg.base_url or None, api_key=key,
+        base = None if route.base_url == PROVIDERS["anthropic"].base_url else route.base_url or None
+        return AnthropicModel(cfg.name, base_url=base, api_key=route.api_key,
                               context_length=cfg.context_length, max_tokens=cfg.max_tokens,
                               temperature=cfg.temperature, timeout=cfg.timeout, max_retries=max_retries)
-    if not key and not cfg.base_url:
-        var = cfg.api_key_env or DEFAULT_KEY_ENV["openai"]
-        raise ModelNotConfiguredError(
-            f"{section}.provider is openai with no base_url (api.openai.com) but no API key was found: set {var} "
-            f"in the environment or $HERMES_HOME/.env, or set {section}.base_url to a local server "
-            "(e.g. http://localhost:11434/v1 for Ollama).")
     from hermes_memory.llm.openai_compat import OpenAICompatModel
 
-    return OpenAICompatModel(cfg.name, base_url=cfg.base_url or None, api_key=key or None,
+    return OpenAICompatModel(cfg.name, base_url=route.base_url or None, api_key=route.api_key or None,
                              context_length=cfg.context_length, max_tokens=cfg.max_tokens,
                              temperature=cfg.temperature, timeout=cfg.timeout, max_retries=max_retries,
-                             key_env=cfg.api_key_env or DEFAULT_KEY_ENV["openai"])
+                             key_env=cfg.api_key_env or route.key_env or DEFAULT_KEY_ENV["openai"])
 
 
 def auxiliary_config(config: HermesConfig) -> ModelConfig | None:
@@ -107,11 +113,12 @@ def build_models(config: HermesConfig, *, env: Mapping[str, str] | None = None) 
 
     Raises :class:`ModelNotConfiguredError` when ``model:`` is not configured or a key is missing.
     """
-    main = build_model(config.model, env=env, section="model")
+    named = named_providers(config.model_extra)
+    main = build_model(config.model, env=env, section="model", named=named)
     aux_cfg = auxiliary_config(config)
     if aux_cfg is None:
         return main, main
-    return main, build_model(aux_cfg, env=env, section="auxiliary")
+    return main, build_model(aux_cfg, env=env, section="auxiliary", named=named)
 
 
 def build_summary_model(config: HermesConfig, main: ChatModel, aux: ChatModel, *,
@@ -122,4 +129,5 @@ def build_summary_model(config: HermesConfig, main: ChatModel, aux: ChatModel, *
     if not name or name == aux.name:
         return aux
     base = auxiliary_config(config) or config.model
-    return build_model(base.model_copy(update={"name": name}), env=env, section="compression.summary_model")
+    return build_model(base.model_copy(update={"name": name}), env=env, section="compression.summary_model",
+                       named=named_providers(config.model_extra))
