@@ -28,8 +28,8 @@ _STR = {"type": "string"}
 _INT = {"type": "integer"}
 _BOOL = {"type": "boolean"}
 _STRS = {"type": "array", "items": _STR}
-_NUM_OR_NULL = {"type": ["number", "null"]}
-_STR_OR_NULL = {"type": ["string", "null"]}
+_NUM_OR_NULL = {"anyOf": [{"type": "number"}, {"type": "null"}]}
+_STR_OR_NULL = {"anyOf": [{"type": "string"}, {"type": "null"}]}
 
 REFUSAL = {
     "title": "refusal",
