@@ -8,6 +8,8 @@ format         input                                            session ids
 ``hermes``     a reference agent's ``state.db``                 kept as they are
 ``claude_code`` Claude Code ``*.jsonl`` transcripts (file/dir)  ``cc-<sessionId>``
 ``chatgpt``    ChatGPT export ``conversations.json``            ``chatgpt-<conversation id>``
+``claude_ai``  Claude.ai export ``conversations.json`` / .zip   ``claude_ai-<conversation uuid>``
+``codex``      Codex CLI ``rollout-*.jsonl`` (file/dir)         ``codex-<session id>``
 ``openai``     JSONL, one ``{"messages": [...]}`` per line      ``openai-<id>`` or content hash
 ``locomo``     LoCoMo ``locomo10.json``-style file              ``locomo-<sample>-s<n>``
 =============  ===============================================  ===========================
@@ -32,7 +34,7 @@ from hermes_memory.sessions.db import SessionDB
 
 Progress = Callable[[int, int | None], None]
 
-FORMATS = ("hermes", "claude_code", "chatgpt", "openai", "locomo")
+FORMATS = ("hermes", "claude_code", "chatgpt", "claude_ai", "codex", "openai", "locomo")
 """Format names accepted by :func:`import_path` and ``hermes-memory sessions import --format``."""
 
 
@@ -161,6 +163,10 @@ def import_path(db: SessionDB, path: str | Path, fmt: str, progress: Progress | 
         from hermes_memory.sessions.importers import claude_code as mod  # type: ignore[no-redef]
     elif fmt == "chatgpt":
         from hermes_memory.sessions.importers import chatgpt as mod  # type: ignore[no-redef]
+    elif fmt == "claude_ai":
+        from hermes_memory.sessions.importers import claude_ai as mod  # type: ignore[no-redef]
+    elif fmt == "codex":
+        from hermes_memory.sessions.importers import codex as mod  # type: ignore[no-redef]
     elif fmt == "openai":
         from hermes_memory.sessions.importers import openai_jsonl as mod  # type: ignore[no-redef]
     elif fmt == "locomo":
