@@ -24,7 +24,7 @@ from hermes_memory.mcp.resources import (
 from hermes_memory.mcp.server import MCP_BEHAVIOUR, URI_MEMORY_MD, URI_SNAPSHOT, URI_USER_MD
 from hermes_memory.memory import MemoryStore
 from hermes_memory.sessions.db import SessionDB
-from tests.mcp.helpers import memory_files, read_text, stdio_session
+from tests.mcp.helpers import HttpServer, http_session, memory_files, read_text, stdio_session
 
 SESSION_ID = "20250101_abc"
 
@@ -353,3 +353,23 @@ def test_instructions_and_guidance_say_nothing_is_automatic_over_mcp(hermes_home
         assert MCP_BEHAVIOUR in text
         assert "nothing is recalled" in text and "hooks install claude-code" in text
         assert "action `read`" in text
+
+
+def test_each_http_session_reads_its_own_snapshot_through_the_read_action(hermes_home: Path) -> None:
+    MemoryStore(hermes_home / "memories").add("memory", "Known at server start")
+    with HttpServer(hermes_home) as srv:
+
+        async def main() -> tuple[dict, dict, str]:
+            async with http_session(srv.url) as first:
+                await first.call_tool("memory", {"action": "read"})  # first session's snapshot is taken
+                async with http_session(srv.url) as second:
+                    await second.call_tool("memory", {"action": "add", "target": "memory", "content": "Added later"})
+                r1 = json.loads((await first.call_tool("memory", {"action": "read"})).content[0].text)
+                async with http_session(srv.url) as third:
+                    r3 = json.loads((await third.call_tool("memory", {"action": "read"})).content[0].text)
+                    return r1, r3, await read_text(third, URI_SNAPSHOT)
+
+        first, third, third_resource = anyio.run(main)
+    assert "Known at server start" in first["snapshot"] and "Added later" not in first["snapshot"]
+    assert first["memory"]["entries"] == ["Known at server start", "Added later"]  # live
+    assert "Added later" in third["snapshot"] and third["snapshot"] == third_resource

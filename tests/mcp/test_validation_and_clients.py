@@ -75,6 +75,16 @@ def test_tool_results_keep_the_json_text_and_flag_failures() -> None:
     assert plain.structured_content is None and plain.is_error is False
 
 
+def test_a_tool_with_an_output_schema_always_sends_an_object_as_structured_content() -> None:
+    """Failure case C10: a provider answering with a list or plain text still gets structuredContent,
+    and the text content parses to the same object."""
+    for text, expected in (('[1, 2]', {"result": [1, 2]}), ("plain words", {"result": "plain words"}),
+                           ('"a string"', {"result": "a string"}), ('{"count": 2}', {"count": 2})):
+        result = tool_result(text, structured=True)
+        assert result.structured_content == expected and result.is_error is False, text
+        assert json.loads(result.content[0].text) == expected, text
+
+
 def test_loopback_detection_and_urls() -> None:
     assert all(is_loopback(h) for h in ("127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"))
     assert not any(is_loopback(h) for h in ("0.0.0.0", "::", "192.168.1.5", "example.com"))
