@@ -118,3 +118,30 @@ def test_client_snippets_parse_in_each_clients_format_and_never_hold_the_secret(
         assert codex["bearer_token_env_var"] == TOKEN_ENV
     else:
         assert len(argv) == 9 and "headers" not in cursor and "bearer_token_env_var" not in codex
+
+
+@pytest.mark.parametrize("plugin", ["mem0", "honcho", "hindsight", "supermemory", "retaindb", "openviking",
+                                    "byterover", "holographic"])
+def test_every_bundled_provider_tool_is_described_for_mcp(plugin: str) -> None:
+    """A bundled provider's tool gets real hints (not the may-destroy defaults) and an object output schema."""
+    import importlib
+
+    from hermes_memory.mcp.schemas import (
+        BUNDLED_TOOL_HINTS,
+        UNKNOWN_TOOL_HINTS,
+        provider_metadata,
+        tool_extras,
+    )
+    from hermes_memory.providers.base import MemoryProvider
+
+    mod = importlib.import_module(f"hermes_memory.plugins.{plugin}")
+    (cls,) = [v for k, v in vars(mod).items()
+              if isinstance(v, type) and issubclass(v, MemoryProvider) and v is not MemoryProvider]
+    provider = cls()
+    meta = provider_metadata(provider)
+    for schema in provider.get_tool_schemas():
+        name = schema["name"]
+        assert name in meta or name in BUNDLED_TOOL_HINTS, f"{plugin} tool {name} has no MCP hints"
+        hints, output = tool_extras("provider", name, meta)
+        assert hints != UNKNOWN_TOOL_HINTS, name
+        assert output["type"] == "object"

@@ -9,8 +9,10 @@ Every tool the server lists carries MCP tool annotations (``readOnlyHint``, ``de
 * ``session_search``: one branch per mode (discovery, scroll, read, browse) plus the refusal.
 * provider tools: what the provider declares through an optional ``mcp_tool_metadata()`` method
   (``{tool name: {"annotations": {...}, "output_schema": {...}}}``, see the Holographic provider);
-  a tool it says nothing about gets :data:`GENERIC_PROVIDER_OUTPUT` and the conservative hints of
-  :data:`UNKNOWN_TOOL_HINTS` (the MCP defaults written out: may write, may destroy, not idempotent).
+  otherwise, for the other bundled providers' tools, the hints of :data:`BUNDLED_TOOL_HINTS`
+  (read from what each tool does) with :data:`GENERIC_PROVIDER_OUTPUT`; a tool nobody describes
+  gets the conservative :data:`UNKNOWN_TOOL_HINTS` (the MCP defaults written out: may write, may
+  destroy, not idempotent).
 
 The schemas require only the keys each shape always has and allow more (``additionalProperties``
 is left open), so a field added to a result later does not break clients that validate.
@@ -188,6 +190,25 @@ GENERIC_PROVIDER_OUTPUT: dict[str, Any] = {
 UNKNOWN_TOOL_HINTS: dict[str, bool] = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False}
 """Hints for a provider tool its provider does not describe: the MCP specification's defaults."""
 
+_READS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": True}
+_ADDS = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": True}
+_CHANGES = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
+BUNDLED_TOOL_HINTS: dict[str, dict[str, bool]] = {
+    **dict.fromkeys(("mem0_search", "honcho_profile", "honcho_search", "honcho_reasoning", "honcho_context",
+                     "hindsight_recall", "hindsight_reflect", "supermemory_search", "supermemory-search",
+                     "supermemory_profile", "supermemory-profile", "retaindb_profile", "retaindb_search",
+                     "retaindb_context", "retaindb_list_files", "retaindb_read_file", "viking_search", "viking_read",
+                     "viking_browse", "brv_query", "brv_status"), _READS),
+    **dict.fromkeys(("mem0_add", "hindsight_retain", "supermemory_store", "supermemory-save", "retaindb_remember",
+                     "retaindb_upload_file", "retaindb_ingest_file", "viking_remember", "viking_add_resource",
+                     "brv_curate"), _ADDS),
+    **dict.fromkeys(("mem0_update", "mem0_delete", "honcho_conclude", "supermemory_forget", "supermemory-forget",
+                     "retaindb_forget", "retaindb_delete_file", "viking_forget"), _CHANGES),
+}
+"""Hints of the bundled providers' tools that do not describe themselves (they talk to a service or
+a local server, hence ``openWorldHint``). ``honcho_conclude`` creates or deletes, so it counts as
+destructive; the ``*_update``/``*_forget``/``*_delete`` tools overwrite or delete."""
+
 CORE_HINTS: dict[str, dict[str, bool]] = {
     # replace/remove overwrite entries; an add repeated is a no-op but a replace repeated is not.
     "memory": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False},
@@ -221,7 +242,7 @@ def tool_extras(kind: str, name: str, provider_meta: Mapping[str, Mapping[str, A
     if kind in CORE_HINTS:
         return dict(CORE_HINTS[kind]), CORE_OUTPUT[kind]
     meta = provider_meta.get(name) or {}
-    hints = dict(UNKNOWN_TOOL_HINTS)
+    hints = dict(BUNDLED_TOOL_HINTS.get(name, UNKNOWN_TOOL_HINTS))
     for key, value in dict(meta.get("annotations") or {}).items():
         if key in _HINT_KEYS:
             hints[key] = value
