@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,16 @@ class ImportReport:
             "messages_imported": self.messages_imported,
             "errors": list(self.errors),
         }
+
+
+def iso_time(value: Any) -> float | None:
+    """Epoch seconds of an ISO-8601 string (``Z`` or an offset; naive means local time), else ``None``."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
 
 
 def jsonl_files(path: Path, report: ImportReport) -> list[Path]:

@@ -25,25 +25,15 @@ from __future__ import annotations
 
 import json
 import zipfile
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from hermes_memory.sessions.db import SessionDB
-from hermes_memory.sessions.importers import ImportReport, Progress, store_session
+from hermes_memory.sessions.importers import ImportReport, Progress, iso_time, store_session
 
 SENDERS = {"human": "user", "assistant": "assistant"}
 ROOT_PARENT = "00000000-0000-4000-8000-000000000000"
 """``parent_message_uuid`` of a conversation's first message in claude.ai exports."""
-
-
-def _ts(value: Any) -> float | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def _block_text(blocks: Any) -> str:
@@ -72,7 +62,7 @@ def _attachments(msg: dict[str, Any]) -> list[str]:
 def convert_message(msg: dict[str, Any]) -> list[dict[str, Any]]:
     """SessionDB message dicts for one chat message (several when it holds tool results)."""
     role = SENDERS[msg["sender"]]
-    ts = _ts(msg.get("created_at"))
+    ts = iso_time(msg.get("created_at"))
     base: dict[str, Any] = {"timestamp": ts} if ts is not None else {}
     blocks = msg.get("content") if isinstance(msg.get("content"), list) and msg.get("content") else None
     out: list[dict[str, Any]] = []
@@ -135,7 +125,7 @@ def visible_branch(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         children[m["parent_message_uuid"]] = children.get(m["parent_message_uuid"], 0) + 1
     if all(n == 1 for n in children.values()):
         return messages  # no branching: keep the file's order
-    leaf = max(messages, key=lambda m: (_ts(m.get("created_at")) or 0.0, messages.index(m)))
+    leaf = max(enumerate(messages), key=lambda im: (iso_time(im[1].get("created_at")) or 0.0, im[0]))[1]
     chain, seen, node = [], set(), leaf
     while node is not None and node["uuid"] not in seen:
         seen.add(node["uuid"])
@@ -201,8 +191,8 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
                 "id": f"claude_ai-{conv['uuid']}",
                 "source": "claude_ai",
                 "title": title or (" ".join(first_user.split())[:60] if first_user else None),
-                "started_at": _ts(conv.get("created_at")),
-                "ended_at": _ts(conv.get("updated_at")),
+                "started_at": iso_time(conv.get("created_at")),
+                "ended_at": iso_time(conv.get("updated_at")),
                 "end_reason": "imported",
             },
             messages,

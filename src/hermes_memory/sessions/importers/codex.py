@@ -31,12 +31,11 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from hermes_memory.sessions.db import SessionDB
-from hermes_memory.sessions.importers import ImportReport, Progress, jsonl_files, store_session
+from hermes_memory.sessions.importers import ImportReport, Progress, iso_time, jsonl_files, store_session
 
 INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions")
 """User-role messages that Codex writes itself (context for the model), stored as ``system``."""
@@ -45,15 +44,6 @@ _CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_c
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 _SKIPPED_ITEMS = ("compaction", "compaction_summary", "ghost_snapshot", "image_generation_call", "tool_search_call",
                   "tool_search_output", "other")
-
-
-def _ts(value: Any) -> float | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def _content_text(content: Any) -> str:
@@ -147,7 +137,7 @@ class _Rollout:
     def line(self, rec: dict[str, Any], first: bool) -> str | None:
         """Add one parsed line; return why it is malformed, else ``None``."""
         if "payload" in rec and isinstance(rec.get("type"), str):
-            ts = _ts(rec.get("timestamp"))
+            ts = iso_time(rec.get("timestamp"))
             self.last_ts = ts or self.last_ts
             payload = rec["payload"]
             if not isinstance(payload, dict):
@@ -229,7 +219,7 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
             report.errors.append(f"{f}: no session_meta record; session id {sid} taken from the file name")
         first_user = next((m["content"] for m in rollout.messages if m["role"] == "user" and m["content"].strip()),
                           None)
-        started = _ts(meta.get("timestamp")) or next((m["timestamp"] for m in rollout.messages if m.get("timestamp")),
+        started = iso_time(meta.get("timestamp")) or next((m["timestamp"] for m in rollout.messages if m.get("timestamp")),
                                                      None)
         store_session(
             db,
