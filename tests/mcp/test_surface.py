@@ -330,6 +330,15 @@ def test_the_holographic_provider_itself_refuses_unknown_arguments_and_links_giv
         reason = json.loads(provider.handle_tool_call(
             "fact_store", {"action": "reason", "entities": ["deploy box", "ops team"]}))
         assert [r["fact_id"] for r in reason["results"]] == [added["fact_id"]]
+
+        # a field the action does not use is refused, not ignored; update links entities too
+        unused = json.loads(provider.handle_tool_call("fact_store", {"action": "list", "entities": ["x"]}))
+        assert unused["fields"] == ["entities"] and "not used by fact_store action 'list'" in unused["error"]
+        updated = json.loads(provider.handle_tool_call(
+            "fact_store", {"action": "update", "fact_id": added["fact_id"], "entities": ["Debian"]}))
+        assert updated["updated"] is True
+        probe = json.loads(provider.handle_tool_call("fact_store", {"action": "probe", "entity": "Debian"}))
+        assert [r["fact_id"] for r in probe["results"]] == [added["fact_id"]]
     finally:
         provider.shutdown()
 

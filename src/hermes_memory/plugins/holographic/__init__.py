@@ -62,8 +62,8 @@ FACT_STORE_SCHEMA = {
             "query": {"type": "string", "description": "Search text (search)."},
             "entity": {"type": "string", "description": "Entity name (probe, related)."},
             "entities": {"type": "array", "items": {"type": "string"},
-                         "description": "Entity names: for reason, the entities to connect; for add, entities to "
-                         "link to the fact besides those found in its text."},
+                         "description": "Entity names: for reason, the entities to connect; for add and update, "
+                         "entities to link to the fact besides those found in its text."},
             "fact_id": {"type": "integer", "description": "Fact id (update, remove)."},
             "category": {"type": "string", "enum": list(CATEGORIES)},
             "tags": {"type": "string", "description": "Comma-separated tags."},
@@ -87,18 +87,44 @@ FACT_FEEDBACK_SCHEMA = {
     },
 }
 
+ACTION_FIELDS: dict[str, tuple[str, ...]] = {
+    "add": ("content", "category", "tags", "entities"),
+    "search": ("query", "content", "category", "min_trust", "limit"),  # content: the reference's alias of query
+    "probe": ("entity", "category", "min_trust", "limit"),
+    "related": ("entity", "min_trust", "limit"),
+    "reason": ("entities", "min_trust", "limit"),
+    "contradict": ("limit",),
+    "update": ("fact_id", "content", "category", "tags", "trust_delta", "entities"),
+    "remove": ("fact_id",),
+    "list": ("category", "min_trust", "limit"),
+}
+"""The fields each ``fact_store`` action uses (besides ``action``); any other field is refused."""
+
+
 def _unknown_arguments(tool_name: str, args: dict[str, Any]) -> str | None:
-    """A tool error naming every argument the tool's schema does not declare, else ``None``."""
+    """A tool error naming every argument the tool does not take, else ``None``.
+
+    Beyond the schema's fields, ``fact_store`` refuses a field its action does not use (an
+    ``entities`` on ``list`` would otherwise be ignored without a word).
+    """
     schema = {"fact_store": FACT_STORE_SCHEMA, "fact_feedback": FACT_FEEDBACK_SCHEMA}.get(tool_name)
     if schema is None:
         return None
     known = schema["parameters"]["properties"]
     extra = [k for k in args if k not in known]
-    if not extra:
+    if extra:
+        names = ", ".join(repr(k) for k in extra)
+        return MemoryProvider.tool_error(f"unknown argument(s) {names} for {tool_name}; it takes: {', '.join(known)}",
+                                         fields=extra)
+    action = str(args.get("action") or "").strip().lower()
+    if tool_name != "fact_store" or action not in ACTION_FIELDS:
         return None
-    names = ", ".join(repr(k) for k in extra)
-    return MemoryProvider.tool_error(f"unknown argument(s) {names} for {tool_name}; it takes: {', '.join(known)}",
-                                     fields=extra)
+    unused = [k for k in args if k != "action" and k not in ACTION_FIELDS[action]]
+    if not unused:
+        return None
+    names = ", ".join(repr(k) for k in unused)
+    return MemoryProvider.tool_error(f"argument(s) {names} not used by fact_store action {action!r}; it takes: "
+                                     f"{', '.join(ACTION_FIELDS[action])}", fields=unused)
 
 
 _FACT = {
@@ -438,10 +464,13 @@ class HolographicProvider(MemoryProvider):
             results = self.retriever.contradict(limit=limit, min_trust=0.0)
         elif action == "update":
             fact_id = self._int(args, "fact_id")
+            names = self._names(args, "entities")  # checked before anything is written
             ok = self.store.update_fact(fact_id, content=self._text(args, "content"), category=category,
                                         tags=tags, trust_delta=self._num(args, "trust_delta"))
             if not ok:
                 return self.tool_error(f"no fact with id {fact_id}")
+            if names:
+                self.store.link_entities(fact_id, names)
             row = self.store.get(fact_id)
             return self.tool_result({"updated": True, "fact": self.store.row_to_fact(row)})
         elif action == "remove":

@@ -446,6 +446,20 @@ class FactStore:
             self._bank_delta(category, add=vec, count_delta=1)
         return fact_id, True
 
+    def link_entities(self, fact_id: int, entities: Sequence[str]) -> bool:
+        """Link ``entities`` to the fact too (cleaned like extracted names); False for an unknown fact."""
+        with self.lock:
+            if self.get(fact_id) is None:
+                return False
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._add_links(int(fact_id), entities, time.time())
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+        return True
+
     def _add_links(self, fact_id: int, entities: Sequence[str], now: float) -> None:
         """Link ``entities`` to an existing fact as well; re-encode its vector when a link is new."""
         have = self.entities_of(fact_id)
