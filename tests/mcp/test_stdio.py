@@ -33,13 +33,17 @@ def test_stdio_lists_tools_resources_and_the_guidance_prompt(hermes_home: Path) 
         async with stdio_session(hermes_home) as s:
             tools = {t.name: t for t in (await s.list_tools()).tools}
             assert {"memory", "session_search"} <= set(tools)
-            # Same schema as the agent's memory tool, plus the optional per-user profile field.
+            # Same schema as the agent's memory tool, plus the optional per-user profile field and
+            # the MCP-only `read` action (for which `target` is optional).
             schema = dict(tools["memory"].input_schema)
             props = dict(schema["properties"])
+            agent = MEMORY_TOOL_SCHEMA["parameters"]["properties"]
             assert props.pop("user_id")["type"] == "string"
-            assert props == MEMORY_TOOL_SCHEMA["parameters"]["properties"]
-            assert schema["required"] == MEMORY_TOOL_SCHEMA["parameters"]["required"]
-            assert tools["memory"].description == MEMORY_TOOL_SCHEMA["description"]
+            assert props.pop("action")["enum"] == [*agent["action"]["enum"], "read"]
+            assert props.pop("target")["enum"] == agent["target"]["enum"]
+            assert props == {k: v for k, v in agent.items() if k not in ("action", "target")}
+            assert schema["required"] == [r for r in MEMORY_TOOL_SCHEMA["parameters"]["required"] if r != "target"]
+            assert tools["memory"].description.startswith(MEMORY_TOOL_SCHEMA["description"])
 
             uris = {str(r.uri) for r in (await s.list_resources()).resources}
             assert uris == {URI_SNAPSHOT, URI_MEMORY_MD, URI_USER_MD}

@@ -75,6 +75,16 @@ def test_tool_results_keep_the_json_text_and_flag_failures() -> None:
     assert plain.structured_content is None and plain.is_error is False
 
 
+def test_a_tool_with_an_output_schema_always_sends_an_object_as_structured_content() -> None:
+    """Failure case C10: a provider answering with a list or plain text still gets structuredContent,
+    and the text content parses to the same object."""
+    for text, expected in (('[1, 2]', {"result": [1, 2]}), ("plain words", {"result": "plain words"}),
+                           ('"a string"', {"result": "a string"}), ('{"count": 2}', {"count": 2})):
+        result = tool_result(text, structured=True)
+        assert result.structured_content == expected and result.is_error is False, text
+        assert json.loads(result.content[0].text) == expected, text
+
+
 def test_loopback_detection_and_urls() -> None:
     assert all(is_loopback(h) for h in ("127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"))
     assert not any(is_loopback(h) for h in ("0.0.0.0", "::", "192.168.1.5", "example.com"))
@@ -108,3 +118,30 @@ def test_client_snippets_parse_in_each_clients_format_and_never_hold_the_secret(
         assert codex["bearer_token_env_var"] == TOKEN_ENV
     else:
         assert len(argv) == 9 and "headers" not in cursor and "bearer_token_env_var" not in codex
+
+
+@pytest.mark.parametrize("plugin", ["mem0", "honcho", "hindsight", "supermemory", "retaindb", "openviking",
+                                    "byterover", "holographic"])
+def test_every_bundled_provider_tool_is_described_for_mcp(plugin: str) -> None:
+    """A bundled provider's tool gets real hints (not the may-destroy defaults) and an object output schema."""
+    import importlib
+
+    from hermes_memory.mcp.schemas import (
+        BUNDLED_TOOL_HINTS,
+        UNKNOWN_TOOL_HINTS,
+        provider_metadata,
+        tool_extras,
+    )
+    from hermes_memory.providers.base import MemoryProvider
+
+    mod = importlib.import_module(f"hermes_memory.plugins.{plugin}")
+    (cls,) = [v for k, v in vars(mod).items()
+              if isinstance(v, type) and issubclass(v, MemoryProvider) and v is not MemoryProvider]
+    provider = cls()
+    meta = provider_metadata(provider)
+    for schema in provider.get_tool_schemas():
+        name = schema["name"]
+        assert name in meta or name in BUNDLED_TOOL_HINTS, f"{plugin} tool {name} has no MCP hints"
+        hints, output = tool_extras("provider", name, meta)
+        assert hints != UNKNOWN_TOOL_HINTS, name
+        assert output["type"] == "object"

@@ -3,9 +3,10 @@
 Built on the official ``mcp`` SDK's low-level :class:`mcp.server.lowlevel.Server` (tool schemas
 are the agent's own JSON Schemas, so no decorator layer is needed). What a client sees:
 
-Tools
+Tools (each with annotations and an ``outputSchema``; see :mod:`hermes_memory.mcp.schemas`)
     ``memory``          the agent's memory tool: same schema, same dispatcher
-                        (:func:`hermes_memory.memory.memory_tool`), same JSON results.
+                        (:func:`hermes_memory.memory.memory_tool`), same JSON results, plus
+                        the MCP-only action ``read`` (:mod:`hermes_memory.mcp.read`).
     ``session_search``  the agent's session-history search over ``state.db``.
     provider tools      the tools of the external provider named by ``memory.provider`` in
                         ``config.yaml`` (e.g. Holographic's ``fact_store``), routed through
@@ -18,6 +19,8 @@ Resources
                                          system prompt renders them).
     ``hermes-memory://memory/MEMORY.md`` the live file.
     ``hermes-memory://memory/USER.md``   the live file (of the server's ``--user-id`` if set).
+    Templates: one user's profile and one session's transcript and messages; URIs are matched
+    by :func:`hermes_memory.mcp.resources.match_uri` (unknown or traversal: ``-32602``).
 
 Prompt
     ``memory_guidance``  the agent's memory and session-search guidance, the frozen snapshot and
@@ -64,14 +67,17 @@ from hermes_memory import __version__
 from hermes_memory.config import HermesConfig
 from hermes_memory.errors import HermesMemoryError
 from hermes_memory.home import HermesHome
-from hermes_memory.mcp.validation import InvalidArguments, check_arguments
+from hermes_memory.mcp import resources as res
+from hermes_memory.mcp.read import READ_ACTION, check_read_arguments, mcp_memory_schema, memory_read
+from hermes_memory.mcp.schemas import provider_metadata, tool_extras
+from hermes_memory.mcp.validation import ArgumentProblem, InvalidArguments, check_arguments
 
 logger = logging.getLogger(__name__)
 
 SERVER_NAME = "hermes-memory"
-URI_SNAPSHOT = "hermes-memory://memory/snapshot"
-URI_MEMORY_MD = "hermes-memory://memory/MEMORY.md"
-URI_USER_MD = "hermes-memory://memory/USER.md"
+URI_SNAPSHOT = res.URI_SNAPSHOT
+URI_MEMORY_MD = res.URI_MEMORY_MD
+URI_USER_MD = res.URI_USER_MD
 PROMPT_GUIDANCE = "memory_guidance"
 HTTP_PATH = "/mcp"
 DEFAULT_PORT = 8765
@@ -91,12 +97,23 @@ USER_ID_PROPERTY = {
     "the default one. MEMORY.md is shared by all users.",
 }
 
+MCP_BEHAVIOUR = (
+    "Over MCP nothing happens by itself: this server does not see your conversation, so nothing is recalled "
+    "into it and nothing is saved from it unless you call a tool. At the start of a task read memory (the "
+    "`memory` tool with action `read`, the `hermes-memory://memory/snapshot` resource, or the `memory_guidance` "
+    "prompt); before asking the user to repeat something, call `session_search`; save what should outlive "
+    "this session with `memory`. (A client with hermes-memory hooks installed, e.g. `hermes-memory hooks "
+    "install claude-code`, gets the snapshot at session start, recall on each prompt and its transcript "
+    "saved; without them, none of that happens.)"
+)
+"""What the server instructions and the ``memory_guidance`` prompt say about MCP itself."""
+
 SERVER_INSTRUCTIONS = (
     "Persistent memory shared with the hermes-memory agent. Use the `memory` tool to save durable facts "
     "(who the user is, their preferences and corrections, environment facts, standing conventions) and to "
     "correct or remove stale ones; both stores have a hard character budget, so consolidate rather than "
     "append. Use `session_search` to find what was said in past sessions before asking the user to repeat it. "
-    "Read the `hermes-memory://memory/snapshot` resource (or the `memory_guidance` prompt) at the start of a task."
+    + MCP_BEHAVIOUR
 )
 
 
@@ -134,6 +151,8 @@ class ClientState:
     stores: dict[str | None, Any] = field(default_factory=dict)
     snapshot: str = ""
     started_at: float = field(default_factory=time.time)
+    #: Frozen snapshots of per-call ``user_id`` profiles: (text, epoch seconds), taken at first use.
+    user_snapshots: dict[str, tuple[str, float]] = field(default_factory=dict)
 
 
 class MemoryServer:
@@ -180,6 +199,7 @@ class MemoryServer:
             on_list_tools=self._on_list_tools,
             on_call_tool=self._on_call_tool,
             on_list_resources=self._on_list_resources,
+            on_list_resource_templates=self._on_list_resource_templates,
             on_read_resource=self._on_read_resource,
             on_list_prompts=self._on_list_prompts,
             on_get_prompt=self._on_get_prompt,
@@ -227,7 +247,8 @@ class MemoryServer:
         return [t for t, on in (("memory", mem.memory_enabled), ("user", mem.user_profile_enabled)) if on]
 
     def _build_tools(self) -> dict[str, dict[str, Any]]:
-        """name -> {"kind": "memory"|"session_search"|"provider", "schema": dict, "description": str}."""
+        """name -> {"kind": "memory"|"session_search"|"provider", "schema": dict, "description": str,
+        "annotations": dict, "output_schema": dict}."""
         from hermes_memory.memory import MEMORY_TOOL_SCHEMA
         from hermes_memory.sessions.search import SESSION_SEARCH_SCHEMA
 
@@ -239,6 +260,7 @@ class MemoryServer:
             target = params.get("properties", {}).get("target")
             if isinstance(target, dict) and "enum" in target:
                 target["enum"] = [t for t in target["enum"] if t in targets]
+            params, desc = mcp_memory_schema(params, desc)
             tools[name] = {"kind": "memory", "schema": self._with_user_id(params), "description": desc}
         name, desc, params = _tool_parts(SESSION_SEARCH_SCHEMA)
         tools[name] = {"kind": "session_search", "schema": json.loads(json.dumps(params)), "description": desc}
@@ -249,6 +271,9 @@ class MemoryServer:
                     logger.warning("provider tool %r clashes with a core tool and is not exposed", pname)
                     continue
                 tools[pname] = {"kind": "provider", "schema": pparams, "description": pdesc}
+        meta = provider_metadata(self.provider) if self.provider is not None else {}
+        for tname, spec in tools.items():
+            spec["annotations"], spec["output_schema"] = tool_extras(spec["kind"], tname, meta)
         return tools
 
     def _with_user_id(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -297,7 +322,16 @@ class MemoryServer:
         if store is None:
             store = self._new_store(user_id)
             state.stores[user_id] = store
+            if user_id is not None:
+                state.user_snapshots[user_id] = (render_snapshot(store), time.time())
         return store
+
+    def _snapshot_of(self, state: ClientState, user_id: str | None) -> tuple[str, float]:
+        """This client session's frozen snapshot of ``user_id``'s memory: (text, epoch seconds)."""
+        if user_id == self.fixed_user_id:
+            return state.snapshot, state.started_at
+        self._store_for(state, user_id)
+        return state.user_snapshots[user_id]  # type: ignore[index]
 
     @staticmethod
     def _session_key(ctx: Any) -> str | None:
@@ -321,7 +355,9 @@ class MemoryServer:
     def tool_list(self) -> list[types.Tool]:
         """The tools as MCP ``Tool`` objects (input schemas exactly as validated)."""
         return [
-            types.Tool(name=name, description=spec["description"], input_schema=spec["schema"])
+            types.Tool(name=name, description=spec["description"], input_schema=spec["schema"],
+                       output_schema=spec["output_schema"],
+                       annotations=types.ToolAnnotations.model_validate(spec["annotations"]))
             for name, spec in self._tools.items()
         ]
 
@@ -341,7 +377,7 @@ class MemoryServer:
             ) from None
         except UnknownTool as exc:
             raise MCPError(code=types.INVALID_PARAMS, message=str(exc), data={"tool": params.name}) from None
-        return tool_result(text)
+        return tool_result(text, structured=True)
 
     def call_tool(self, name: str, arguments: Mapping[str, Any] | None, session_key: str | None = None) -> str:
         """Validate and run one tool call; return the tool's JSON result string.
@@ -361,14 +397,21 @@ class MemoryServer:
             # `new_text` is the dispatcher's documented alias of `content`; nothing else undeclared.
             aliases = [p for p in ("new_text",) if p in inspect.signature(memory_tool).parameters]
             args = check_arguments(name, spec["schema"], arguments, allowed_extra=aliases, strict=True)
+            check_read_arguments(args)
             user_id = self._resolve_user_id(args)
             with self._lock:
+                if args.get("action") == READ_ACTION:
+                    return self._guard(name, lambda: self._run_read(self._client(session_key), user_id, args))
                 return self._run_memory(self._client(session_key), user_id, args)
         if kind == "session_search":
             args = check_arguments(name, spec["schema"], arguments, strict=True)
             with self._lock:
                 return self._guard(name, lambda: self._run_session_search(args))
-        args = check_arguments(name, spec["schema"], arguments)
+        # Same rule for every tool: an undeclared field is refused, unless the provider's schema
+        # says extra fields are welcome (additionalProperties) or declares no fields at all.
+        schema = spec["schema"]
+        open_schema = bool(schema.get("additionalProperties")) or "properties" not in schema
+        args = check_arguments(name, schema, arguments, strict=not open_schema)
         with self._provider_lock:
             return self._guard(name, lambda: self.manager.handle_tool_call(name, args))
 
@@ -381,10 +424,13 @@ class MemoryServer:
         try:
             self._check_user_id(requested)
         except (ValueError, HermesMemoryError) as exc:
-            from hermes_memory.mcp.validation import ArgumentProblem
-
             raise InvalidArguments("memory", [ArgumentProblem("user_id", str(exc))]) from None
         return requested
+
+    def _run_read(self, state: ClientState, user_id: str | None, args: dict[str, Any]) -> str:
+        store = self._store_for(state, user_id)
+        snapshot, taken_at = self._snapshot_of(state, user_id)
+        return memory_read(store, snapshot, taken_at, self._memory_enabled_targets(), args.get("target"), user_id)
 
     def _run_memory(self, state: ClientState, user_id: str | None, args: dict[str, Any]) -> str:
         from hermes_memory.memory import memory_tool
@@ -446,25 +492,62 @@ class MemoryServer:
                            mime_type="text/markdown"),
         ])
 
+    async def _on_list_resource_templates(self, ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+        who = (f"Only {self.fixed_user_id!r} on this server (started with --user-id)." if self.fixed_user_id
+               else "Any user id the memory tool's user_id accepts.")
+        return types.ListResourceTemplatesResult(resource_templates=[
+            types.ResourceTemplate(uri_template=res.TEMPLATE_USER_PROFILE, name="user-profile",
+                                   title="USER.md of one user (live)",
+                                   description=f"One user's live profile file. {who}", mime_type="text/markdown"),
+            types.ResourceTemplate(uri_template=res.TEMPLATE_SESSION, name="session",
+                                   title="One session's transcript",
+                                   description="A session of state.db as JSON: its fields and every message, whole "
+                                   "and in order. Session ids come from session_search.",
+                                   mime_type="application/json"),
+            types.ResourceTemplate(uri_template=res.TEMPLATE_SESSION_MESSAGES, name="session-messages",
+                                   title="Messages of one session",
+                                   description="All messages of a session, those matching `query` (full-text, best "
+                                   "first, up to `limit`), or `window` messages each side of message id `around`.",
+                                   mime_type="application/json"),
+        ])
+
     def read_resource(self, uri: str, session_key: str | None = None) -> tuple[str, str]:
-        """Return ``(mime_type, text)`` of a resource; raises :class:`KeyError` for an unknown URI."""
-        if uri == URI_SNAPSHOT:
+        """Return ``(mime_type, text)`` of a resource or a template's URI.
+
+        Raises :class:`~hermes_memory.mcp.resources.BadResource` for an unknown, malformed or
+        refused URI (nothing is read), :class:`OSError`/:class:`UnicodeDecodeError` when a file
+        cannot be read.
+        """
+        match = res.match_uri(uri)
+        if match.handler == "snapshot":
             return "text/plain", self._client(session_key).snapshot
-        if uri in (URI_MEMORY_MD, URI_USER_MD):
-            path = self._file_path("MEMORY.md" if uri == URI_MEMORY_MD else "USER.md")
+        if match.handler in ("memory_md", "user_md"):
+            return "text/markdown", _read_or_empty(self._file_path("MEMORY.md" if match.handler == "memory_md"
+                                                                   else "USER.md"))
+        if match.handler == "user_profile":
+            user_id = match.variables["user_id"]
             try:
-                return "text/markdown", path.read_text(encoding="utf-8-sig")
-            except FileNotFoundError:
-                return "text/markdown", ""
-        raise KeyError(uri)
+                self._check_user_id(user_id)
+            except (ValueError, HermesMemoryError) as exc:
+                raise res.BadResource(f"invalid user_id: {exc}", field="user_id") from None
+            if self.fixed_user_id is not None and user_id != self.fixed_user_id:
+                raise res.BadResource(f"this server serves only user {self.fixed_user_id!r} (--user-id)",
+                                      field="user_id")
+            store = self._store_for(self._client(session_key), user_id)
+            return "text/markdown", _read_or_empty(store.path_for("user"))
+        if match.handler == "session":
+            return "application/json", res.session_transcript(self.db, match.variables["session_id"])
+        return "application/json", res.session_messages(self.db, match.variables["session_id"], match.params)
 
     async def _on_read_resource(self, ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         key = self._session_key(ctx)
         try:
             mime, text = await anyio.to_thread.run_sync(self._locked, self.read_resource, str(params.uri), key)
-        except KeyError:
-            raise MCPError(code=types.INVALID_PARAMS, message=f"unknown resource {params.uri}",
-                           data={"uri": str(params.uri)}) from None
+        except res.BadResource as exc:
+            raise MCPError(code=types.INVALID_PARAMS, message=str(exc),
+                           data={"uri": str(params.uri), "field": exc.field}) from None
+        except HermesMemoryError as exc:
+            raise MCPError(code=types.INTERNAL_ERROR, message=f"cannot read {params.uri}: {exc}") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise MCPError(code=types.INTERNAL_ERROR, message=f"cannot read {params.uri}: {exc}") from None
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=str(params.uri), mime_type=mime, text=text)])
@@ -479,7 +562,8 @@ class MemoryServer:
     def guidance_text(self, session_key: str | None = None) -> str:
         """The ``memory_guidance`` prompt text, sections separated by blank lines: the agent's memory
         guidance (profile-only wording when only USER.md is enabled) and session-search guidance
-        (:mod:`hermes_memory.agent.prompt`), the session's frozen snapshot (if any), then the
+        (:mod:`hermes_memory.agent.prompt`), what happens over MCP (:data:`MCP_BEHAVIOUR`: nothing
+        automatic without client hooks), the session's frozen snapshot (if any), then the
         external provider's ``system_prompt_block`` (if any)."""
         from hermes_memory.agent.prompt import MEMORY_GUIDANCE, SESSION_SEARCH_GUIDANCE, USER_PROFILE_GUIDANCE
 
@@ -491,6 +575,7 @@ class MemoryServer:
         elif targets:
             parts.append(USER_PROFILE_GUIDANCE.strip())
         parts.append(SESSION_SEARCH_GUIDANCE.strip())
+        parts.append("## Over MCP\n" + MCP_BEHAVIOUR)
         snapshot = self._client(session_key).snapshot
         if snapshot:
             parts.append("What you remember (frozen at the start of this session):\n\n" + snapshot)
@@ -591,6 +676,13 @@ class UnknownTool(LookupError):
     """A ``tools/call`` named a tool this server does not offer."""
 
 
+def _read_or_empty(path: Any) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return ""
+
+
 def render_snapshot(store: Any) -> str:
     """The frozen snapshot text: the memory block and the user block, joined by a blank line.
 
@@ -601,24 +693,29 @@ def render_snapshot(store: Any) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-def tool_result(text: str) -> types.CallToolResult:
+def tool_result(text: str, *, structured: bool = False) -> types.CallToolResult:
     """Wrap a tool's JSON string as an MCP result.
 
     The text content is the tool's JSON, unchanged. When it parses to an object it is also sent
     as ``structuredContent``; ``isError`` is set when it reports ``"success": false`` or carries an
-    ``"error"`` without a success flag.
+    ``"error"`` without a success flag. With ``structured=True`` (the tool declares an
+    ``outputSchema``) a result that is not a JSON object is sent as ``{"result": value}`` (the
+    parsed value, or the text itself), in the text too, so ``structuredContent`` is never missing
+    and ``content[0].text`` always parses to the same object.
     """
-    structured: Any = None
     is_error = False
     try:
         parsed = json.loads(text)
     except ValueError:
-        parsed = None
-    if isinstance(parsed, dict):
-        structured = parsed
-        success = parsed.get("success")
-        is_error = success is False or (success is None and "error" in parsed)
-    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=structured, is_error=is_error)
+        parsed = None if not structured else text
+    if structured and not isinstance(parsed, dict):
+        parsed = {"result": parsed}
+        text = json.dumps(parsed, ensure_ascii=False)
+    if not isinstance(parsed, dict):
+        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=None, is_error=False)
+    success = parsed.get("success")
+    is_error = success is False or (success is None and "error" in parsed)
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=parsed, is_error=is_error)
 
 
 class BearerTokenGate:

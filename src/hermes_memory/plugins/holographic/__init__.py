@@ -61,7 +61,9 @@ FACT_STORE_SCHEMA = {
             "content": {"type": "string", "description": "Fact text (add, update)."},
             "query": {"type": "string", "description": "Search text (search)."},
             "entity": {"type": "string", "description": "Entity name (probe, related)."},
-            "entities": {"type": "array", "items": {"type": "string"}, "description": "Entity names (reason)."},
+            "entities": {"type": "array", "items": {"type": "string"},
+                         "description": "Entity names: for reason, the entities to connect; for add and update, "
+                         "entities to link to the fact besides those found in its text."},
             "fact_id": {"type": "integer", "description": "Fact id (update, remove)."},
             "category": {"type": "string", "enum": list(CATEGORIES)},
             "tags": {"type": "string", "description": "Comma-separated tags."},
@@ -84,6 +86,93 @@ FACT_FEEDBACK_SCHEMA = {
         "required": ["action", "fact_id"],
     },
 }
+
+ACTION_FIELDS: dict[str, tuple[str, ...]] = {
+    "add": ("content", "category", "tags", "entities"),
+    "search": ("query", "content", "category", "min_trust", "limit"),  # content: the reference's alias of query
+    "probe": ("entity", "category", "min_trust", "limit"),
+    "related": ("entity", "min_trust", "limit"),
+    "reason": ("entities", "min_trust", "limit"),
+    "contradict": ("limit",),
+    "update": ("fact_id", "content", "category", "tags", "trust_delta", "entities"),
+    "remove": ("fact_id",),
+    "list": ("category", "min_trust", "limit"),
+}
+"""The fields each ``fact_store`` action uses (besides ``action``); any other field is refused."""
+
+
+def _unknown_arguments(tool_name: str, args: dict[str, Any]) -> str | None:
+    """A tool error naming every argument the tool does not take, else ``None``.
+
+    Beyond the schema's fields, ``fact_store`` refuses a field its action does not use (an
+    ``entities`` on ``list`` would otherwise be ignored without a word).
+    """
+    schema = {"fact_store": FACT_STORE_SCHEMA, "fact_feedback": FACT_FEEDBACK_SCHEMA}.get(tool_name)
+    if schema is None:
+        return None
+    known = schema["parameters"]["properties"]
+    extra = [k for k in args if k not in known]
+    if extra:
+        names = ", ".join(repr(k) for k in extra)
+        return MemoryProvider.tool_error(f"unknown argument(s) {names} for {tool_name}; it takes: {', '.join(known)}",
+                                         fields=extra)
+    action = str(args.get("action") or "").strip().lower()
+    if tool_name != "fact_store" or action not in ACTION_FIELDS:
+        return None
+    unused = [k for k in args if k != "action" and k not in ACTION_FIELDS[action]]
+    if not unused:
+        return None
+    names = ", ".join(repr(k) for k in unused)
+    return MemoryProvider.tool_error(f"argument(s) {names} not used by fact_store action {action!r}; it takes: "
+                                     f"{', '.join(ACTION_FIELDS[action])}", fields=unused)
+
+
+_FACT = {
+    "type": "object",
+    "properties": {"fact_id": {"type": "integer"}, "content": {"type": "string"}, "category": {"type": "string"},
+                   "tags": {"type": "string"}, "trust_score": {"type": "number"}},
+    "required": ["fact_id", "content"],
+}
+_FACTS = {"type": "array", "items": _FACT}
+_ERROR = {"title": "error", "properties": {"error": {"type": "string"}}, "required": ["error"]}
+MCP_TOOL_METADATA: dict[str, dict[str, Any]] = {
+    "fact_store": {
+        # remove deletes and update overwrites; everything stays in the local database
+        "annotations": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False},
+        "output_schema": {
+            "type": "object",
+            "anyOf": [
+                {"title": "add", "properties": {"fact_id": {"type": "integer"}, "status": {"enum": ["added", "exists"]},
+                                                "entities": {"type": "array", "items": {"type": "string"}}},
+                 "required": ["fact_id", "status", "entities"]},
+                {"title": "search, probe, related, reason, contradict",
+                 "properties": {"results": {"type": "array", "items": {"type": "object"}}, "count": {"type": "integer"}},
+                 "required": ["results", "count"]},
+                {"title": "update", "properties": {"updated": {"const": True}, "fact": _FACT},
+                 "required": ["updated", "fact"]},
+                {"title": "remove", "properties": {"removed": {"const": True}, "fact_id": {"type": "integer"}},
+                 "required": ["removed", "fact_id"]},
+                {"title": "list", "properties": {"facts": _FACTS, "count": {"type": "integer"}},
+                 "required": ["facts", "count"]},
+                _ERROR,
+            ],
+        },
+    },
+    "fact_feedback": {
+        "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False,
+                        "openWorldHint": False},
+        "output_schema": {
+            "type": "object",
+            "anyOf": [
+                {"title": "rated", "properties": {"fact_id": {"type": "integer"}, "old_trust": {"type": "number"},
+                                                  "new_trust": {"type": "number"}, "helpful_count": {"type": "integer"}},
+                 "required": ["fact_id", "old_trust", "new_trust", "helpful_count"]},
+                _ERROR,
+            ],
+        },
+    },
+}
+"""What the MCP server lists for these tools besides their input schemas (see :mod:`hermes_memory.mcp.schemas`)."""
 
 _PREF = re.compile(r"\b(i (?:really )?(?:prefer|like|love|use|want|need|hate|dislike)|my (?:favou?rite|preferred|default) "
                    r"\w+ (?:is|are)|i (?:always|never|usually))\b", re.IGNORECASE)
@@ -251,6 +340,9 @@ class HolographicProvider(MemoryProvider):
             args = {}
         if not isinstance(args, dict):
             return self.tool_error(f"arguments must be a JSON object, got {type(args).__name__}")
+        unknown = _unknown_arguments(tool_name, args)
+        if unknown:
+            return unknown
         try:
             if tool_name == "fact_store":
                 return self._fact_store(args)
@@ -312,6 +404,22 @@ class HolographicProvider(MemoryProvider):
             return value
         raise ValueError(f"'{key}' must be a string, got {type(value).__name__}")
 
+    @staticmethod
+    def _names(args: dict[str, Any], key: str) -> list[str]:
+        """A list of names (a comma-separated string is split), ``[]`` when absent."""
+        value = args.get(key)
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [v.strip() for v in value.split(",") if v.strip()]
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return value
+        raise ValueError(f"'{key}' must be a list of entity names")
+
+    def mcp_tool_metadata(self) -> dict[str, dict[str, Any]]:
+        """MCP annotations and output schemas of ``fact_store`` and ``fact_feedback`` (read by the MCP server)."""
+        return json.loads(json.dumps(MCP_TOOL_METADATA))
+
     def _fact_store(self, args: dict[str, Any]) -> str:
         assert self.store is not None and self.retriever is not None
         action = str(args.get("action") or "").strip().lower()
@@ -331,7 +439,7 @@ class HolographicProvider(MemoryProvider):
             tags = ",".join(tags)
         if action == "add":
             fact_id, created = self.store.add_fact(self._text(args, "content") or "", category or "general",
-                                                   tags or "")
+                                                   tags or "", entities=self._names(args, "entities"))
             return self.tool_result({"fact_id": fact_id, "status": "added" if created else "exists",
                                      "entities": self.store.entities_of(fact_id)})
         if action == "search":
@@ -356,10 +464,13 @@ class HolographicProvider(MemoryProvider):
             results = self.retriever.contradict(limit=limit, min_trust=0.0)
         elif action == "update":
             fact_id = self._int(args, "fact_id")
+            names = self._names(args, "entities")  # checked before anything is written
             ok = self.store.update_fact(fact_id, content=self._text(args, "content"), category=category,
                                         tags=tags, trust_delta=self._num(args, "trust_delta"))
             if not ok:
                 return self.tool_error(f"no fact with id {fact_id}")
+            if names:
+                self.store.link_entities(fact_id, names)
             row = self.store.get(fact_id)
             return self.tool_result({"updated": True, "fact": self.store.row_to_fact(row)})
         elif action == "remove":

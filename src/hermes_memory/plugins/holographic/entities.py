@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
 _QUOTED = re.compile(r'"([^"\n]{1,120})"|“([^”\n]{1,120})”|‘([^’\n]{1,120})’|(?<![\w])\'([^\'\n]{1,120})\'(?![\w])')
 _AKA = re.compile(r"([\w][\w .\-]{0,60}?)\s+(?i:aka|a\.k\.a\.|also known as)\s+([\w][\w.\-]*(?:\s+[A-Z][\w.\-]*)*)")
@@ -104,3 +105,20 @@ def extract_entities(text: str) -> list[str]:
             continue
         add(" ".join(words))
     return found
+
+
+def merge_entity_names(found: list[str], extra: Iterable[str]) -> list[str]:
+    """``found`` followed by each name of ``extra`` not already there (same folding as extraction).
+
+    Extra names are cleaned like extracted ones (NFKC, whitespace, trailing ``'s``); one that is
+    blank, over 80 chars or 8 words, or without a letter or digit is dropped.
+    """
+    out = list(found)
+    seen = {_key(n) for n in out}
+    for raw in extra:
+        name = _clean(str(raw))
+        key = _key(name)
+        if _ok(name) and key and key not in seen:
+            seen.add(key)
+            out.append(name)
+    return out

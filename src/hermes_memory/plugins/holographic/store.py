@@ -25,13 +25,13 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from hermes_memory.plugins.holographic import hrr
-from hermes_memory.plugins.holographic.entities import extract_entities
+from hermes_memory.plugins.holographic.entities import extract_entities, merge_entity_names
 
 logger = logging.getLogger(__name__)
 
@@ -352,8 +352,9 @@ class FactStore:
                 aliases = [a for a in row[0].split(",") if a] + [alias]
                 self.conn.execute("UPDATE entities SET aliases=? WHERE entity_id=?", (",".join(aliases), ids[0]))
 
-    def _link(self, fact_id: int, content: str, now: float) -> list[str]:
-        names = extract_entities(content)
+    def _link(self, fact_id: int, content: str, now: float, extra: Sequence[str] = ()) -> list[str]:
+        """Re-link the fact: entities found in ``content``, then the ``extra`` names given by the caller."""
+        names = merge_entity_names(extract_entities(content), extra)
         self.conn.execute("DELETE FROM fact_entities WHERE fact_id=?", (fact_id,))
         for name in names:
             eid = self._resolve_entity(name, now)
@@ -426,21 +427,54 @@ class FactStore:
         return vec if vec is not None and len(vec) == self.dim else None
 
     # ------------------------------------------------------------------ writes
-    def _insert(self, content: str, category: str, tags: str, trust: float | None, now: float) -> tuple[int, bool]:
+    def _insert(self, content: str, category: str, tags: str, trust: float | None, now: float,
+                entities: Sequence[str] = ()) -> tuple[int, bool]:
         row = self.conn.execute("SELECT fact_id FROM facts WHERE content=?", (content,)).fetchone()
         if row:
+            if entities:
+                self._add_links(int(row[0]), entities, now)
             return int(row[0]), False
         cur = self.conn.execute(
             "INSERT INTO facts(content, category, tags, trust_score, created_at, updated_at) VALUES (?,?,?,?,?,?)",
             (content, category, tags, self.default_trust if trust is None else min(1.0, max(0.0, float(trust))),
              now, now))
         fact_id = int(cur.lastrowid)
-        names = self._link(fact_id, content, now)
+        names = self._link(fact_id, content, now, entities)
         if self.use_hrr:
             vec = hrr.encode_fact(content, names, self.dim)
             self.conn.execute("UPDATE facts SET hrr_vector=? WHERE fact_id=?", (hrr.to_bytes(vec), fact_id))
             self._bank_delta(category, add=vec, count_delta=1)
         return fact_id, True
+
+    def link_entities(self, fact_id: int, entities: Sequence[str]) -> bool:
+        """Link ``entities`` to the fact too (cleaned like extracted names); False for an unknown fact."""
+        with self.lock:
+            if self.get(fact_id) is None:
+                return False
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._add_links(int(fact_id), entities, time.time())
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+        return True
+
+    def _add_links(self, fact_id: int, entities: Sequence[str], now: float) -> None:
+        """Link ``entities`` to an existing fact as well; re-encode its vector when a link is new."""
+        have = self.entities_of(fact_id)
+        names = merge_entity_names(have, entities)
+        if len(names) == len(have):
+            return
+        for name in names[len(have):]:
+            eid = self._resolve_entity(name, now)
+            self.conn.execute("INSERT OR IGNORE INTO fact_entities(fact_id, entity_id) VALUES (?, ?)", (fact_id, eid))
+        row = self.get(fact_id)
+        if self.use_hrr and row is not None:
+            old = self.vector(row)
+            vec = hrr.encode_fact(row["content"], names, self.dim)
+            self.conn.execute("UPDATE facts SET hrr_vector=? WHERE fact_id=?", (hrr.to_bytes(vec), fact_id))
+            self._bank_delta(row["category"], add=vec, sub=old, count_delta=0 if old is not None else 1)
 
     @staticmethod
     def _clean(content: str, category: str, tags: str | Iterable[str]) -> tuple[str, str, str]:
@@ -455,16 +489,18 @@ class FactStore:
         return content, category, tags
 
     def add_fact(self, content: str, category: str = "general", tags: str | Iterable[str] = "",
-                 trust: float | None = None) -> tuple[int, bool]:
-        """Store a fact; return ``(fact_id, created)``. Duplicate content → existing id, row unchanged.
+                 trust: float | None = None, entities: Sequence[str] = ()) -> tuple[int, bool]:
+        """Store a fact; return ``(fact_id, created)``. Duplicate content → existing id, row unchanged
+        except that ``entities`` not yet linked to it are linked.
 
-        Raises :class:`ValueError` for empty content.
+        ``entities``: names to link besides those extracted from ``content`` (each is cleaned like an
+        extracted one; blank or over-long names are dropped). Raises :class:`ValueError` for empty content.
         """
         content, category, tags = self._clean(content, category, tags)
         with self.lock:
             self.conn.execute("BEGIN IMMEDIATE")
             try:
-                result = self._insert(content, category, tags, trust, time.time())
+                result = self._insert(content, category, tags, trust, time.time(), entities)
                 self.conn.execute("COMMIT")
             except BaseException:
                 self.conn.execute("ROLLBACK")

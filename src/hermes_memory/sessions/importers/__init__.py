@@ -8,6 +8,8 @@ format         input                                            session ids
 ``hermes``     a reference agent's ``state.db``                 kept as they are
 ``claude_code`` Claude Code ``*.jsonl`` transcripts (file/dir)  ``cc-<sessionId>``
 ``chatgpt``    ChatGPT export ``conversations.json``            ``chatgpt-<conversation id>``
+``claude_ai``  Claude.ai export ``conversations.json`` / .zip   ``claude_ai-<conversation uuid>``
+``codex``      Codex CLI ``rollout-*.jsonl`` (file/dir)         ``codex-<session id>``
 ``openai``     JSONL, one ``{"messages": [...]}`` per line      ``openai-<id>`` or content hash
 ``locomo``     LoCoMo ``locomo10.json``-style file              ``locomo-<sample>-s<n>``
 =============  ===============================================  ===========================
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +35,7 @@ from hermes_memory.sessions.db import SessionDB
 
 Progress = Callable[[int, int | None], None]
 
-FORMATS = ("hermes", "claude_code", "chatgpt", "openai", "locomo")
+FORMATS = ("hermes", "claude_code", "chatgpt", "claude_ai", "codex", "openai", "locomo")
 """Format names accepted by :func:`import_path` and ``hermes-memory sessions import --format``."""
 
 
@@ -58,6 +61,16 @@ class ImportReport:
             "messages_imported": self.messages_imported,
             "errors": list(self.errors),
         }
+
+
+def iso_time(value: Any) -> float | None:
+    """Epoch seconds of an ISO-8601 string (``Z`` or an offset; naive means local time), else ``None``."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
 
 
 def jsonl_files(path: Path, report: ImportReport) -> list[Path]:
@@ -161,6 +174,10 @@ def import_path(db: SessionDB, path: str | Path, fmt: str, progress: Progress | 
         from hermes_memory.sessions.importers import claude_code as mod  # type: ignore[no-redef]
     elif fmt == "chatgpt":
         from hermes_memory.sessions.importers import chatgpt as mod  # type: ignore[no-redef]
+    elif fmt == "claude_ai":
+        from hermes_memory.sessions.importers import claude_ai as mod  # type: ignore[no-redef]
+    elif fmt == "codex":
+        from hermes_memory.sessions.importers import codex as mod  # type: ignore[no-redef]
     elif fmt == "openai":
         from hermes_memory.sessions.importers import openai_jsonl as mod  # type: ignore[no-redef]
     elif fmt == "locomo":
