@@ -163,6 +163,9 @@ class Agent:
         self._turns_since_memory = 0
         self._memory_used_this_turn = False
         self.last_flush: FlushOutcome | None = None
+        #: None: force the ``memory`` tool in flushes only where it keeps the prompt cache (see
+        #: :meth:`_side_call_tools`); True/False: always / never send the forced tool choice.
+        self.flush_force_tool: bool | None = None
         self._closed = True
         self._turn_usage: Usage | None = None
         self._turn_calls = 0
@@ -527,9 +530,11 @@ class Agent:
         Nothing from the review enters the history or SessionDB. Returns True when it ran."""
         msgs = [{"role": "system", "content": self.system_prompt}, *self._plain(self.messages),
                 {"role": "user", "content": NUDGE_REVIEW_PROMPT}]
+        # the session's own tools, so the review reads the turn's prompt cache; other tools are refused
+        tools = self.tool_schemas()
         try:
             for _ in range(REVIEW_MAX_ITERATIONS):
-                resp = self.model.complete(self._prepare(msgs), tools=[MEMORY_TOOL_SCHEMA])
+                resp = self.model.complete(self._prepare(msgs), tools=tools)
                 self._account(resp, main=False)
                 msgs.append({"role": "assistant", "content": resp.message.get("content"),
                              **({"tool_calls": resp.tool_calls} if resp.tool_calls else {})})
@@ -547,13 +552,32 @@ class Agent:
             log.warning("memory review failed (skipped): %s", exc)
         return True
 
+    def _side_call_tools(self, model: ChatModel) -> tuple[list[dict[str, Any]], bool]:
+        """Tools for a flush or review on ``model`` and whether to force the ``memory`` tool.
+
+        On the session's own model the request offers the session's tools unchanged, so it reads the
+        prompt cache the turns wrote (tools come first in the cached prefix); the tool is forced only
+        where the adapter says a forced choice keeps the cached messages (neither Anthropic nor
+        OpenAI documents that today). Another model has no warm cache: it is offered ``memory`` alone
+        and forced, which costs nothing there. ``flush_force_tool`` (True/False) overrides the choice.
+        """
+        if model is self.model:
+            tools = self.tool_schemas()
+            force = bool(getattr(model, "forced_tool_choice_keeps_message_cache", False))
+        else:
+            tools, force = [MEMORY_TOOL_SCHEMA], True
+        if self.flush_force_tool is not None:
+            force = self.flush_force_tool
+        return tools, force
+
     def _flush(self, *, min_turns: int | None) -> FlushOutcome:
+        tools, force = self._side_call_tools(self.aux_model)
         outcome = flush_memories(
             self.messages, model=self.aux_model, system_prompt=self.system_prompt,
             memory_schema=MEMORY_TOOL_SCHEMA if self.memory_tool_enabled else None,
             run_memory_tool=self.run_memory_tool, flush_min_turns=self.flush_min_turns, min_turns=min_turns,
             prepare=self._prepare if self.aux_model is self.model else self._plain,
-            on_response=lambda r: self._account(r, main=False),
+            on_response=lambda r: self._account(r, main=False), tools=tools, force_tool=force,
         )
         if outcome.ran:
             self._turns_since_flush = 0
