@@ -433,7 +433,9 @@ class Agent:
 
         Raises :class:`~hermes_memory.errors.ModelError` when the model fails (auth, network, a
         context-length error that one compression did not cure); the user message is already in
-        SessionDB then. Provider failures never raise.
+        SessionDB then, except on the first turn of a new session that got no answer at all: that
+        session (one user message) is deleted and the message dropped from the history, so a dead
+        model leaves nothing behind (``session_stored`` is False again). Provider failures never raise.
         """
         if self._closed:
             raise RuntimeError("this Agent's session is closed; call new_session() or resume() first")
@@ -458,6 +460,7 @@ class Agent:
                                                                                    session_id=self.session_id)
         block = build_memory_context_block(raw)
         user = {"role": "user", "content": user_message}
+        fresh, start = not self._session_created, len(self.messages)
         self.messages.append(user)
         self._persist(user)
         self._turns_since_flush += 1
@@ -510,8 +513,30 @@ class Agent:
                               api_calls=self._turn_calls, tool_calls=tool_count,
                               compressions=self.compressor.compression_count - compressions_before,
                               review_ran=review_ran, finish_reason=finish)
+        except Exception:  # not Ctrl-C: an interrupted first turn is kept and ended as "interrupted"
+            if fresh and not any(m.get("role") == "assistant" for m in self.messages[start:]):
+                self._discard_unanswered_session(start)
+            raise
         finally:
             self._turn_usage = None
+
+    @property
+    def session_stored(self) -> bool:
+        """True once the live session has a row in SessionDB (its first message was saved)."""
+        return self._session_created
+
+    def _discard_unanswered_session(self, start: int) -> None:
+        """The first turn of a new session failed without an answer (model unreachable, refused): remove
+        the session row it created, so no one-message session is left behind, and forget the turn.
+        The agent stays usable: the next turn creates the row again."""
+        del self.messages[start:]
+        self._turns_since_flush = max(0, self._turns_since_flush - 1)
+        try:
+            self.db.delete_session(self.session_id)
+        except Exception as exc:  # keep the model error as the one the caller sees
+            log.warning("could not remove the unanswered session %s: %s", self.session_id, exc)
+            return
+        self._session_created = False
 
     def _answer_interrupted(self, calls: list[dict[str, Any]]) -> None:
         """Give each of ``calls`` (not yet answered) an error result, in history and SessionDB."""
