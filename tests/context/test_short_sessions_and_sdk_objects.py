@@ -59,7 +59,8 @@ def summary(self, turns, *a, **k):
     return cc.SUMMARY_PREFIX + "\nsummary"
 with patch.object(cc.ContextCompressor, "_generate_summary", summary):
     out = c.compress(msgs, force=True)
-print(json.dumps({"after": len(out), "summarised": seen, "last": [m.get("content") for m in out[-8:]]}))
+print(json.dumps({"after": len(out), "summarised": seen, "last": [m.get("content") for m in out[-8:]],
+                  "roles": [m["role"] for m in out]}))
 """
 
 
@@ -84,6 +85,18 @@ def test_forced_compression_of_a_short_session_keeps_a_tail_and_summarises_the_r
     assert len(out) == reference["after"] == 13  # system + 3 head + summary + 8 recent messages
     assert [m["content"] for m in out[-8:]] == [m["content"] for m in messages[-8:]] == reference["last"]
     assert compressor.last_stats["summarised_messages"] == reference["summarised"][0] == 49
+
+
+def test_the_latest_assistant_reply_stays_verbatim_behind_a_run_of_user_messages_like_the_reference(
+        tmp_path: Path):
+    messages = session_61()[:41] + [{"role": "user", "content": f"and {c}?"} for c in "abcdefghi"]
+    out = ContextCompressor(128_000, CompressionConfig(), CountingSummariser()).compress(messages, force=True)
+    reference = _reference_compress(messages, tmp_path)
+    last_reply = messages[40]
+    # kept as a message of its own (the summary may be merged in front of it), not rolled into it
+    kept = [split_summary(m)[1] if m.get("_compressed_summary") else m["content"] for m in out]
+    assert last_reply["role"] == "assistant" and last_reply["content"] in kept
+    assert len(out) == reference["after"] and [m["role"] for m in out] == reference["roles"]
 
 
 def test_threshold_compression_of_a_short_session_shrinks_it_too():

@@ -10,7 +10,8 @@ Behaviour follows the reference agent's ``agent/context_compressor.py`` (referen
 2. **Head**: the leading system message(s) plus ``protect_first_n`` messages; after the first compaction (or
    when the history already holds a summary, e.g. after a restart) only the system message(s).
 3. **Tail**: a token-budgeted run of the newest messages that never splits an assistant tool-call
-   message from its results and always holds the latest user message verbatim. When everything
+   message from its results and always holds the latest user message and the latest assistant
+   reply verbatim. When everything
    after the head fits the budget (a short session), the tail is the minimum run of recent messages
    (``min(protect_last_n, 8)``, at least 3) and the rest is summarised, as the reference does; a
    middle no larger than a summary's fixed text is not compressed (the plan says why, and no
@@ -776,6 +777,12 @@ class ContextCompressor:
                 head_end = stranded[0] + 1
                 while head_end < n and _role(messages[head_end]) == "tool":
                     head_end += 1
+        # the newest assistant reply (what the user saw last) stays verbatim as well, as in the
+        # reference: a run of user messages at the end must not roll it into the summary
+        last_reply = next((i for i in range(n - 1, head_end - 1, -1)
+                           if _role(messages[i]) == "assistant" and parts[i][0] is None), None)
+        if last_reply is not None and head_end < last_reply < cut:
+            cut = last_reply
         # an earlier stand-alone summary in the tail is dropped there (folded into the new one),
         # which would leave its two neighbours -- of one role -- side by side: cut after it
         # instead, so the new summary takes its place, unless that strands a protected user
