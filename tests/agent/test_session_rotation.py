@@ -113,3 +113,22 @@ def test_a_rotation_that_fails_after_creating_the_child_leaves_no_child_behind(t
     orphans = db.conn.execute("SELECT count(*) FROM messages WHERE session_id != ?", (agent.session_id,)).fetchone()[0]
     assert rows == 1 and orphans == 0
     agent.close()
+
+
+def test_manual_compress_of_a_short_session_shrinks_it_and_rotates(tmp_path: Path):
+    """``/compress`` on a 61-message, ~11K-token session at a 128K window: 61 -> 13, one summary."""
+    home = tmp_path / "home"
+    home.mkdir()
+    model = RoutingModel(summary="SUMMARY: a long talk about the deployment pipeline.")
+    agent = Agent(model, home=home, config=config(memory={"flush_min_turns": 0, "nudge_interval": 0}))
+    first = agent.session_id
+    paragraph = "we talked about the deployment pipeline and its stages. " * 13
+    for i in range(30):
+        agent.run_turn(f"turn {i}: {paragraph}")
+    assert len(agent.messages) == 60
+    assert agent.compress_context(reason="manual", force=True)
+    assert model.kinds.count("summary") == 1
+    assert len(agent.messages) == 12 and agent.session_id != first  # + the system prompt: 13
+    assert agent.messages[-1]["content"] == agent.db.get_messages(first)[-1]["content"]
+    assert len(agent.db.get_messages(agent.session_id)) == 12
+    agent.close()
