@@ -138,7 +138,7 @@ class OpenAICompatModel:
             forced = forced_tool_name(choice)
             if forced:
                 kwargs["tool_choice"] = {"type": "function", "function": {"name": forced}}
-            elif choice in ("auto", "none", "required"):
+            elif choice:  # "auto" / "none" / "required", or another wire form (e.g. allowed_tools) as given
                 kwargs["tool_choice"] = choice
         try:
             resp = self._client.chat.completions.create(**kwargs)
