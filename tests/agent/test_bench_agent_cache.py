@@ -1,22 +1,16 @@
 """bench/agent_cache.py's claim, checked on a short session: the flush reads the session's cache."""
 
-import importlib.util
+import runpy
 from pathlib import Path
 
-
-def _load():
-    path = Path(__file__).resolve().parents[2] / "bench" / "agent_cache.py"
-    spec = importlib.util.spec_from_file_location("bench_agent_cache", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "agent_cache.py"
 
 
 def test_shared_prefix_flush_reads_the_cache_and_costs_less_than_a_memory_only_flush():
-    bench = _load()
-    shared = bench.run_session(8, variant="shared_prefix")
-    forced = bench.run_session(8, variant="forced_tool")
-    memory_only = bench.run_session(8, variant="memory_only_tools")
+    run_session = runpy.run_path(str(BENCH))["run_session"]  # the bench's own code, not __main__
+    shared = run_session(8, variant="shared_prefix")
+    forced = run_session(8, variant="forced_tool")
+    memory_only = run_session(8, variant="memory_only_tools")
     assert shared["flush"]["requests"] == memory_only["flush"]["requests"] == 1
     assert memory_only["flush"]["cache_read_tokens"] == 0  # a changed tool list: a cold write
     assert shared["flush"]["cache_share"] > 0.9
