@@ -46,8 +46,11 @@ def test_anthropic_session_keeps_prompt_frozen_reads_cache_and_flushes(hermes_ho
             agent.run_turn(f"question {i} about the staging cluster")
         sid = agent.session_id
         agent.close()
-        main_requests = [r["body"] for r in srv.requests if len(r["body"].get("tools") or []) > 1]
-        flush_requests = [r["body"] for r in srv.requests if [t["name"] for t in r["body"].get("tools") or []] == ["memory"]]
+        flush_at = [i for i, r in enumerate(srv.requests)
+                    if _text(r["body"]["messages"][-1]["content"]).startswith(FLUSH_PROMPT[:20])]
+        main_requests = [r["body"] for i, r in enumerate(srv.requests) if i not in flush_at]
+        flush_requests = [srv.requests[i]["body"] for i in flush_at]
+        flush_usage = [srv.responses[i]["usage"] for i in flush_at]
         agent2 = Agent(AnthropicModel("claude-fake", base_url=srv.url, api_key="k", max_retries=0),
                        home=hermes_home, config=cfg)
         agent2.run_turn("who am I?")
@@ -62,8 +65,15 @@ def test_anthropic_session_keeps_prompt_frozen_reads_cache_and_flushes(hermes_ho
     row = agent.db.get_session(sid)
     assert row["cache_read_tokens"] == sum(u["cache_read_input_tokens"] for u in usages[:len(main_requests) + 1])
     assert row["cache_write_tokens"] > 0
-    # the exit flush went through the adapter with only the memory tool, and its write is in the next prompt
+    # the exit flush went through the adapter with the session's own tools and system prompt, so it
+    # read the cache the turns wrote (all but its own new blocks), and its write is in the next prompt
     assert len(flush_requests) == 1
+    assert flush_requests[0]["tools"] == main_requests[-1]["tools"]
+    assert flush_requests[0]["system"] == main_requests[-1]["system"]
+    assert "tool_choice" not in flush_requests[0]
+    last_turn_prefix = usages[len(main_requests) - 1]
+    assert flush_usage[0]["cache_read_input_tokens"] >= (last_turn_prefix["cache_read_input_tokens"]
+                                                         + last_turn_prefix["cache_creation_input_tokens"])
     assert "User's name is Noor." in next_system and "Staging cluster is k3s." in next_system
 
 

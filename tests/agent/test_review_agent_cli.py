@@ -308,8 +308,12 @@ def test_malformed_reply_is_a_model_error_and_history_stays_consistent(hermes_ho
         with pytest.raises(ModelError, match="base_url"):
             agent.run_turn("hi")
         stored = agent.db.get_messages_as_conversation(agent.session_id)
+        history = list(agent.messages)
+        sessions = agent.db.session_count()
         agent.close()
-    assert [m["role"] for m in stored] == ["user"]
+    # the first turn got no answer: no one-message session is left behind (issue 14), and the live
+    # history agrees with state.db
+    assert stored == [] and history == [] and sessions == 0
 
 
 def test_run_against_a_non_model_endpoint_exits_1_without_traceback(tmp_path: Path):

@@ -163,9 +163,13 @@ class Agent:
         self._turns_since_memory = 0
         self._memory_used_this_turn = False
         self.last_flush: FlushOutcome | None = None
+        #: None: force the ``memory`` tool in flushes only where it keeps the prompt cache (see
+        #: :meth:`_side_call_tools`); True/False: always / never send the forced tool choice.
+        self.flush_force_tool: bool | None = None
         self._closed = True
         self._turn_usage: Usage | None = None
         self._turn_calls = 0
+        self._rotation_failed_this_turn = False
         self._start_session(resume)
 
     # ------------------------------------------------------------------ session lifecycle
@@ -429,7 +433,9 @@ class Agent:
 
         Raises :class:`~hermes_memory.errors.ModelError` when the model fails (auth, network, a
         context-length error that one compression did not cure); the user message is already in
-        SessionDB then. Provider failures never raise.
+        SessionDB then, except on the first turn of a new session that got no answer at all: that
+        session (one user message) is deleted and the message dropped from the history, so a dead
+        model leaves nothing behind (``session_stored`` is False again). Provider failures never raise.
         """
         if self._closed:
             raise RuntimeError("this Agent's session is closed; call new_session() or resume() first")
@@ -438,6 +444,7 @@ class Agent:
         user_message = scrub_text(user_message)
         self._turn_usage, self._turn_calls = Usage(), 0
         self._memory_used_this_turn = False
+        self._rotation_failed_this_turn = False
         compressions_before = self.compressor.compression_count
         if self.store is not None and hasattr(self.store, "reset_consolidation_failures"):
             self.store.reset_consolidation_failures()
@@ -453,6 +460,7 @@ class Agent:
                                                                                    session_id=self.session_id)
         block = build_memory_context_block(raw)
         user = {"role": "user", "content": user_message}
+        fresh, start = not self._session_created, len(self.messages)
         self.messages.append(user)
         self._persist(user)
         self._turns_since_flush += 1
@@ -505,8 +513,30 @@ class Agent:
                               api_calls=self._turn_calls, tool_calls=tool_count,
                               compressions=self.compressor.compression_count - compressions_before,
                               review_ran=review_ran, finish_reason=finish)
+        except Exception:  # not Ctrl-C: an interrupted first turn is kept and ended as "interrupted"
+            if fresh and not any(m.get("role") == "assistant" for m in self.messages[start:]):
+                self._discard_unanswered_session(start)
+            raise
         finally:
             self._turn_usage = None
+
+    @property
+    def session_stored(self) -> bool:
+        """True once the live session has a row in SessionDB (its first message was saved)."""
+        return self._session_created
+
+    def _discard_unanswered_session(self, start: int) -> None:
+        """The first turn of a new session failed without an answer (model unreachable, refused): remove
+        the session row it created, so no one-message session is left behind, and forget the turn.
+        The agent stays usable: the next turn creates the row again."""
+        del self.messages[start:]
+        self._turns_since_flush = max(0, self._turns_since_flush - 1)
+        try:
+            self.db.delete_session(self.session_id)
+        except Exception as exc:  # keep the model error as the one the caller sees
+            log.warning("could not remove the unanswered session %s: %s", self.session_id, exc)
+            return
+        self._session_created = False
 
     def _answer_interrupted(self, calls: list[dict[str, Any]]) -> None:
         """Give each of ``calls`` (not yet answered) an error result, in history and SessionDB."""
@@ -527,9 +557,11 @@ class Agent:
         Nothing from the review enters the history or SessionDB. Returns True when it ran."""
         msgs = [{"role": "system", "content": self.system_prompt}, *self._plain(self.messages),
                 {"role": "user", "content": NUDGE_REVIEW_PROMPT}]
+        # the session's own tools, so the review reads the turn's prompt cache; other tools are refused
+        tools = self.tool_schemas()
         try:
             for _ in range(REVIEW_MAX_ITERATIONS):
-                resp = self.model.complete(self._prepare(msgs), tools=[MEMORY_TOOL_SCHEMA])
+                resp = self.model.complete(self._prepare(msgs), tools=tools)
                 self._account(resp, main=False)
                 msgs.append({"role": "assistant", "content": resp.message.get("content"),
                              **({"tool_calls": resp.tool_calls} if resp.tool_calls else {})})
@@ -547,13 +579,32 @@ class Agent:
             log.warning("memory review failed (skipped): %s", exc)
         return True
 
+    def _side_call_tools(self, model: ChatModel) -> tuple[list[dict[str, Any]], bool]:
+        """Tools for a flush or review on ``model`` and whether to force the ``memory`` tool.
+
+        On the session's own model the request offers the session's tools unchanged, so it reads the
+        prompt cache the turns wrote (tools come first in the cached prefix); the tool is forced only
+        where the adapter says a forced choice keeps the cached messages (neither Anthropic nor
+        OpenAI documents that today). Another model has no warm cache: it is offered ``memory`` alone
+        and forced, which costs nothing there. ``flush_force_tool`` (True/False) overrides the choice.
+        """
+        if model is self.model:
+            tools = self.tool_schemas()
+            force = bool(getattr(model, "forced_tool_choice_keeps_message_cache", False))
+        else:
+            tools, force = [MEMORY_TOOL_SCHEMA], True
+        if self.flush_force_tool is not None:
+            force = self.flush_force_tool
+        return tools, force
+
     def _flush(self, *, min_turns: int | None) -> FlushOutcome:
+        tools, force = self._side_call_tools(self.aux_model)
         outcome = flush_memories(
             self.messages, model=self.aux_model, system_prompt=self.system_prompt,
             memory_schema=MEMORY_TOOL_SCHEMA if self.memory_tool_enabled else None,
             run_memory_tool=self.run_memory_tool, flush_min_turns=self.flush_min_turns, min_turns=min_turns,
             prepare=self._prepare if self.aux_model is self.model else self._plain,
-            on_response=lambda r: self._account(r, main=False),
+            on_response=lambda r: self._account(r, main=False), tools=tools, force_tool=force,
         )
         if outcome.ran:
             self._turns_since_flush = 0
@@ -572,8 +623,13 @@ class Agent:
         no user turn happened since the last flush) -> ``on_pre_compress`` -> ``compress`` -> reload
         the memory snapshot and rebuild the system prompt -> end the session with ``compression`` and
         continue in a child session (``parent_session_id``, title ``<title> #N``) holding the compacted
-        history. A no-op or aborted compression changes nothing and returns False.
+        history. A no-op or aborted compression changes nothing and returns False. So does a SessionDB
+        failure during the rotation (logged as a warning): the agent stays on the old session, still
+        open, with its uncompressed history and prompt, and does not retry before the next turn
+        (unless ``force``).
         """
+        if self._rotation_failed_this_turn and not force:
+            return False  # SessionDB refused the split this turn: do not pay for another summary now
         full = [{"role": "system", "content": self.system_prompt}, *self.messages]
         plan = self.compressor.plan(full)
         if not plan.will_compress:
@@ -581,6 +637,7 @@ class Agent:
         if self._turns_since_flush > 0 and self._session_created:
             self._flush(min_turns=0)
         pre = self.manager.on_pre_compress(self._plain(self.messages))
+        saved = self._compressor_state()
         compacted = self.compressor.compress(full, current_tokens=self.compressor.last_prompt_tokens,
                                              focus_topic=focus, force=force, pre_compress_text=pre or "")
         if self.compressor.last_compress_aborted or len(compacted) >= len(full):
@@ -590,14 +647,34 @@ class Agent:
         new_messages = [m for m in compacted if m.get("role") != "system"]
         if self.store is not None:
             self.store.load_from_disk()
-        self.system_prompt = self._build_system_prompt()
-        self._split_session(new_messages)
+        new_prompt = self._build_system_prompt()
+        try:
+            self._split_session(new_messages, new_prompt)
+        except Exception as exc:  # SessionDB failed mid-rotation: stay on the old, still open session
+            self._undo_compression(saved)
+            self._rotation_failed_this_turn = True
+            log.warning("compression (%s) not applied: could not rotate session %s to a child (%s: %s); "
+                        "continuing uncompressed in the same session, the next turn tries again",
+                        reason, self.session_id, type(exc).__name__, exc)
+            return False
+        self.system_prompt = new_prompt
         if self.compressor.compression_count >= 2:
             log.warning("this conversation has been compressed %d times; details from early turns may be lost",
                         self.compressor.compression_count)
         self.compressor.last_prompt_tokens = estimate_messages_tokens_rough(
             [{"role": "system", "content": self.system_prompt}, *new_messages])
         return True
+
+    def _compressor_state(self) -> dict[str, Any]:
+        c = self.compressor
+        return {"compression_count": c.compression_count, "previous_summary": c.previous_summary,
+                "_awaiting_effect": c._awaiting_effect}
+
+    def _undo_compression(self, saved: dict[str, Any]) -> None:
+        """Put the compressor back as it was before a compaction that could not be applied, so the next
+        plan sees the same history the same way (head, previous summary, anti-thrash state)."""
+        for key, value in saved.items():
+            setattr(self.compressor, key, value)
 
     def _lineage_base(self, old: str) -> str:
         title = self.db.get_session_title(old)
@@ -613,23 +690,46 @@ class Agent:
             self.db.set_session_title(old, base)
         return base
 
-    def _split_session(self, new_messages: list[dict[str, Any]]) -> None:
+    def _split_session(self, new_messages: list[dict[str, Any]], system_prompt: str) -> None:
+        """Continue in a child session holding ``new_messages``; one unit (issue 13 §3).
+
+        Order: lineage title -> create the child (``parent_session_id``) -> its messages in one
+        transaction -> end the parent with ``compression``. A failure at any step deletes the child
+        if it was created and re-raises: the agent is still on the parent, which is still open.
+        The agent's own state changes only after every step succeeded.
+        """
         old = self.session_id
         new = new_session_id()
         if self._session_created:
             base = self._lineage_base(old)
-            self.db.end_session(old, "compression")
-            self.db.create_session(new, source=self.source, model=self.model.name, system_prompt=self.system_prompt,
+            self.db.create_session(new, source=self.source, model=self.model.name, system_prompt=system_prompt,
                                    parent_session_id=old, title=self.db.get_next_title_in_lineage(base))
-            self.session_id = new
-            for m in new_messages:
-                self._persist(strip_private_keys(m))
-        else:
-            self.session_id = new
+            try:
+                self.db.append_messages(new, [self._row_of(m) for m in new_messages])
+                self.db.end_session(old, "compression")
+            except BaseException:
+                try:
+                    self.db.delete_session(new)
+                except Exception as exc:  # the child stays behind: say which one
+                    log.error("could not remove the half-made child session %s of %s: %s", new, old, exc)
+                raise
+        self.session_id = new
         self.messages = new_messages
         self._turns_since_flush = 0
         self.session_usage = Usage()
         self.manager.on_session_switch(new, parent_session_id=old)
+
+    @staticmethod
+    def _row_of(message: dict[str, Any]) -> dict[str, Any]:
+        """``message`` as ``SessionDB.append_messages`` takes it (what :meth:`_persist` stores)."""
+        m = strip_private_keys(message)
+        row = {k: m[k] for k in ("role", "content", "tool_call_id") if m.get(k) is not None}
+        row.setdefault("content", m.get("content"))
+        if m.get("tool_calls"):
+            row["tool_calls"] = m["tool_calls"]
+        if m.get("role") == "tool" and m.get("name"):
+            row["tool_name"] = m["name"]
+        return row
 
     # ------------------------------------------------------------------ status
     def status(self) -> dict[str, Any]:

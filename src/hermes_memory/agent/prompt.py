@@ -53,7 +53,8 @@ NUDGE_REVIEW_PROMPT = (
     "themselves (who they are, their situation, their preferences) or told you how they want you to "
     "behave, and it is not already in memory, save it now with the `memory` tool using `add` "
     "(target `user` for facts about the user, `memory` for standing conventions). Only add; do not "
-    "replace or remove anything. Save nothing about the task itself. If there is nothing worth "
+    "replace or remove anything. Save nothing about the task itself. Only the `memory` tool may be "
+    "used in this review: calls to any other tool are refused and not run. If there is nothing worth "
     "keeping, answer exactly: Nothing to save."
 )
 
@@ -61,8 +62,14 @@ FLUSH_PROMPT = (
     "[Memory flush] This conversation is about to be compressed or closed, and the older messages "
     "will no longer be visible to you. Save anything worth keeping across sessions now with the "
     "`memory` tool: first the user's preferences and corrections, then recurring patterns and stable "
-    "facts about their setup. Skip task progress and one-off details. If nothing qualifies, reply "
+    "facts about their setup. Skip task progress and one-off details. Only the `memory` tool may be "
+    "used in this step: calls to any other tool are refused and not run. If nothing qualifies, reply "
     "\"Nothing to save.\" without calling a tool."
+)
+
+FLUSH_FORCED_NOTE = (
+    "This step requires a `memory` call. If nothing qualifies, call it with `operations` set to an "
+    "empty list: that saves nothing."
 )
 
 

@@ -186,7 +186,10 @@ def register(app: typer.Typer) -> None:
                 if rl is not None:
                     with contextlib.suppress(OSError):
                         rl.write_history_file(home / HISTORY_FILE)
-        console.print(f"[dim]session {agent.session_id} saved · {_footer(agent)}[/]", highlight=False)
+        if agent.session_stored:
+            console.print(f"[dim]session {agent.session_id} saved · {_footer(agent)}[/]", highlight=False)
+        else:
+            console.print("[dim]nothing saved: no turn was answered[/]", highlight=False)
 
     @app.command("run")
     def run(
@@ -202,8 +205,9 @@ def register(app: typer.Typer) -> None:
         try:
             result = agent.run_turn(prompt)
         except ModelError as exc:
+            kept = agent.session_stored  # False: the model never answered, so no session was kept
             agent.close("error")
-            fail(str(exc), EXIT_REFUSED)
+            fail(str(exc) + ("" if kept else " (nothing was saved: no session is left behind)"), EXIT_REFUSED)
         except KeyboardInterrupt:  # end the session and the providers, then exit 130 (main)
             agent.close("interrupted")
             raise

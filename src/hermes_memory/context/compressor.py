@@ -10,12 +10,18 @@ Behaviour follows the reference agent's ``agent/context_compressor.py`` (referen
 2. **Head**: the leading system message(s) plus ``protect_first_n`` messages; after the first compaction (or
    when the history already holds a summary, e.g. after a restart) only the system message(s).
 3. **Tail**: a token-budgeted run of the newest messages that never splits an assistant tool-call
-   message from its results and always holds the latest user message verbatim.
+   message from its results and always holds the latest user message and the latest assistant
+   reply verbatim. When everything
+   after the head fits the budget (a short session), the tail is the minimum run of recent messages
+   (``min(protect_last_n, 8)``, at least 3) and the rest is summarised, as the reference does; a
+   middle no larger than a summary's fixed text is not compressed (the plan says why, and no
+   summariser call is made).
 4. **Summary** of the middle by the caller's summariser with the structured template, updating the
    previous summary (recovered from the history, so it survives a restart); or the deterministic
    LLM-free summary (:func:`~hermes_memory.context.summary.build_fallback_summary`).
 5. **Assembly**: head + summary + tail, roles still alternating (the summary is merged into the
-   first tail message when both neighbours collide), no orphan tool call or result, the system
+   first tail message when both neighbours collide; merged or standing alone, it ends with
+   :data:`~hermes_memory.context.summary.END_MARKER`), no orphan tool call or result, the system
    message byte-identical (we do not append a note to it; the summary prefix carries that note,
    which also keeps the cached system prefix valid).
 
@@ -29,6 +35,11 @@ is inserted and ``last_summary_fallback_used = True``; ``abort_on_summary_failur
 key) forces the abort whatever the opt-in says. Failures start a cooldown during which
 ``should_compress`` is False; ``compress(force=True)`` ignores it. With no summariser configured at
 all, the LLM-free summary is the summary (that is not a failure).
+
+Input: OpenAI-style message dicts, or what the SDKs return: message, tool-call and content-block
+objects (openai ``ChatCompletionMessage`` / ``ChatCompletionMessageToolCall``, anthropic
+``ToolUseBlock`` / ``TextBlock``, other pydantic models) are read as their dict forms
+(:func:`normalize_messages`, called by every public entry point); results hold dicts.
 
 Memory flush before the cut (B34): pass ``before_cut=callable``; it is called exactly once per
 compaction that will cut something, with the full, unmodified input list, before pruning and
@@ -92,6 +103,9 @@ COOLDOWN_TRANSIENT_S = (60.0, 300.0, 900.0)
 COOLDOWN_OTHER_S = 60.0
 #: Consecutive ineffective compactions after which ``should_compress`` stops firing (anti-thrash).
 INEFFECTIVE_LIMIT = 2
+#: Tokens of a summary message before any summary text (prefix and end marker, estimated as
+#: chars / 4): a middle no larger than this cannot shrink, so no summariser call is made for it.
+SUMMARY_OVERHEAD_TOKENS = (len(SUMMARY_PREFIX) + len(END_MARKER) + 3) // 4 + 1
 
 
 class SummarizerError(ModelError):
@@ -171,6 +185,76 @@ class CompressionPlan:
 # ---------------------------------------------------------------------------------------------
 
 
+def _as_dict(obj: Any) -> Any:
+    """A plain dict for an SDK object (pydantic ``model_dump``, ``to_dict``, dataclass-like
+    attributes); anything else unchanged."""
+    if isinstance(obj, Mapping) or obj is None or isinstance(obj, (str, bytes, int, float, list, tuple)):
+        return obj
+    for name in ("model_dump", "to_dict", "dict"):
+        method = getattr(obj, name, None)
+        if callable(method):
+            try:
+                data = method(exclude_none=True) if name == "model_dump" else method()
+            except TypeError:
+                data = method()
+            if isinstance(data, Mapping):
+                return dict(data)
+    attrs = getattr(obj, "__dict__", None)
+    return {k: v for k, v in attrs.items() if not k.startswith("_")} if isinstance(attrs, dict) else obj
+
+
+def normalize_tool_call(call: Any) -> Any:
+    """One tool call in the OpenAI dict form ``{"id", "type": "function", "function": {"name",
+    "arguments": <JSON str>}}``.
+
+    Accepts that form, an SDK object of it (openai ``ChatCompletionMessageToolCall``), and
+    Anthropic's ``tool_use`` block (``ToolUseBlock`` or its dict: ``{"type": "tool_use", "id",
+    "name", "input"}``). A Responses-API ``call_id`` is kept. Anything else is returned as a dict
+    when it can be read as one, else unchanged.
+    """
+    call = _as_dict(call)
+    if not isinstance(call, Mapping):
+        return call
+    fn = _as_dict(call.get("function"))
+    if call.get("type") == "tool_use" or (fn is None and "input" in call):
+        args = call.get("input")
+        out = {"id": str(call.get("id") or ""), "type": "function",
+               "function": {"name": str(call.get("name") or ""),
+                            "arguments": args if isinstance(args, str) else json.dumps(args or {}, ensure_ascii=False)}}
+        return out
+    if fn is not call.get("function"):
+        return {**call, "function": fn}
+    return call
+
+
+def normalize_messages(messages: Sequence[Any]) -> list[Message]:
+    """``messages`` as dicts: SDK message objects, SDK tool calls and SDK content blocks (openai,
+    anthropic, other pydantic models) become the OpenAI dict forms the compressor reads.
+
+    Every public entry point of this module calls it, so library users may pass what the SDKs
+    return. Messages that are already plain dicts are returned as the same objects (never mutated).
+    """
+    out: list[Message] = []
+    for message in messages:
+        m = _as_dict(message)
+        if not isinstance(m, Mapping):
+            out.append(m)
+            continue
+        changed = m is not message
+        calls = m.get("tool_calls")
+        if calls:
+            fixed = [normalize_tool_call(c) for c in calls]
+            if any(a is not b for a, b in zip(fixed, calls, strict=True)) or not isinstance(calls, list):
+                m = {**m, "tool_calls": fixed}
+                changed = True
+        content = m.get("content")
+        if isinstance(content, (list, tuple)) and any(not isinstance(p, (Mapping, str)) for p in content):
+            m = {**m, "content": [_as_dict(p) for p in content]}
+            changed = True
+        out.append(dict(m) if changed and not isinstance(m, dict) else m)  # type: ignore[arg-type]
+    return out
+
+
 def _call_id(call: Mapping[str, Any]) -> str:
     # ``call_id`` first: Responses-API calls carry an item ``id`` ("fc_...") besides the
     # ``call_id`` ("call_...") that their result's ``tool_call_id`` refers to (§5).
@@ -208,6 +292,7 @@ def sanitize_tool_pairs(messages: Sequence[Mapping[str, Any]]) -> tuple[list[Mes
     assistant left with no calls and no text gets ``"(tool call removed)"``. Never inserts stub
     results. Unchanged messages are the same objects; changed ones are copies.
     """
+    messages = normalize_messages(messages)
     out: list[Message] = []
     removed = 0
     i, n = 0, len(messages)
@@ -388,6 +473,7 @@ def prune_tool_outputs(
     Every replacement is under 200 chars (:data:`PRUNE_RECORD_MAX_CHARS`), so a second pass
     prunes 0 (idempotent, B33).
     """
+    messages = normalize_messages(messages)
     n = len(messages)
     if boundary is None:
         boundary = _tail_boundary(messages, protect_tail_tokens, protect_tail_min, start)
@@ -587,6 +673,7 @@ class ContextCompressor:
     ) -> bool:
         """Before a request: True when the estimated prompt (messages incl. system + tool schemas)
         reaches the threshold. Same refusals as :meth:`should_compress`."""
+        messages = normalize_messages(messages)
         return self.should_compress(estimate_request_tokens(messages, tools))
 
     def get_status(self) -> dict[str, Any]:
@@ -611,6 +698,7 @@ class ContextCompressor:
         """Phase 1 only (no model call): :func:`prune_tool_outputs` with this compressor's tail
         budget (tokens) and a tail floor of ``min(protect_last_n, 8)`` messages; the system message
         and head are left alone. Returns ``(new_list, pruned_count)``."""
+        messages = normalize_messages(messages)
         head = 1 if messages and _role(messages[0]) == "system" else 0
         return prune_tool_outputs(
             messages,
@@ -623,6 +711,7 @@ class ContextCompressor:
 
     def plan(self, messages: Sequence[Mapping[str, Any]]) -> CompressionPlan:
         """Compute head / middle / tail boundaries without changing anything (see :class:`CompressionPlan`)."""
+        messages = normalize_messages(messages)
         n = len(messages)
         parts = _summary_parts(messages)
         summary_idx = [i for i, (body, _) in enumerate(parts) if body is not None]
@@ -666,7 +755,10 @@ class ContextCompressor:
             cut = walk(self.tail_token_budget)
         cut = min(cut, n - min_tail)
         if cut <= head_end:
-            cut = head_end + 1
+            # everything after the head fits the tail budget (a short session, or a large system
+            # prompt): keep the minimum tail of recent messages and summarise the rest, as the
+            # reference does, rather than summarising one message for no gain
+            cut = max(n - min_tail, head_end + 1)
         cut = self._align_cut(messages, cut, head_end)
         # the newest real user messages stay verbatim in the tail (B31)
         users = [
@@ -685,6 +777,12 @@ class ContextCompressor:
                 head_end = stranded[0] + 1
                 while head_end < n and _role(messages[head_end]) == "tool":
                     head_end += 1
+        # the newest assistant reply (what the user saw last) stays verbatim as well, as in the
+        # reference: a run of user messages at the end must not roll it into the summary
+        last_reply = next((i for i in range(n - 1, head_end - 1, -1)
+                           if _role(messages[i]) == "assistant" and parts[i][0] is None), None)
+        if last_reply is not None and head_end < last_reply < cut:
+            cut = last_reply
         # an earlier stand-alone summary in the tail is dropped there (folded into the new one),
         # which would leave its two neighbours -- of one role -- side by side: cut after it
         # instead, so the new summary takes its place, unless that strands a protected user
@@ -700,6 +798,10 @@ class ContextCompressor:
             return result(head_end, False, "nothing between the protected head and tail")
         if not any(body is None or rest not in (None, "", []) for body, rest in parts[head_end:cut]):
             return result(cut, False, "the middle holds only an earlier summary")
+        middle = estimate_messages_tokens_rough(messages[head_end:cut])
+        if middle <= SUMMARY_OVERHEAD_TOKENS:
+            return result(cut, False, f"the middle ({cut - head_end} message(s), {middle} tokens) is not larger "
+                                      f"than a summary's fixed text ({SUMMARY_OVERHEAD_TOKENS} tokens)")
         return result(cut, True, "ok")
 
     @staticmethod
@@ -825,7 +927,7 @@ class ContextCompressor:
         self.last_compress_aborted = False
         self.last_summary_fallback_used = False
         self.last_summary_source = None
-        messages = list(messages)
+        messages = normalize_messages(messages)  # SDK objects (tool calls, messages, blocks) -> dicts
         before_tokens = estimate_messages_tokens_rough(messages)
         if force:
             self._cooldown_until = 0.0
@@ -953,4 +1055,6 @@ class ContextCompressor:
                 first["content"] = f"{summary_text}\n\n{END_MARKER}\n\n{content}"
             first["_compressed_summary"] = True
             return head + tail
-        return head + [{"role": role, "content": summary_text, "_compressed_summary": True}] + tail
+        # a stand-alone summary ends with the same marker as a merged one, so a model reads where the
+        # background stops and does not replay an old request from it
+        return head + [{"role": role, "content": f"{summary_text}\n\n{END_MARKER}", "_compressed_summary": True}] + tail

@@ -33,7 +33,8 @@ SUMMARY_PREFIX = (
     "summary below. Treat it as background: respond only to the latest message after it. Memory files "
     "stay authoritative and all tools remain available."
 )
-#: Ends a summary that was merged into the first kept message (role-collision case).
+#: Ends every summary: one merged into the first kept message (role-collision case) and one that
+#: stands alone, so a model reads where the background stops in both.
 END_MARKER = "--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---"
 #: Prefixes written by older versions of the reference; recognised and stripped before re-prefixing.
 LEGACY_PREFIXES = ("[CONTEXT SUMMARY]:", "[CONTEXT COMPACTION]", "[CONTEXT COMPACTION — REFERENCE ONLY]")

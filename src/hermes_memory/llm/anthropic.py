@@ -34,6 +34,7 @@ from hermes_memory.llm.base import (
     ModelServerError,
     Usage,
     context_length_error,
+    forced_tool_name,
     is_context_length_message,
     normalize_tool_schema,
     parse_tool_arguments,
@@ -185,11 +186,17 @@ def _malformed(exc: Exception) -> ModelCallError:
 class AnthropicModel:
     """``ChatModel`` over ``POST {base_url}/v1/messages``. ``supports_cache_control`` is True.
 
+    ``tool_choice`` forcing one tool (see :func:`~hermes_memory.llm.base.forced_tool_name`) is sent
+    as ``{"type": "tool", "name": N}``. The service documents that a changed ``tool_choice`` keeps
+    the cached tools and system prompt but not the cached messages, so
+    ``forced_tool_choice_keeps_message_cache`` is False.
+
     ``context_length`` (tokens) is what the compressor budgets against; ``max_tokens`` caps each
     reply (the API requires it). ``max_retries`` is passed to the SDK.
     """
 
     supports_cache_control = True
+    forced_tool_choice_keeps_message_cache = False
 
     def __init__(self, name: str, *, base_url: str | None = None, api_key: str | None = None,
                  context_length: int = 200_000, max_tokens: int = 4096, temperature: float | None = None,
@@ -228,7 +235,12 @@ class AnthropicModel:
         if tools:
             kwargs["tools"] = convert_tools(tools)
             choice = opts.get("tool_choice")
-            if choice == "required":
+            forced = forced_tool_name(choice)
+            if forced:
+                # The service caches tools -> system -> messages; a tool_choice other than the
+                # default invalidates the cached *message* blocks (tools and system stay cached).
+                kwargs["tool_choice"] = {"type": "tool", "name": forced}
+            elif choice == "required":
                 kwargs["tool_choice"] = {"type": "any"}
             elif choice == "none":
                 kwargs["tool_choice"] = {"type": "none"}

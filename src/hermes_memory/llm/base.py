@@ -87,7 +87,9 @@ class ChatModel(Protocol):
 
     ``complete`` sends ``messages`` (and ``tools`` when given) and returns a :class:`ModelResponse`.
     Options understood by every adapter: ``max_tokens`` (int), ``temperature`` (float),
-    ``tool_choice`` (``"auto"``/``"none"``/``"required"``). It raises
+    ``tool_choice``: ``"auto"``/``"none"``/``"required"``, or one tool forced by name (``{"name": N}``,
+    or either wire form: OpenAI ``{"type": "function", "function": {"name": N}}``, Anthropic
+    ``{"type": "tool", "name": N}``; see :func:`forced_tool_name`). It raises
     :class:`~hermes_memory.errors.ContextLengthError` when the prompt does not fit the model's
     window and a :class:`ModelCallError` subclass (``kind`` = ``auth``, ``network``,
     ``rate_limit``, ``server``, ``bad_request``) for every other failure.
@@ -189,6 +191,20 @@ def normalize_tool_schema(tool: dict[str, Any]) -> dict[str, Any]:
         "description": tool.get("description", ""),
         "parameters": tool.get("parameters") or {"type": "object", "properties": {}},
     }
+
+
+def forced_tool_name(tool_choice: Any) -> str | None:
+    """The tool name a ``tool_choice`` option forces, or ``None`` (``"auto"``, ``"none"``,
+    ``"required"``, ``None`` or an unrecognised value).
+
+    Accepted forms: ``{"name": N}``, OpenAI's ``{"type": "function", "function": {"name": N}}`` and
+    Anthropic's ``{"type": "tool", "name": N}``. Each adapter writes its own wire form from the name.
+    """
+    if not isinstance(tool_choice, dict):
+        return None
+    fn = tool_choice.get("function")
+    name = fn.get("name") if isinstance(fn, dict) else tool_choice.get("name")
+    return name if isinstance(name, str) and name else None
 
 
 def parse_tool_arguments(arguments: Any) -> dict[str, Any]:

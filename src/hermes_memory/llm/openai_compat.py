@@ -27,6 +27,7 @@ from hermes_memory.llm.base import (
     ModelServerError,
     Usage,
     context_length_error,
+    forced_tool_name,
     is_context_length_message,
     normalize_tool_schema,
     strip_private_keys,
@@ -96,10 +97,14 @@ class OpenAICompatModel:
 
     ``name`` is the model id sent to the server; ``context_length`` (tokens) is what the agent's
     compressor budgets against; ``max_tokens`` caps each reply. ``max_retries`` is passed to the
-    SDK (which retries connection errors, 408/409/429 and 5xx with backoff).
+    SDK (which retries connection errors, 408/409/429 and 5xx with backoff). ``tool_choice``
+    forcing one tool is sent as ``{"type": "function", "function": {"name": N}}``; OpenAI's
+    caching documentation does not say whether that keeps the cached prefix, so
+    ``forced_tool_choice_keeps_message_cache`` is False (not claimed).
     """
 
     supports_cache_control = False
+    forced_tool_choice_keeps_message_cache = False
 
     def __init__(self, name: str, *, base_url: str | None = None, api_key: str | None = None,
                  context_length: int = 128_000, max_tokens: int = 4096, temperature: float | None = None,
@@ -129,8 +134,12 @@ class OpenAICompatModel:
             kwargs["temperature"] = temperature
         if tools:
             kwargs["tools"] = [{"type": "function", "function": normalize_tool_schema(t)} for t in tools]
-            if opts.get("tool_choice"):
-                kwargs["tool_choice"] = opts["tool_choice"]
+            choice = opts.get("tool_choice")
+            forced = forced_tool_name(choice)
+            if forced:
+                kwargs["tool_choice"] = {"type": "function", "function": {"name": forced}}
+            elif choice:  # "auto" / "none" / "required", or another wire form (e.g. allowed_tools) as given
+                kwargs["tool_choice"] = choice
         try:
             resp = self._client.chat.completions.create(**kwargs)
         except openai.OpenAIError as exc:

@@ -7,7 +7,9 @@
   way the service documents it: the cacheable prefix is tools -> system -> messages; each block
   carrying ``cache_control`` is a breakpoint that writes the prefix ending there (if it reaches the
   minimum cacheable length); a later request reads the longest previously written prefix found at
-  a block boundary up to 20 blocks before one of its breakpoints; at most 4 breakpoints).
+  a block boundary up to 20 blocks before one of its breakpoints; at most 4 breakpoints; a
+  ``tool_choice`` other than the default ``auto`` keys the message blocks, so changing it keeps the
+  cached tools and system prompt but not the cached messages, as the service documents).
 
 Tokens are estimated deterministically: ceil(chars of the block's canonical JSON / 4).
 
@@ -172,14 +174,14 @@ class FakeOpenAIServer(_FakeServer):
                 f"resulted in {prompt} tokens. Please reduce the length of the messages.",
                 "context_length_exceeded")
         cached = 0
-        tools_tokens = _tokens(_canon(body.get("tools") or []))
+        pieces = [_canon(body.get("tools") or []), *pieces]  # the tool definitions lead the cached prefix
         for earlier in self._seen:
             n = 0
             for a, b in zip(earlier, pieces, strict=False):
                 if a != b:
                     break
                 n += _tokens(a)
-            cached = max(cached, n + tools_tokens if n else 0)
+            cached = max(cached, n)
         cached = (cached // 128) * 128 if cached >= 1024 else 0
         self._seen.append(pieces)
         reply = self.next_reply(body)
@@ -286,6 +288,7 @@ class FakeAnthropicServer(_FakeServer):
         else:
             for block in system or []:
                 add("system:", block)
+        self._messages_start = len(out)
         for i, msg in enumerate(body.get("messages") or []):
             content = msg.get("content")
             blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
@@ -312,8 +315,11 @@ class FakeAnthropicServer(_FakeServer):
         cum_tokens: list[int] = []
         hashes: list[str] = []
         h = hashlib.sha256((body.get("model") or "").encode())
+        choice = body.get("tool_choice") or {"type": "auto"}
         total = 0
-        for canon, _ in blocks:
+        for k, (canon, _) in enumerate(blocks):
+            if k == self._messages_start:  # tool_choice invalidates message blocks only
+                h.update(("tool_choice:" + _canon(choice)).encode())
             h.update(canon.encode())
             hashes.append(h.copy().hexdigest())
             total += _tokens(canon)
