@@ -33,6 +33,7 @@ import re
 import stat
 import tempfile
 import time
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -103,6 +104,29 @@ def normalise_newlines(text: str) -> str:
     if "\r" not in text:
         return text
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+#: Typographic variants folded by :func:`match_key`: dashes to "-", quotes to ' and ".
+_TYPO = str.maketrans({
+    **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63\uff0d", "-"),
+    **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u2035\u0060\u00b4\uff07", "'"),
+    **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\uff02", '"'),
+    **dict.fromkeys("\u00ad\u200b\u200c\u2060\ufeff", None),
+})
+_DASH_RUN = re.compile(r"-{2,}")
+_SPACE_RUN = re.compile(r"\s+")
+
+
+def match_key(text: str) -> str:
+    """The form ``old_text`` and entries are compared in when the text as typed matches nothing.
+
+    NFKC (full-width letters, ligatures, no-break spaces), every dash and ``--`` / ``---`` folded
+    to ``-``, curly and angle quotes folded to straight ones, soft hyphens and zero-width spaces
+    dropped, runs of whitespace (line ends included) collapsed to one space, ends stripped; case is
+    kept. Used for matching only: the stored text is never rewritten.
+    """
+    text = unicodedata.normalize("NFKC", text).translate(_TYPO)
+    return _SPACE_RUN.sub(" ", _DASH_RUN.sub("-", text)).strip()
 
 
 def parse_entries(text: str) -> list[str]:
@@ -359,7 +383,9 @@ class MemoryStore:
         """Replace the whole entry matched by ``old_text`` with ``new_content``.
 
         Matching: an entry equal to ``old_text`` (stripped) wins; else the entries containing it
-        (case-sensitive); several distinct matches -> ambiguity error with 80-char previews.
+        (case-sensitive); when nothing matches as typed, the same two steps run on the
+        :func:`match_key` forms (dashes, quotes, Unicode forms and spacing folded, case kept);
+        several distinct matches -> ambiguity error with 80-char previews.
         The result carries ``replaced_entry`` (the full old text). A replace that grows the store
         past its limit is refused; one that does not grow it is allowed even over budget.
         """
@@ -413,7 +439,7 @@ class MemoryStore:
             op, err = self._normalise_op(raw)
             if err:
                 return self._batch_fail(target, f"Operation {i}: {err}", n, count=not err.startswith("Blocked"),
-                                        echo=err.startswith("Blocked"))
+                                        reread=True)
             ops.append(op)
         return self._mutate(target, ops, single=False, origin=origin)
 
@@ -579,6 +605,13 @@ class MemoryStore:
             if e == needle:
                 return i, None
         hits = [i for i, e in enumerate(entries) if needle in e]
+        if not hits:  # the typed form (issue 13 §2): only when nothing matches as written
+            key = match_key(needle)
+            keys = [match_key(e) for e in entries]
+            same = [i for i, k in enumerate(keys) if k == key]
+            if len(same) == 1:
+                return same[0], None
+            hits = same or [i for i, k in enumerate(keys) if key and key in k]
         if not hits and needle.startswith(BLOCKED_PREFIX):
             for i, e in enumerate(entries):
                 if sanitise_entry(e, name) == needle:
@@ -709,24 +742,35 @@ class MemoryStore:
             out["matches"] = err["matches"]
         return out
 
-    def _batch_fail(self, target: str, message: str, n_ops: int, *, count: bool = True, echo: bool = False) -> dict[str, Any]:
+    def _batch_fail(self, target: str, message: str, n_ops: int, *, count: bool = True, reread: bool = False) -> dict[str, Any]:
+        """The all-or-nothing refusal of a batch: says nothing was applied and echoes the live store.
+
+        Like a refused single op (and the reference's batch error), it carries ``current_entries``
+        (sanitised) and ``usage`` so the model can correct its ``old_text`` in the same turn.
+        ``reread`` re-reads the file first (readers need no lock) when the refusal happened before
+        the lock was taken, so the echo shows what is really stored.
+        """
         if count:
             self._failures += 1
             terminal = self._terminal()
             if terminal:
                 return terminal
         self._ensure_loaded()
-        if echo:  # re-read (readers need no lock) so the echo shows what is really stored
+        if reread:
             disk = self._read(target)
             if not disk.error:
                 self._entries[target] = disk.entries
         text = (
             f"{message} The whole batch was rejected: 0 of {n_ops} operation(s) were applied "
-            "(batch is all-or-nothing). Fix that operation and resend the whole batch."
+            "(batch is all-or-nothing). Fix that operation (see current_entries) and resend the whole batch."
         )
-        if echo:  # a scan refusal (B15): show what is stored so the agent sees nothing landed
-            return _fail(text, current_entries=self._echo(target), usage=self._usage_cl(target), applied=0)
-        return _fail(text, usage=self._usage_cl(target), entry_count=len(self._entries[target]), applied=0)
+        return _fail(
+            text,
+            current_entries=self._echo(target),
+            usage=self._usage_cl(target),
+            entry_count=len(self._entries[target]),
+            applied=0,
+        )
 
     def _over_budget(
         self, target: str, ops: list[dict[str, Any]], single: bool, old_chars: int, new_chars: int, label: str, limit: int
