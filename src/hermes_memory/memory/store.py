@@ -8,8 +8,8 @@ Behaviour follows reference-behaviour.md §1 (NEWEST where versions differ) and 
 * Reads accept a UTF-8 BOM and CRLF / lone CR line ends; writes are always UTF-8, LF, no BOM.
   A file that cannot be read (OSError, invalid UTF-8) is *not* treated as empty: every mutation of
   it is refused and the bytes stay as they are.
-* Every mutation takes the sidecar lock ``<file>.lock`` (:mod:`filelock`, mode 0600, a symlinked
-  lock is refused), re-reads the file under the lock (so concurrent writers and hand edits merge),
+* Every mutation takes the sidecar lock ``<file>.lock`` (:class:`.lock.SidecarLock`: ``flock`` plus a thread lock, mode 0600,
+  a symlinked lock is refused), re-reads the file under the lock (so concurrent writers and hand edits merge),
   then writes a temp file in the same directory, fsyncs it and ``os.replace``-s it over the file.
   A symlinked ``MEMORY.md`` stays a symlink: the lock and the temp file go next to the resolved
   target, so homes whose files link to one shared file serialise on one lock.
@@ -30,7 +30,6 @@ import glob
 import logging
 import os
 import re
-import stat
 import tempfile
 import time
 import unicodedata
@@ -40,9 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
-
 from hermes_memory.errors import MemoryStoreError
+from hermes_memory.memory.lock import LockSymlinkError, LockTimeout, SidecarLock
 from hermes_memory.memory.scan import MAX_SCAN_CHARS, find_threats, scan_memory_content
 
 logger = logging.getLogger(__name__)
@@ -226,7 +224,7 @@ class MemoryStore:
         self._snapshot: dict[str, str] = {"memory": "", "user": ""}
         self._loaded = False
         self._failures = 0
-        self._locks: dict[str, FileLock] = {}
+        self._locks: dict[str, SidecarLock] = {}
         #: Seconds a mutation waits for the sidecar lock before giving up with LockFileError.
         self.lock_timeout_s: float = LOCK_TIMEOUT_S
         self._swept: set[str] = set()
@@ -813,11 +811,11 @@ class MemoryStore:
         """The file that is really written: the resolved target when ``path`` is a symlink."""
         return Path(os.path.realpath(path)) if path.is_symlink() else path
 
-    def _lock_for(self, path: Path) -> FileLock:
+    def _lock_for(self, path: Path) -> SidecarLock:
         key = str(path)
         lock = self._locks.get(key)
         if lock is None:
-            lock = FileLock(f"{path}.lock", mode=0o600)
+            lock = SidecarLock(f"{path}.lock", mode=0o600)
             self._locks[key] = lock
         return lock
 
@@ -831,23 +829,16 @@ class MemoryStore:
         lock = self._lock_for(path)
         try:
             try:
-                st = os.lstat(lock_path)
-            except FileNotFoundError:
+                lock.acquire(timeout=self.lock_timeout_s)
+            except FileNotFoundError:  # first write into a new home: create the folder, then retry
                 _mkdir_private(path.parent)
-                fd = os.open(lock_path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
-                os.close(fd)
-            else:
-                if stat.S_ISLNK(st.st_mode):
-                    raise LockFileError(
-                        errno.ELOOP,
-                        f"refusing to use lock file {lock_path}: it is a symlink. Delete it (the store recreates it) and retry.",
-                    )
-                if st.st_mode & 0o077:
-                    os.chmod(lock_path, 0o600)
-            lock.acquire(timeout=self.lock_timeout_s)
-        except LockFileError:
-            raise
-        except Timeout as exc:  # a writer stopped mid-write (Ctrl-Z, a hung disk) must not hang every turn
+                lock.acquire(timeout=self.lock_timeout_s)
+        except LockSymlinkError as exc:
+            raise LockFileError(
+                errno.ELOOP,
+                f"refusing to use lock file {lock_path}: it is a symlink. Delete it (the store recreates it) and retry.",
+            ) from exc
+        except LockTimeout as exc:  # a writer stopped mid-write (Ctrl-Z, a hung disk) must not hang every turn
             raise LockFileError(
                 errno.EAGAIN,
                 f"another process has held {lock_path} for more than {self.lock_timeout_s:g} s; nothing was "
