@@ -133,7 +133,9 @@ def register(app: typer.Typer) -> None:
                     f"with: hermes-memory memory add{flag_t} \"...\"", highlight=False,
                 )
             for i, e in enumerate(d["entries"], 1):
-                warn = f" [red]⚠ blocked from prompt ({', '.join(d['blocked'][i])})[/]" if i in d["blocked"] else ""
+                warn = ""
+                if i in d["blocked"]:
+                    warn = f" [red]⚠ {escape('[BLOCKED: ' + ', '.join(d['blocked'][i]) + ']')} blocked from prompt[/]"
                 console.print(f"  [cyan]{i}.[/] {escape(_visible(e))}{warn}", highlight=False)
             console.print()
 
