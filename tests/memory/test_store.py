@@ -336,16 +336,18 @@ def test_os_error_on_read_refuses_mutation(mem_dir: Path, monkeypatch: pytest.Mo
     path = mem_dir / "MEMORY.md"
     path.write_text("fact A")
     s = MemoryStore(mem_dir)
-    real = Path.read_bytes
+    from hermes_memory.memory import store as store_mod
+
+    real = store_mod._read_all
     calls = {"n": 0}
 
-    def flaky(self: Path) -> bytes:
-        if self == path and calls["n"] == 0:
+    def flaky(p: Path) -> bytes:
+        if p == path and calls["n"] == 0:
             calls["n"] += 1
             raise PermissionError(13, "Permission denied")
-        return real(self)
+        return real(p)
 
-    monkeypatch.setattr(Path, "read_bytes", flaky)
+    monkeypatch.setattr(store_mod, "_read_all", flaky)
     r = s.add("memory", "fact B")
     assert r["success"] is False and "could not be read" in r["error"]
     assert path.read_text() == "fact A"

@@ -153,7 +153,7 @@ def register(app: typer.Typer) -> None:
     @app.command("replace")
     def replace(
         ctx: typer.Context,
-        old_text: Annotated[str, typer.Argument(help="The entry's full text or a part unique to it.")],
+        old_text: Annotated[str, typer.Argument(help="The entry's full text or a part unique to it (dashes, quotes and spacing may be typed differently).")],
         content: Annotated[str, typer.Argument(help="The whole new text of that entry.")],
         target: TargetOpt = Target.memory,
         as_json: JsonOpt = False,
@@ -165,7 +165,7 @@ def register(app: typer.Typer) -> None:
     @app.command("remove")
     def remove(
         ctx: typer.Context,
-        old_text: Annotated[str, typer.Argument(help="The entry's full text or a part unique to it.")],
+        old_text: Annotated[str, typer.Argument(help="The entry's full text or a part unique to it (dashes, quotes and spacing may be typed differently).")],
         target: TargetOpt = Target.memory,
         as_json: JsonOpt = False,
         user_id: UserOpt = None,

@@ -539,6 +539,13 @@ for _i, _fam in enumerate(FAMILIES):
     for _k in {k.translate(_HOMOGLYPHS).lower() for k in _fam.keywords}:
         _KEYWORD_FAMILIES[_k] = (*_KEYWORD_FAMILIES.get(_k, ()), _i)
 del _i, _fam, _k
+#: The keywords bucketed by their first two characters, so a note only tests those that can occur.
+_KEYWORDS_BY_BIGRAM: dict[str, tuple[tuple[str, tuple[int, ...]], ...]] = {}
+for _k, _idxs in _KEYWORD_FAMILIES.items():
+    if len(_k) > 1:
+        _KEYWORDS_BY_BIGRAM[_k[:2]] = (*_KEYWORDS_BY_BIGRAM.get(_k[:2], ()), (_k, _idxs))
+_ONE_CHAR_KEYWORDS = tuple((_k, _idxs) for _k, _idxs in _KEYWORD_FAMILIES.items() if len(_k) == 1)
+del _k, _idxs
 
 
 def _is_emoji(cp: int) -> bool:
@@ -605,7 +612,10 @@ def _for_matching(text: str) -> str:
 _LEET_I = str.maketrans("0134578@$|!+", "oieastbaslit")
 _LEET_L = str.maketrans("0134578@$|!+", "oleastbaslit")
 _LEET_TOKEN = re.compile(r"[A-Za-z0-9@$|!+]{2,}")
-_HAS_LEET = re.compile(r"[A-Za-z][0-9@$|!+]|[0-9@$|!+][A-Za-z]")
+#: A view is made only for a letter-symbol-letter run ("n0r", "y0u"): "v2", "3pm" and "s3" do not trigger it.
+_HAS_LEET = re.compile(r"[A-Za-z][0-9@$|!+]+[A-Za-z]")
+#: Inside a triggered view, every token mixing letters and leet symbols is folded ("4ll" too).
+_LEET_MIXED = re.compile(r"[A-Za-z].*[0-9@$|!+]|[0-9@$|!+].*[A-Za-z]")
 #: Letters spelled out one by one ("i g n o r e", "i.g.n.o.r.e"): joined in the leetspeak view.
 _SPACED = re.compile(r"\b(?:\w[ ._*-]){4,}\w\b")
 _SPACED_SEP = re.compile(r"[ ._*-]")
@@ -624,7 +634,7 @@ def _leet_views(norm: str) -> list[str]:
     def fold(table: dict[int, str]):
         def one(m: re.Match[str]) -> str:
             tok = m.group()
-            return tok.translate(table) if _HAS_LEET.search(tok) else tok
+            return tok.translate(table) if _LEET_MIXED.search(tok) else tok
         return one
 
     views = [_LEET_TOKEN.sub(fold(_LEET_I), base)]
@@ -635,7 +645,9 @@ def _leet_views(norm: str) -> list[str]:
 
 #: Encoded runs worth decoding: base64 (16+ chars), hex (16+ digits, also ``\x41`` escapes), %XX.
 _B64_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
-_HEX_RUN = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}[ :]?){8,}(?![0-9A-Fa-f])|(?:\\x[0-9A-Fa-f]{2}){6,}")
+_HEX_RUN = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])|(?:\\x[0-9A-Fa-f]{2}){6,}")
+#: A token this long (or an escape) is needed before any decoding is tried.
+_LONG_TOKEN = re.compile(r"[^\s]{16}|\\x|%[0-9A-Fa-f]{2}")
 _PCT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2}[^%\s]{0,3}){6,}")
 #: At most this many encoded runs are decoded per text (a 64 KiB blob of them stays cheap).
 _MAX_DECODES = 8
@@ -656,6 +668,8 @@ def _printable(raw: bytes) -> str | None:
 def _decoded_views(norm: str) -> list[str]:
     """Texts hidden in base64, hex or percent-encoded runs of ``norm`` that decode to readable text."""
     out: list[str] = []
+    if _LONG_TOKEN.search(norm) is None:
+        return out
     tries = 0
     for m in _B64_RUN.finditer(norm):
         tries += 1
@@ -676,7 +690,7 @@ def _decoded_views(norm: str) -> list[str]:
         tries += 1
         if tries > 2 * _MAX_DECODES:
             break
-        digits = re.sub(r"\\x|[ :]", "", m.group())
+        digits = m.group().replace("\\x", "")
         try:
             text = _printable(bytes.fromhex(digits[: len(digits) // 2 * 2]))
         except ValueError:
@@ -695,9 +709,14 @@ def _family_hits(view: str, first_only: bool, hits: list[str]) -> None:
     """Append to ``hits`` the family ids found in one normalised view (skipping ids already in it)."""
     low = view.lower()
     todo: set[int] = set()
-    for k, idxs in _KEYWORD_FAMILIES.items():
+    for k, idxs in _ONE_CHAR_KEYWORDS:
         if k in low:
             todo.update(idxs)
+    for bigram in {low[j: j + 2] for j in range(len(low) - 1)} & _KEYWORDS_BY_BIGRAM.keys() if len(low) < 2048 \
+            else _KEYWORDS_BY_BIGRAM:
+        for k, idxs in _KEYWORDS_BY_BIGRAM[bigram]:
+            if k in low:
+                todo.update(idxs)
     for i in sorted(todo):
         tid, rx, cased = _COMPILED[i]
         if tid in hits:
