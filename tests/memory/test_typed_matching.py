@@ -132,3 +132,28 @@ def test_match_key_folds_only_typography() -> None:
     assert match_key("  A\u2014B \u201cq\u201d\u00a0\u2018s\u2019  ") == "A-B \"q\" 's'"
     assert match_key("Case Kept") == "Case Kept"
     assert match_key("a --- b") == "a - b"
+
+
+def test_mcp_memory_tool_matches_the_typed_form(hermes_home: Path) -> None:
+    """Over a real stdio MCP server with the SDK client: replace and a batch remove by the typed form."""
+    import anyio
+
+    from tests.mcp.helpers import call, stdio_session
+
+    seed = MemoryStore(hermes_home / "memories")
+    seed.add("memory", EM)
+    seed.add("memory", "Mom says \u201cgn\u201d")
+
+    async def main() -> list[dict]:
+        async with stdio_session(hermes_home) as s:
+            return [
+                await call(s, "memory", {"action": "replace", "target": "memory",
+                                         "old_text": "Server notes -- staging", "content": "Staging is writable"}),
+                await call(s, "memory", {"target": "memory", "operations": [
+                    {"action": "remove", "old_text": 'says "gn"'}, {"action": "add", "content": "New note"}]}),
+            ]
+
+    r1, r2 = anyio.run(main)
+    assert r1["success"] and r1["replaced_entry"] == EM
+    assert r2["success"], r2
+    assert MemoryStore(hermes_home / "memories").memory_entries == ["Staging is writable", "New note"]
