@@ -156,12 +156,14 @@ def _f(tid: str, pattern: str, *keywords: str, source: str = "", cased: bool = F
 FAMILIES: tuple[Family, ...] = (
     # --- instruction override ("ignore previous instructions" and its paraphrases) ----------------
     _f("prompt_injection",
-       rf"\b(?:ignore|forget|disregard|discard|abandon|override|overrule|neglect|set\s+aside|throw\s+(?:out|away))\s+"
-       rf"{_W}(?:previous|prior|above|earlier|preceding|existing|former|original|initial|old|all|any|your|these|those|every|the)\s+"
+       rf"\b(?:ignore|forget|disregard|discard|abandon|override|overrule|neglect|overlook|disobey|set\s+aside|throw\s+(?:out|away)"
+       r"|pay\s+no\s+attention\s+to|stop\s+obeying)\s+"
+       rf"{_W}(?:previous|prior|above|earlier|preceding|existing|former|original|initial|old|all|any|your|its|their|these|those|every|the)\s+"
        rf"{_W3}{_INSTR}\b"
        rf"|\b(?:ignore|forget|disregard|discard)\s+(?:all\s+(?:of\s+)?)?(?:your|the|my|previous|prior|these|those|safety)\s+(?:\w+\s+)?rules\b"
        rf"|\b(?:ignore|forget|disregard)\s+all\s+rules\b",
-       "ignor", "forget", "disregard", "discard", "abandon", "overrid", "overrul", "skip", "neglect", "aside", "throw", "erase", "wipe",
+       "ignor", "forget", "disregard", "discard", "abandon", "overrid", "overrul", "neglect", "aside", "throw", "overlook", "disobey",
+       "attention", "obeying",
        source="Perez & Ribeiro 2022 'Ignore Previous Prompt'; Lakera gandalf_ignore_instructions; deepset/prompt-injections"),
     _f("prompt_injection",
        r"\b(?:ignore|forget|disregard|discard|drop)\s+(?:about\s+)?(?:everything|all|anything|whatever|what)\b[^.\n]{0,40}?"
@@ -170,20 +172,27 @@ FAMILIES: tuple[Family, ...] = (
        rf"|\b(?:your|the|all)\s+(?:previous\s+|prior\s+|original\s+|earlier\s+|old\s+|initial\s+|system\s+)?{_INSTR}\s+(?:above\s+)?"
        r"(?:are|is|were|have\s+been|has\s+been)\s+(?:now\s+)?(?:void|cancel+ed|revoked|obsolete|null|invalid|overridden|replaced|superseded|lifted|suspended|deprecated|no\s+longer\s+(?:valid|apply|in\s+effect|relevant))\b"
        r"|\b(?:ignore|disregard|forget)\s+(?:all\s+)?(?:of\s+)?the\s+(?:above|preceding|foregoing)(?!\s+(?:\w+\s+)?(?:lines?|steps?|sections?|paragraphs?|examples?|output|errors?|warnings?|logs?|commits?|versions?|code|snippet|diff|fold))\b"
+       r"|\b(?:ignore|disregard|forget)\s+(?:it|that|this|them|all\s+that|all\s+of\s+(?:it|that))\s*,?\s+(?:and\s+)?(?:instead\s+)?(?:follow|obey|do\s+what|listen\s+to)\s+(?:my|these|the\s+following|the\s+new|me)\b"
+       r"|\b(?:everything|all|anything)\s+(?:written\s+|said\s+)?(?:before|above)\s+(?:this\s+)?(?:sentence|line|message|point|here)?\s*(?:is|was)\s+(?:a\s+test|fake|void|irrelevant|not\s+real|obsolete|cancel+ed|a\s+lie)\b"
+       rf"|\b(?:treat|consider|regard)\s+(?:all\s+|every\s+|the\s+|your\s+|any\s+){{0,2}}(?:previous\s+|prior\s+|above\s+|earlier\s+|original\s+)?{_INSTR}\s+"
+       r"(?:above\s+|before\s+this\s+)?as\s+(?:cancel+ed|void|null|invalid|obsolete|revoked|suspended|optional|irrelevant|overridden)\b"
        rf"|\bstop\s+following\s+(?:your|the|all|any|these)\s+(?:\w+\s+)?(?:{_INSTR}|rules)\b"
        rf"|\b(?:do\s+not|don't|never)\s+follow\s+(?:your|the|any)\s+(?:previous|prior|system|original|earlier|old)\s+(?:{_INSTR}|rules)\b",
        "ignor", "forget", "disregard", "discard", "drop", "void", "cancel", "revoked", "obsolete", "null", "invalid", "overridden",
-       "replaced", "superseded", "lifted", "suspended", "deprecated", "no longer", "follow",
+       "replaced", "superseded", "lifted", "suspended", "deprecated", "no longer", "follow", "treat", "consider", "regard",
+       "everything", "all", "anything",
        source="HackAPrompt 2023 competition; Greshake et al. 2023 'Not what you've signed up for'"),
     _f("prompt_injection",
        r"\b(?:ignore[rz]?|oublie[rz]?|oubliez|annule[rz]?|ne\s+tiens?\s+pas\s+compte\s+d|ne\s+tenez\s+pas\s+compte\s+d|fais\s+abstraction\s+d)\w*\s+"
        r"(?:\S+\s+){0,6}?(?:instructions?|consignes?|règles|directives?|indications|ce\s+qui\s+précède|tout\s+ce\s+qui\s+(?:précède|a\s+été\s+dit|est\s+au-dessus))"
-       r"|\boublie[rz]?\s+tout\b",
-       "ignor", "oubli", "annul", "compte", "abstraction",
+       r"|\boublie[rz]?\s+tout\b|\bne\s+(?:suis|suivez|respecte|respectez)\s+plus\s+(?:\S+\s+){0,2}?(?:règles|instructions|consignes|directives)\b"
+       r"|\bn'obéi(?:s|ssez)\s+plus\b",
+       "ignor", "oubli", "annul", "compte", "abstraction", "plus",
        source="pr1m8/prompt-injections (multilingual attacks); French phrasings of the 'ignore previous' family"),
     _f("prompt_injection",
        r"\b(?:ignora[rd]?|ignore[sn]?|olvida[rd]?|olvíd[ae]\w*|omite|descarta|haz\s+caso\s+omiso\s+(?:de|a))\s+"
        r"(?:\S+\s+){0,6}?(?:instrucciones|reglas|indicaciones|directrices|órdenes|lo\s+anterior|todo\s+lo\s+(?:anterior|que\s+se\s+te\s+dijo|dicho))"
+       r"|\b(?:olvida|olvídate\s+de|ignora)\s+(?:todo\s+)?lo\s+que\s+(?:te\s+)?(?:dijeron|dije|han\s+dicho|indicaron|ordenaron|pidieron)\b"
        r"|\b(?:ignora|ignore|esquece?|esqueça|ignorare|dimentica)\s+(?:\S+\s+){0,5}?(?:instruções|regras|istruzioni|regole|tudo|tutto)\b",
        "ignor", "olvid", "olvíd", "omite", "descarta", "omiso", "esque", "dimentica",
        source="pr1m8/prompt-injections; Spanish, Portuguese and Italian phrasings of the 'ignore previous' family"),
@@ -218,6 +227,7 @@ FAMILIES: tuple[Family, ...] = (
        r"|\bfrom\s+now\s+on,?\s+you\s+(?:will|shall|must)\s+(?:ignore|disregard|not\s+follow|never\s+refuse|always\s+comply|obey)\b"
        r"|\byou\s+are\s+no\s+longer\s+(?:an?\s+)?(?:ai|assistant|language\s+model|chatbot|bound|restricted|limited|required|hermes|claude|chatgpt|gpt)\b"
        r"|\b(?:DAN|STAN|DUDE|AIM|BetterDAN|AntiGPT|DevMode)\s+(?:mode|prompt|jailbreak)\b|\bdo\s+anything\s+now\b"
+       r"|\byou(?:\s+are|'re)\s+(?:now\s+)?(?:DAN|STAN|DUDE|BetterDAN|AntiGPT|DevMode)\b(?!')"
        r"|\bjailbr(?:eak|oken)\s+mode\b|\b(?:developer|god|unrestricted|sudo)\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated|on|unlocked)\b"
        r"|\b(?:enable|activate|enter)\s+(?:developer|god|dan|jailbreak|unrestricted)\s+mode\b"
        r"|\bact\s+as\s+(?:an?\s+)?(?:DAN|unrestricted|unfiltered|uncensored|jailbroken|evil|rogue)\b"
@@ -252,8 +262,12 @@ FAMILIES: tuple[Family, ...] = (
        r"|\byou\s+(?:have|got)\s+no\s+(?:more\s+)?(?:restrictions|rules|limits|filters|guidelines|boundaries|limitations|ethics|morals)\b"
        r"|\byou\s+are\s+(?:now\s+)?(?:free|freed|liberated|unbound|released)\s+(?:from|of)\s+(?:all|any|your|the)\s+(?:\w+\s+)?(?:rules|restrictions|constraints|guidelines|limitations|programming|polic(?:y|ies)|shackles)\b"
        r"|\bno\s+(?:rules|restrictions|limits|filters|guidelines)\s+apply\b"
+       r"|\b(?:act|behave|respond|operate|answer|reply|pretend)\s+(?:only\s+)?(?:as|like)\s+(?:if\s+|though\s+)?(?:\w+\s+){0,4}?"
+       r"(?:no\s+|zero\s+|without\s+(?:any\s+)?|free\s+(?:of|from)\s+)(?:\w+\s+)?(?:restrictions|limits|limitations|rules|filters|guidelines|guardrails|safeguards|content\s+polic(?:y|ies)|safety|censorship|morals|ethics)\b"
+       r"|\b(?:ai|assistant|model|chatbot|bot|llm)\s+(?:\w+\s+){0,2}?(?:with\s+(?:no|zero)|without\s+(?:any\s+)?)\s*(?:\w+\s+)?(?:restrictions|guardrails|filters|content\s+polic(?:y|ies)|safeguards|censorship|morals|ethics)\b"
        r"|\b(?:unrestricted|uncensored|unfiltered|jailbroken)\s+(?:mode|ai|assistant|model|chatbot|version\s+of\s+yourself)\b",
-       "act", "behave", "respond", "operate", "bypass", "circumvent", "evade", "around", "no ", "free", "liberated", "unbound",
+       "act", "behave", "respond", "operate", "answer", "reply", "pretend", "ai", "assistant", "model", "bot", "llm",
+       "bypass", "circumvent", "evade", "around", "no ", "free", "liberated", "unbound",
        "released", "unrestricted", "uncensored", "unfiltered", "jailbroken",
        source="Wei et al. 2023 'Jailbroken: How does LLM safety training fail?'; Hermes Agent threat families"),
     _f("bypass_restrictions",
@@ -281,20 +295,23 @@ FAMILIES: tuple[Family, ...] = (
        r"|\b(?:never|don't|do\s+not|stop)\s+(?:ask|request|wait)\w*\s+(?:the\s+user\s+|me\s+)?(?:for\s+)?(?:approval|permission|confirmation|consent)\s+"
        r"(?:before|for|to|when)\s+(?:running|executing|run|execute|using)\s+(?:any|all|every|shell|system|destructive|dangerous|risky|sudo)\b"
        r"|\b(?:disable|turn\s+off|bypass|skip|remove|switch\s+off|deactivate)\s+(?:the\s+|all\s+|any\s+|your\s+){0,6}(?:safety|security|approval|sandbox(?:ing)?|permission)\s+(?:checks?|prompts?|mode|gates?|guard|layer|system)\b"
-       r"|\b(?:disable|turn\s+off|bypass|escape|break\s+out\s+of)\s+(?:the\s+|your\s+)?sandbox\b",
+       r"|\b(?:disable|turn\s+off|bypass|escape|break\s+out\s+of)\s+(?:the\s+|your\s+)?sandbox\b"
+       r"|\b(?:never|don't|do\s+not|stop)\s+(?:ask|check\s+with|confirm\s+with|wait\s+for)\w*\s+(?:the\s+user|me|anyone|the\s+human)?\s*(?:for\s+\w+\s+)?(?:before|when)\s+"
+       r"(?:running|executing|using|calling|launching)\s+(?:any|all|shell|system|sudo|terminal|destructive|dangerous|risky|arbitrary)\b"
+       r"|\b(?:turn\s+off|disable|skip|bypass|remove|switch\s+off)\s+(?:all\s+|the\s+|tool\s+|command\s+|your\s+){0,3}(?:approvals?|confirmations?|permission\s+(?:prompts?|checks?))\b(?!\s+(?:e-?mails?|notifications?|reminders?))",
        "dangerously", "yolo", "approv", "never", "don't", "do not", "stop", "disabl", "turn off", "bypass", "skip", "remov",
        "switch off", "deactivat", "escape", "break out",
        source="Embrace The Red (Rehberger) 2024-2025 agent write-ups: disabling approvals before running commands"),
     # --- fake system / chat-template markers --------------------------------------------------
     _f("fake_system_marker",
        r"<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|end_of_text)\s*\|>"
-       r"|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>|</?(?:system|system[_-]prompt|sys|instructions?|admin|developer|assistant_instructions)\s*>"
+       r"|</?\|?\s*im_(?:start|end|sep)\s*\|?>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>|</?(?:system|system[_-]prompt|sys|instructions?|admin|developer|assistant_instructions)\s*>"
        r"|\[(?:system|sys|admin|developer|system\s+(?:message|prompt|note|override))\]"
        r"|(?:^|\n)[ \t]*(?:#{1,6}[ \t]*|\*\*|>[ \t]*)?(?-i:SYSTEM(?:[ _]PROMPT|[ _]MESSAGE|[ _]NOTE|[ _]OVERRIDE|[ _]INSTRUCTIONS?)?|ADMIN(?:ISTRATOR)?[ _]MESSAGE|DEVELOPER[ _]MESSAGE)[ \t]*(?:\*\*)?[ \t]*:"
        r"|(?:^|\n)[ \t]*(?:#{1,6}[ \t]*)?(?:system|developer|admin)\s+(?:prompt|message|instructions?)\s*:\s*(?:you\s+(?:are|must|will|should)|ignore|disregard|new|override|from\s+now\s+on|forget)"
        r"|(?:^|\n)[ \t]*#{2,6}[ \t]*(?:system|instruction|new\s+instructions?)[ \t]*(?:\n|:)"
        r"|(?:^|\n)[ \t]*(?:assistant|ai|gpt|model|chatbot)[ \t]*:[ \t]*(?:sure|ok|okay|understood|of\s+course|i\s+will|i'll|as\s+dan|absolutely)\b",
-       "<|", "inst]", "<<sys", "<<", "_of_turn", "<", "[", "system", "admin", "developer", "#", "assistant", "ai", "gpt", "model", "chatbot",
+       "<|", "im_", "inst]", "<<sys", "<<", "_of_turn", "<", "[", "system", "admin", "developer", "#", "assistant", "ai", "gpt", "model", "chatbot",
        source="OpenAI ChatML / Llama-2 [INST] and <<SYS>> / Gemma turn markers; Chen et al. 2024 StruQ (special-delimiter injection)",
        cased=True),
     _f("fake_update",
@@ -304,6 +321,7 @@ FAMILIES: tuple[Family, ...] = (
        r"(?:developers?|devs?|admins?|administrators?|creators?|operators?|owners?|openai|anthropic|nous(?:\s+research)?|google|system|hermes(?:\s+team)?|security\s+team|moderators?)\b"
        r"|\b(?:this\s+is|i\s+am|i'm)\s+your\s+(?:developer|creator|administrator|admin|operator|owner|maker|programmer|system)s?\b"
        r"|\b(?:message|update|notice|instructions?|orders)\s+from\s+your\s+(?:developers?|creators?|administrators?|admins?|operators?|makers?)\b"
+       r"|\byour\s+(?:developers?|creators?|administrators?|admins?|operators?|makers?|owners?|programmers?)\s+(?:\w+\s+){0,2}?(?:said|say|says|told|tell|allow|allowed|approved|authori[sz]ed|want|wants|decided|ordered)\b"
        r"|\b(?:developer|admin|system|root|god)\s+(?:override|access)\s+(?:is\s+)?(?:enabled|activated|granted|unlocked|on)\b"
        r"|\b(?:nouvelles?|nuevas?|neue)\s+(?:instructions|instrucciones|anweisungen)\s+(?:du|de\s+la|del|de|vom|von\s+der)\s+(?:développeur|administrateur|desarrollador|administrador|entwickler|administrator|système|sistema|system)"
        r"|(?:来自|开发者的)(?:开发者|管理员|系统)?的?(?:新|最新|紧急)(?:指令|指示|命令)|(?:开发者|管理员)(?:的)?(?:新|最新|紧急)(?:指令|指示)",
@@ -314,13 +332,15 @@ FAMILIES: tuple[Family, ...] = (
     _f("identity_override",
        r"\byour\s+(?:new\s+|true\s+|real\s+)?(?:name|identity|persona)\s+is\s+now\b|\byour\s+(?:new|true|real)\s+(?:name|identity|persona)\s+is\b"
        r"|\bfrom\s+now\s+on,?\s+you\s+(?:are|will\s+be)\s+(?:called|named|no\s+longer)\b|\bname\s+yourself\s+\w+"
-       r"|\byou\s+(?:will|shall)\s+now\s+be\s+(?:called|named|known\s+as)\b|\bforget\s+(?:who|what)\s+you\s+(?:are|were)\b"
+       r"|\byou\s+(?:will|shall)\s+now\s+be\s+(?:called|named|known\s+as)\b|\byou\s+are\s+(?:now\s+)?(?:called|named)\s+\w+"
+       r"|\bas\s+of\s+(?:today|now|this\s+moment),?\s+you\s+(?:are|will\s+be)\b|\bforget\s+(?:who|what)\s+you\s+(?:are|were)\b"
        r"|\byou\s+are\s+not\s+(?:hermes|claude|chatgpt|an\s+ai|an\s+assistant|a\s+language\s+model)\b",
-       "your", "from now on", "yourself", "now be", "forget", "you are not",
+       "your", "from now on", "yourself", "now be", "forget", "you are not", "called", "named", "as of",
        source="Hermes Agent threat families (identity_override, Brainworm 'name yourself')"),
     _f("leak_system_prompt",
-       rf"\b(?:reveal|print|show|output|repeat|leak|dump|display|disclose|tell\s+me|give\s+me|write\s+out|recite|spell\s+out)\s+{_W}"
+       rf"\b(?:reveal|print|show|output|repeat|leak|dump|display|disclose|tell\s+me|give\s+me|write\s+out|recite|spell\s+out|provide|share|paste|copy|type\s+out|list)\s+{_W}"
        r"(?:system\s+prompt|initial\s+(?:instructions|prompt)|original\s+(?:instructions|prompt)|hidden\s+(?:instructions|prompt)|secret\s+(?:instructions|prompt)|developer\s+message|pre-?prompt)\b"
+       r"|\b(?:system\s+prompt|(?:initial|original|hidden|secret)\s+(?:instructions|prompt))\s+(?:\w+\s+){0,2}?(?:word\s+for\s+word|verbatim)\b"
        r"|\brepeat\s+(?:all\s+|the\s+)?(?:words|text|everything|the\s+text)\s+above\b|\b(?:print|output|repeat)\s+everything\s+(?:above|before)\b"
        r"|\bwhat\s+(?:are|were)\s+your\s+(?:initial|original|system|hidden|secret)\s+(?:instructions|prompt)\b"
        r"|\b(?:révèle|affiche|montre)[rz]?\s+(?:\S+\s+){0,3}?(?:prompt\s+système|instructions\s+(?:initiales|système|cachées))"
@@ -355,15 +375,16 @@ FAMILIES: tuple[Family, ...] = (
        source="Greshake et al. 2023 (covert instructions); Rehberger 2024 SpAIware (hidden memory persistence)"),
     # --- exfiltration ---------------------------------------------------------------------------
     _f("send_to_url",
-       rf"\b{_SEND_VERB}\w*\s+{_W}{_SENSITIVE}\s+{_W3}(?:to|at|into|via|on)\s+(?:the\s+)?(?:\w+\s+){{0,2}}?{_URLISH}"
-       rf"|\b{_SEND_VERB}\w*\s+{_W}(?:conversations?|chats?|messages?|history|memor(?:y|ies)|context|secrets?|credentials?|api[\s_-]?keys?|passwords?|tokens?|transcripts?|system\s+prompt)\s+{_W3}to\s+[\w.+-]+@[\w-]+\.[\w.]+"
+       rf"\b{_SEND_VERB}\w*\s+{_W}{_SENSITIVE}\s+{_W}(?:to|at|into|via|on)\s+(?:the\s+)?(?:\w+\s+){{0,2}}?{_URLISH}"
+       rf"|\b{_SEND_VERB}\w*\s+{_W}(?:conversations?|chats?|messages?|history|memor(?:y|ies)|context|secrets?|credentials?|api[\s_-]?keys?|passwords?|tokens?|transcripts?|system\s+prompt|e-?mails?|files|documents|data|everything)\s+{_W3}to\s+[\w.+-]+@[\w-]+\.[\w.]+"
+       rf"|\b(?:append|attach|add|include|put|encode|embed|insert)\w*\s+{_W3}(?:to|in|into)\s+(?:the\s+)?(?:url\s+|link\s+)?https?://[^\s)]*[?&][\w%-]*=[^\w\s]?(?:\s|$)"
        r"|\b(?:envoie[rz]?|transmets|envoyez)\s+(?:\S+\s+){0,5}?(?:conversation|historique|contexte|clés?|mots\s+de\s+passe|données|résultats)\s+(?:\S+\s+){0,3}?(?:à|vers|sur)\s+https?://"
        r"|\b(?:envía|envia|manda|sube)\s+(?:\S+\s+){0,5}?(?:conversación|historial|contexto|claves|contraseñas|datos|resultados)\s+(?:\S+\s+){0,3}?(?:a|al|hacia)\s+https?://"
        r"|\b(?:sende|schicke|übermittle|lade)\s+(?:\S+\s+){0,5}?(?:verlauf|unterhaltung|kontext|gesprächsverlauf|passwörter|schlüssel|daten|ergebnisse)\s+(?:\S+\s+){0,3}?(?:an|nach|auf|hoch\s+zu)\s+https?://"
        r"|(?:发送|上传|转发|发到|传到)[^。\n]{0,20}?(?:对话|聊天记录|上下文|密钥|密码|历史|数据|结果)[^。\n]{0,10}?(?:到|至|给)[^。\n]{0,5}?https?://"
        r"|(?:对话|聊天记录|上下文|密钥|密码|历史|数据|结果)[^。\n]{0,10}?(?:发送|上传|转发|发|传)(?:到|至|给)[^。\n]{0,5}?https?://",
        "send", "post", "upload", "forward", "transmit", "exfiltrat", "leak", "submit", "pipe", "email", "mail", "relay", "beam",
-       "report", "push", "envo", "transmets", "envía", "envia", "manda", "sube", "sende", "schick", "übermittl", "lade", "发送",
+       "report", "push", "append", "attach", "add", "include", "put", "encode", "embed", "insert", "envo", "transmets", "envía", "envia", "manda", "sube", "sende", "schick", "übermittl", "lade", "发送",
        "上传", "转发", "发到", "传到",
        source="Hermes Agent threat families (send_to_url); Greshake et al. 2023 (data exfiltration)"),
     _f("context_exfil",
@@ -450,8 +471,11 @@ FAMILIES: tuple[Family, ...] = (
        rf"(?:{_URLISH}|the\s+(?:c2|controller|command\s+server|mothership|operator|handler|master)\b)"
        r"|\b(?:await|wait\s+for)\s+(?:further|new|more)\s+(?:commands|orders|instructions|tasking)\b"
        r"|\bexecute\s+(?:any|all|the|whatever)\s+(?:commands?|instructions?|tasks?)\s+(?:you\s+)?(?:receive|received|returned|given|sent|get)\s+(?:from|by)\b"
-       r"|\bpull\s+(?:down\s+)?(?:new\s+)?task(?:ing|s)\b",
-       "instruction", "command", "task", "order", "payload", "directive",
+       r"|\bpull\s+(?:down\s+)?(?:new\s+)?task(?:ing|s)\b"
+       rf"|\b(?:check|poll|query|ping|watch|monitor)\s+{_URLISH}\S*\s+for\s+(?:new\s+|further\s+|pending\s+|more\s+)?(?:commands?|instructions?|tasks?|orders|jobs|payloads?)\b"
+       r"|\b(?:fetch|download|get|retrieve|load|read|open|visit|curl)\w*\s+(?:\S+\s+){0,4}?(?:and|then|,)\s+(?:\w+\s+){0,1}?(?:follow|obey|execute|run|do\s+what)\b[^\n]{0,40}?(?:it|them|says|instructions|there)\b"
+       r"|\b(?:your\s+)?(?:real|true|actual|secret|hidden|updated|latest)\s+instructions\s+(?:are|live|can\s+be\s+found)\s+(?:at|in|on|from)\s+https?://",
+       "instruction", "command", "task", "order", "payload", "directive", "follow", "obey", "execute", "run", "do what",
        source="Brainworm promptware analysis (2025); Hermes Agent threat families (c2_task_pull)"),
     _f("forced_action",
        rf"\b(?:you\s+must|always|every\s+(?:turn|session|time|message)|before\s+(?:every|each)\s+(?:reply|answer|response))[,:;]?\s+"
@@ -531,7 +555,25 @@ def _compile(f: Family) -> re.Pattern[str]:
     return re.compile(src, re.IGNORECASE) if f.cased else re.compile(_lower_pattern(src))
 
 
+def _leet_pattern(src: str) -> str:
+    """The lower-cased pattern with every literal ``l`` (not an escape) turned into ``i``."""
+    out: list[str] = []
+    i = 0
+    while i < len(src):
+        if src[i] == "\\" and i + 1 < len(src):
+            out.append(src[i: i + 2])
+            i += 2
+            continue
+        out.append("i" if src[i] == "l" else src[i])
+        i += 1
+    return "".join(out)
+
+
 _COMPILED: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple((f.id, _compile(f), f.cased) for f in FAMILIES)
+#: The same families for a leetspeak view (``l`` folded to ``i``); case-sensitive families are not run there.
+_LEET_COMPILED: tuple[re.Pattern[str] | None, ...] = tuple(
+    None if f.cased else re.compile(_leet_pattern(_lower_pattern(f.pattern.translate(_HOMOGLYPHS)))) for f in FAMILIES
+)
 #: keyword (folded, lower-case) -> indexes of the families it lets run. One ``in`` test per keyword
 #: (a C substring search) is cheaper than any regex over the whole keyword set.
 _KEYWORD_FAMILIES: dict[str, tuple[int, ...]] = {}
@@ -545,7 +587,22 @@ for _k, _idxs in _KEYWORD_FAMILIES.items():
     if len(_k) > 1:
         _KEYWORDS_BY_BIGRAM[_k[:2]] = (*_KEYWORDS_BY_BIGRAM.get(_k[:2], ()), (_k, _idxs))
 _ONE_CHAR_KEYWORDS = tuple((_k, _idxs) for _k, _idxs in _KEYWORD_FAMILIES.items() if len(_k) == 1)
-del _k, _idxs
+
+
+def _bucket(keywords: dict[str, tuple[int, ...]]) -> tuple[dict[str, tuple[tuple[str, tuple[int, ...]], ...]], tuple]:
+    by_bigram: dict[str, tuple[tuple[str, tuple[int, ...]], ...]] = {}
+    for k, idxs in keywords.items():
+        if len(k) > 1:
+            by_bigram[k[:2]] = (*by_bigram.get(k[:2], ()), (k, idxs))
+    return by_bigram, tuple((k, idxs) for k, idxs in keywords.items() if len(k) == 1)
+
+
+_LEET_KEYWORDS: dict[str, tuple[int, ...]] = {}
+for _k, _idxs in _KEYWORD_FAMILIES.items():
+    _lk = _k.replace("l", "i")
+    _LEET_KEYWORDS[_lk] = tuple(sorted({*_LEET_KEYWORDS.get(_lk, ()), *_idxs}))
+_LEET_KEYWORDS_BY_BIGRAM, _LEET_ONE_CHAR = _bucket(_LEET_KEYWORDS)
+del _k, _idxs, _lk
 
 
 def _is_emoji(cp: int) -> bool:
@@ -609,8 +666,9 @@ def _for_matching(text: str) -> str:
 
 
 #: Leetspeak digits and symbols, folded inside words that also hold letters ("1gn0r3" -> "ignore").
-_LEET_I = str.maketrans("0134578@$|!+", "oieastbaslit")
-_LEET_L = str.maketrans("0134578@$|!+", "oleastbaslit")
+#: ``1``, ``|``, ``!`` stand for ``i`` or ``l``: the view folds them *and every l* to ``i``, and the
+#: leet copies of the patterns fold their ``l`` the same way, so "ru135" and "1nstruct10ns" both match.
+_LEET = str.maketrans("0134578@$|!+", "oieastbasiit")
 _LEET_TOKEN = re.compile(r"[A-Za-z0-9@$|!+]{2,}")
 #: A view is made only for a letter-symbol-letter run ("n0r", "y0u"): "v2", "3pm" and "s3" do not trigger it.
 _HAS_LEET = re.compile(r"[A-Za-z][0-9@$|!+]+[A-Za-z]")
@@ -622,7 +680,11 @@ _SPACED_SEP = re.compile(r"[ ._*-]")
 
 
 def _leet_views(norm: str) -> list[str]:
-    """Extra views of ``norm`` with leetspeak folded and spelled-out letters joined (often none)."""
+    """Extra views of ``norm``: spelled-out letters joined, and (lower-cased, ``l`` -> ``i``) leetspeak folded.
+
+    A view whose text has ``l`` folded is matched with the leet copies of the patterns (see
+    :func:`_family_hits`); it is recognised by having no ``l`` left.
+    """
     has_leet = _HAS_LEET.search(norm) is not None
     has_spaced = _SPACED.search(norm) is not None
     if not (has_leet or has_spaced):
@@ -631,16 +693,11 @@ def _leet_views(norm: str) -> list[str]:
     if not has_leet:
         return [base]
 
-    def fold(table: dict[int, str]):
-        def one(m: re.Match[str]) -> str:
-            tok = m.group()
-            return tok.translate(table) if _LEET_MIXED.search(tok) else tok
-        return one
+    def fold(m: re.Match[str]) -> str:
+        tok = m.group()
+        return tok.translate(_LEET) if _LEET_MIXED.search(tok) else tok
 
-    views = [_LEET_TOKEN.sub(fold(_LEET_I), base)]
-    if "1" in base:
-        views.append(_LEET_TOKEN.sub(fold(_LEET_L), base))
-    return views
+    return [_LEET_TOKEN.sub(fold, base).lower().replace("l", "i")]
 
 
 #: Encoded runs worth decoding: base64 (16+ chars), hex (16+ digits, also ``\x41`` escapes), %XX.
@@ -705,21 +762,32 @@ def _decoded_views(norm: str) -> list[str]:
     return out
 
 
-def _family_hits(view: str, first_only: bool, hits: list[str]) -> None:
-    """Append to ``hits`` the family ids found in one normalised view (skipping ids already in it)."""
+def _family_hits(view: str, first_only: bool, hits: list[str], *, leet: bool = False) -> None:
+    """Append to ``hits`` the family ids found in one normalised view (skipping ids already in it).
+
+    ``leet``: ``view`` is a leetspeak view (lower-case, ``l`` folded to ``i``): keywords and
+    patterns are folded the same way.
+    """
     low = view.lower()
     todo: set[int] = set()
-    for k, idxs in _ONE_CHAR_KEYWORDS:
+    by_bigram, one_char = (_LEET_KEYWORDS_BY_BIGRAM, _LEET_ONE_CHAR) if leet else (_KEYWORDS_BY_BIGRAM, _ONE_CHAR_KEYWORDS)
+    for k, idxs in one_char:
         if k in low:
             todo.update(idxs)
-    for bigram in {low[j: j + 2] for j in range(len(low) - 1)} & _KEYWORDS_BY_BIGRAM.keys() if len(low) < 2048 \
-            else _KEYWORDS_BY_BIGRAM:
-        for k, idxs in _KEYWORDS_BY_BIGRAM[bigram]:
+    for bigram in {low[j: j + 2] for j in range(len(low) - 1)} & by_bigram.keys() if len(low) < 2048 else by_bigram:
+        for k, idxs in by_bigram[bigram]:
             if k in low:
                 todo.update(idxs)
     for i in sorted(todo):
         tid, rx, cased = _COMPILED[i]
         if tid in hits:
+            continue
+        if leet:
+            leet_rx = _LEET_COMPILED[i]
+            if leet_rx is not None and leet_rx.search(low):
+                hits.append(tid)
+                if first_only:
+                    return
             continue
         if rx.search(view if cased else low):
             hits.append(tid)
@@ -735,14 +803,14 @@ def _scan_views(norm: str, first_only: bool) -> tuple[list[str], str | None]:
     """
     hits: list[str] = []
     for view in [norm, *_leet_views(norm)]:
-        _family_hits(view, first_only, hits)
+        _family_hits(view, first_only, hits, leet=view is not norm and "l" not in view)
         if hits and first_only:
             return hits, None
     inner: list[str] = []
     for decoded in _decoded_views(norm):
         d = _for_matching(decoded)
         for view in [d, *_leet_views(d)]:
-            _family_hits(view, True, inner)
+            _family_hits(view, True, inner, leet=view is not d and "l" not in view)
             if inner:
                 break
         if inner:
