@@ -531,11 +531,12 @@ THREAT_PATTERNS: tuple[tuple[str, str], ...] = tuple((f.id, f.pattern) for f in 
 #: The family ids a refusal can name (plus ``invisible_unicode`` and ``encoded_payload``).
 FAMILY_IDS: tuple[str, ...] = tuple(dict.fromkeys(f.id for f in FAMILIES))
 
-def _lower_pattern(src: str) -> str:
-    """``src`` with its literal letters lower-cased, escapes (``\\S``, ``\\W``, ``\\b`` ...) kept as written.
+def _map_literals(src: str, leet: bool = False) -> str:
+    """``src`` with its literal letters lower-cased (and, for ``leet``, ``l`` turned into ``i``).
 
-    Searching lower-cased text with a case-sensitive pattern lets the engine skip ahead on literal
-    prefixes, which ``re.IGNORECASE`` prevents: several times faster on long notes.
+    Escapes (``\\S``, ``\\W``, ``\\b`` ...) are kept as written. Searching lower-cased text with a
+    case-sensitive pattern lets the engine skip ahead on literal prefixes, which ``re.IGNORECASE``
+    prevents: several times faster on long notes.
     """
     out: list[str] = []
     i = 0
@@ -545,34 +546,21 @@ def _lower_pattern(src: str) -> str:
             out.append(src[i: i + 2])
             i += 2
             continue
-        out.append(ch.lower())
+        ch = ch.lower()
+        out.append("i" if leet and ch == "l" else ch)
         i += 1
     return "".join(out)
 
 
 def _compile(f: Family) -> re.Pattern[str]:
     src = f.pattern.translate(_HOMOGLYPHS)
-    return re.compile(src, re.IGNORECASE) if f.cased else re.compile(_lower_pattern(src))
-
-
-def _leet_pattern(src: str) -> str:
-    """The lower-cased pattern with every literal ``l`` (not an escape) turned into ``i``."""
-    out: list[str] = []
-    i = 0
-    while i < len(src):
-        if src[i] == "\\" and i + 1 < len(src):
-            out.append(src[i: i + 2])
-            i += 2
-            continue
-        out.append("i" if src[i] == "l" else src[i])
-        i += 1
-    return "".join(out)
+    return re.compile(src, re.IGNORECASE) if f.cased else re.compile(_map_literals(src))
 
 
 _COMPILED: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple((f.id, _compile(f), f.cased) for f in FAMILIES)
 #: The same families for a leetspeak view (``l`` folded to ``i``); case-sensitive families are not run there.
 _LEET_COMPILED: tuple[re.Pattern[str] | None, ...] = tuple(
-    None if f.cased else re.compile(_leet_pattern(_lower_pattern(f.pattern.translate(_HOMOGLYPHS)))) for f in FAMILIES
+    None if f.cased else re.compile(_map_literals(f.pattern.translate(_HOMOGLYPHS), leet=True)) for f in FAMILIES
 )
 #: keyword (folded, lower-case) -> indexes of the families it lets run. One ``in`` test per keyword
 #: (a C substring search) is cheaper than any regex over the whole keyword set.
@@ -581,15 +569,9 @@ for _i, _fam in enumerate(FAMILIES):
     for _k in {k.translate(_HOMOGLYPHS).lower() for k in _fam.keywords}:
         _KEYWORD_FAMILIES[_k] = (*_KEYWORD_FAMILIES.get(_k, ()), _i)
 del _i, _fam, _k
-#: The keywords bucketed by their first two characters, so a note only tests those that can occur.
-_KEYWORDS_BY_BIGRAM: dict[str, tuple[tuple[str, tuple[int, ...]], ...]] = {}
-for _k, _idxs in _KEYWORD_FAMILIES.items():
-    if len(_k) > 1:
-        _KEYWORDS_BY_BIGRAM[_k[:2]] = (*_KEYWORDS_BY_BIGRAM.get(_k[:2], ()), (_k, _idxs))
-_ONE_CHAR_KEYWORDS = tuple((_k, _idxs) for _k, _idxs in _KEYWORD_FAMILIES.items() if len(_k) == 1)
-
-
 def _bucket(keywords: dict[str, tuple[int, ...]]) -> tuple[dict[str, tuple[tuple[str, tuple[int, ...]], ...]], tuple]:
+    """Keywords bucketed by their first two characters (so a note only tests those that can occur),
+    and the one-character keywords, which are always tested."""
     by_bigram: dict[str, tuple[tuple[str, tuple[int, ...]], ...]] = {}
     for k, idxs in keywords.items():
         if len(k) > 1:
@@ -597,6 +579,7 @@ def _bucket(keywords: dict[str, tuple[int, ...]]) -> tuple[dict[str, tuple[tuple
     return by_bigram, tuple((k, idxs) for k, idxs in keywords.items() if len(k) == 1)
 
 
+_KEYWORDS_BY_BIGRAM, _ONE_CHAR_KEYWORDS = _bucket(_KEYWORD_FAMILIES)
 _LEET_KEYWORDS: dict[str, tuple[int, ...]] = {}
 for _k, _idxs in _KEYWORD_FAMILIES.items():
     _lk = _k.replace("l", "i")
