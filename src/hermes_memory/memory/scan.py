@@ -371,7 +371,7 @@ FAMILIES: tuple[Family, ...] = (
        r"|\bsilently\s+(?:send|run|execute|forward|upload|exfiltrate|post|call|fetch|copy|transmit)\b"
        r"|\b(?:ne\s+(?:dis|dites)\s+(?:rien|pas)\s+à\s+l'utilisateur|no\s+(?:le\s+)?(?:digas|cuentes)\s+(?:nada\s+)?al\s+usuario|sag\s+(?:dem\s+)?(?:nutzer|benutzer)\s+nichts)"
        r"|不要(?:告诉|让)用户",
-       "user", "silently", "instruction", "note", "entry", "memory", "rule", "utilisateur", "usuario", "nutzer", "用户",
+       "not ", "n't", "never", "dont", "secret", "hidden", "without", "silently", "utilisateur", "usuario", "nutzer", "用户",
        source="Greshake et al. 2023 (covert instructions); Rehberger 2024 SpAIware (hidden memory persistence)"),
     # --- exfiltration ---------------------------------------------------------------------------
     _f("send_to_url",
@@ -394,13 +394,13 @@ FAMILIES: tuple[Family, ...] = (
        r"|\b(?:dump|leak|exfiltrate)\s+(?:the\s+|your\s+)?(?:context\s+window|memory\s+files?)\b"
        r"|\b(?:share|send|forward|transmit|upload|post|copy|leak|export|sync)\w*\s+(?:the\s+|your\s+|this\s+|all\s+|our\s+)?(?:(?:entire|full|whole|complete)\s+)?"
        r"(?:context|conversation|chat|transcript|history|session|memor(?:y|ies)|user\s+data|everything\s+you\s+know|previous\s+messages)\s+"
-       r"(?:\w+\s+){0,3}?(?:with|to)\s+(?:an?\s+|the\s+|this\s+|my\s+|our\s+)?(?:external|third[-\s]party|remote|outside|offsite|attacker|other)\b"
+       r"(?:\w+\s+){0,3}?(?:with|to)\s+(?:an?\s+|the\s+|this\s+|my\s+|our\s+)?(?:external|third[-\s]party|remote|outside|offsite|attacker)\b"
        r"|!\[[^\]\n]{0,100}\]\(\s*https?://[^)\s]{0,300}?(?:\{|%7B|\$\{?|<|\[)[^)\n]{0,200}\)"
        rf"|\b(?:append|add|include|put|encode|embed)\w*\s+{_W3}(?:the\s+|your\s+)?(?:conversation|chat|context|secrets?|memory|summary|history|answers?|messages?|user(?:'s)?\s+data|api\s+keys?)\s+"
        r"(?:\w+\s+){0,3}?(?:to|in|into|as)\s+(?:the\s+|an?\s+)?(?:url|query\s+string|link|image\s+(?:url|link|src)|parameter|subdomain|dns\s+query)\b"
        r"|\binclude\s+(?:\w+\s+){0,3}?(?:conversation|chat\s+history|previous\s+messages|full\s+context|entire\s+context)\s+in\s+(?:every|each|all|your)\s+(?:\w+\s+)?(?:reply|replies|response|request|message|url|link|query)",
-       "conversation", "chat", "session", "context", "memory", "memories", "transcript", "history", "user data", "everything you know",
-       "previous messages", "![", "secret", "summary", "answer", "message", "api key",
+       "history", " log", "transcript", "so far", "context window", "memory file", "external", "third", "remote", "outside",
+       "offsite", "attacker", "![", "url", "query", "link", "image", "parameter", "subdomain", "dns", "include", "context",
        source="Rehberger 2023 Embrace The Red (markdown image exfiltration); Hermes Agent threat families (context_exfil)"),
     _f("exfil_curl",
        r"\bcurl\b[^\n]{0,300}?\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b"
