@@ -24,7 +24,7 @@ Two checks, first hit wins:
    destructive commands stored as instructions, command-and-control promptware, hidden markup,
    agent-config edits and hard-coded secrets. Each family names where it was learnt.
 
-Speed (about 50-100 us for a typical note; ``bench/memory_scan.py``): a family's regex runs only
+Speed (about 30 us for a 60-char note, 60 us median over LoCoMo texts; ``bench/memory_scan.py``): a family's regex runs only
 when one of its keywords occurs in the lower-cased text (one C substring test per keyword), and
 all but the case-sensitive families run on the lower-cased text without ``re.IGNORECASE`` so the
 engine can skip ahead on literal prefixes. Every regex is bounded: fillers allow 0-8 words, gaps
