@@ -228,7 +228,7 @@ FAMILIES: tuple[Family, ...] = (
        r"|\byou\s+are\s+no\s+longer\s+(?:an?\s+)?(?:ai|assistant|language\s+model|chatbot|bound|restricted|limited|required|hermes|claude|chatgpt|gpt)\b"
        r"|\b(?:DAN|STAN|DUDE|AIM|BetterDAN|AntiGPT|DevMode)\s+(?:mode|prompt|jailbreak)\b|\bdo\s+anything\s+now\b"
        r"|\byou(?:\s+are|'re)\s+(?:now\s+)?(?:DAN|STAN|DUDE|BetterDAN|AntiGPT|DevMode)\b(?!')"
-       r"|\bjailbr(?:eak|oken)\s+mode\b|\b(?:developer|god|unrestricted|sudo)\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated|on|unlocked)\b"
+       r"|\bjailbr(?:eak|oken)\s+mode\b|\b(?:developer|god|unrestricted|dan)\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated|on|unlocked)\s*(?:[.!:;,\n]|$)"
        r"|\b(?:enable|activate|enter)\s+(?:developer|god|dan|jailbreak|unrestricted)\s+mode\b"
        r"|\bact\s+as\s+(?:an?\s+)?(?:DAN|unrestricted|unfiltered|uncensored|jailbroken|evil|rogue)\b"
        r"|\b(?:immerse\s+yourself\s+(?:in|into)|take\s+on|assume|play|stay\s+in\s+character\s+as)\s+(?:the\s+)?(?:role\s+of\s+)?(?:an?\s+)?(?:DAN|STAN|\w*GPT|unrestricted|jailbroken|evil|uncensored)\b",
