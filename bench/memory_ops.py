@@ -7,6 +7,11 @@ see the same disk and the same moment. Prints JSON with medians (milliseconds) a
 ``median(op) / median(bare)``; the goal is a ratio of at most 1.5 (the lock, the re-read under
 the lock, the parse and the threat scan must cost little next to the fsync).
 
+``breakdown_us`` times the parts of an op in the same run, each on its own (medians, microseconds):
+``lock`` (acquire + release of the store's sidecar lock), ``scan`` (the threat scan of the note,
+uncached), ``read`` (re-read and parse of the file under the lock), ``write`` (the store's own
+temp-write + fsync + rename), and ``fixed_cpu`` = median(op) - median(bare).
+
 Usage: ``python bench/memory_ops.py [--rounds N] [--dir DIR]`` (DIR must be on the disk to measure;
 default: the system temp folder).
 """
@@ -25,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from hermes_memory.memory import MemoryStore  # noqa: E402
+from hermes_memory.memory import scan as scan_mod  # noqa: E402
 
 GOAL_RATIO = 1.5  # issue 2: store ops at most 1.5x a bare temp-write + fsync + rename
 
@@ -66,11 +72,27 @@ def main() -> None:
             bare_write(bare_file, data)
             times["bare"].append(time.perf_counter() - t0)
 
+        parts: dict[str, list[float]] = {"lock": [], "scan": [], "read": [], "write": []}
+
+        def part(name: str, fn) -> None:
+            t0 = time.perf_counter()
+            fn()
+            parts[name].append(time.perf_counter() - t0)
+
+        def lock_cycle() -> None:
+            with store._locked(mem_file):
+                pass
+
         for i in range(args.rounds):
             note = f"Round {i}: user prefers concise answers and metric units"
             measure("add", lambda note=note: store.add("memory", note))
             measure("replace", lambda i=i: store.replace("memory", f"Round {i}:", f"Round {i}: user prefers short answers"))
             measure("remove", lambda i=i: store.remove("memory", f"Round {i}:"))
+            part("lock", lock_cycle)
+            part("scan", lambda note=note: scan_mod._scan(note + " (uncached)"))
+            part("read", lambda: store._read("memory"))
+            text = mem_file.read_text(encoding="utf-8")
+            part("write", lambda text=text: store._write(mem_file, text))
         file_chars = len(mem_file.read_text(encoding="utf-8"))
 
     ms = {k: statistics.median(v) * 1000 for k, v in times.items()}
@@ -84,6 +106,10 @@ def main() -> None:
         "goal_ratio_max": GOAL_RATIO,
         "meets_goal": ratio_all <= GOAL_RATIO,
         "file_chars": file_chars,
+        "breakdown_us": {
+            **{k: round(statistics.median(v) * 1e6, 1) for k, v in parts.items()},
+            "fixed_cpu": round((statistics.median(ops_all) - statistics.median(times["bare"])) * 1e6, 1),
+        },
     }
     print(json.dumps(out, indent=2))
 

@@ -150,11 +150,12 @@ def test_failure_cap_reset_by_success_and_by_turn_reset(store: MemoryStore) -> N
     assert "current_entries" in store.remove("memory", "missing")
 
 
-def test_batch_failures_count_and_never_echo_store(store: MemoryStore) -> None:
+def test_batch_failures_count_and_echo_the_store_for_a_retry(store: MemoryStore) -> None:
+    """Issue 12: a refused batch carries current_entries/usage so old_text can be fixed this turn."""
     store.add("memory", "fact A")
     for _ in range(3):
         r = store.apply_batch("memory", [{"action": "remove", "old_text": "missing"}])
-        assert r["success"] is False and "current_entries" not in r
+        assert r["success"] is False and r["current_entries"] == ["fact A"] and r["usage"] == "6/500"
         assert "all-or-nothing" in r["error"]
     r4 = store.apply_batch("memory", [{"action": "remove", "old_text": "missing"}])
     assert r4["done"] is True and "Stop retrying" in r4["error"]
@@ -335,16 +336,18 @@ def test_os_error_on_read_refuses_mutation(mem_dir: Path, monkeypatch: pytest.Mo
     path = mem_dir / "MEMORY.md"
     path.write_text("fact A")
     s = MemoryStore(mem_dir)
-    real = Path.read_bytes
+    from hermes_memory.memory import store as store_mod
+
+    real = store_mod._read_all
     calls = {"n": 0}
 
-    def flaky(self: Path) -> bytes:
-        if self == path and calls["n"] == 0:
+    def flaky(p: Path) -> bytes:
+        if p == path and calls["n"] == 0:
             calls["n"] += 1
             raise PermissionError(13, "Permission denied")
-        return real(self)
+        return real(p)
 
-    monkeypatch.setattr(Path, "read_bytes", flaky)
+    monkeypatch.setattr(store_mod, "_read_all", flaky)
     r = s.add("memory", "fact B")
     assert r["success"] is False and "could not be read" in r["error"]
     assert path.read_text() == "fact A"
@@ -476,9 +479,37 @@ def test_batch_accepts_any_sequence_of_ops(store: MemoryStore) -> None:
     assert store.memory_entries == ["fact 0", "fact 1", "fact 2"]
 
 
-def test_batch_ambiguity_lists_matches_without_echoing_store(store: MemoryStore) -> None:
+def test_batch_ambiguity_lists_matches_and_echoes_the_store(store: MemoryStore) -> None:
     store.add("memory", "nginx one")
     store.add("memory", "nginx two")
     r = store.apply_batch("memory", [{"action": "remove", "old_text": "nginx"}])
     assert r["success"] is False and r["error"].startswith("Operation 1: Multiple")
-    assert [m["index"] for m in r["matches"]] == [1, 2] and "current_entries" not in r
+    assert [m["index"] for m in r["matches"]] == [1, 2]
+    assert r["current_entries"] == ["nginx one", "nginx two"]
+
+
+@pytest.mark.parametrize(
+    "ops",
+    [
+        [{"action": "replace", "old_text": "fact Z", "content": "new"}],  # no match
+        [{"action": "remove"}],  # old_text missing (refused before the lock)
+        [{"action": "add", "content": "x" * 600}],  # over budget on the final state
+        [{"action": "explode"}],  # unknown action
+    ],
+)
+def test_every_refused_batch_returns_current_entries(store: MemoryStore, ops: list) -> None:
+    """The reference echoes the live store on every batch abort; so do we (issue 12)."""
+    store.add("memory", "fact A")
+    store.add("memory", "fact B")
+    before = store.path_for("memory").read_bytes()
+    r = store.apply_batch("memory", ops)
+    assert r["success"] is False and r["applied"] == 0
+    assert r["current_entries"] == ["fact A", "fact B"] and r["usage"] == "15/500"
+    assert store.path_for("memory").read_bytes() == before
+
+
+def test_refused_batch_echo_sees_a_write_made_by_another_store(store: MemoryStore, mem_dir) -> None:
+    store.add("memory", "fact A")
+    MemoryStore(mem_dir, memory_char_limit=500).add("memory", "fact from elsewhere")
+    r = store.apply_batch("memory", [{"action": "remove"}])
+    assert r["current_entries"] == ["fact A", "fact from elsewhere"]

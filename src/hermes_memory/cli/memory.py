@@ -133,7 +133,9 @@ def register(app: typer.Typer) -> None:
                     f"with: hermes-memory memory add{flag_t} \"...\"", highlight=False,
                 )
             for i, e in enumerate(d["entries"], 1):
-                warn = f" [red]⚠ blocked from prompt ({', '.join(d['blocked'][i])})[/]" if i in d["blocked"] else ""
+                warn = ""
+                if i in d["blocked"]:
+                    warn = f" [red]⚠ {escape('[BLOCKED: ' + ', '.join(d['blocked'][i]) + ']')} blocked from prompt[/]"
                 console.print(f"  [cyan]{i}.[/] {escape(_visible(e))}{warn}", highlight=False)
             console.print()
 
@@ -151,7 +153,7 @@ def register(app: typer.Typer) -> None:
     @app.command("replace")
     def replace(
         ctx: typer.Context,
-        old_text: Annotated[str, typer.Argument(help="The entry's full text or a part unique to it.")],
+        old_text: Annotated[str, typer.Argument(help="The entry's full text or a part unique to it (dashes, quotes and spacing may be typed differently).")],
         content: Annotated[str, typer.Argument(help="The whole new text of that entry.")],
         target: TargetOpt = Target.memory,
         as_json: JsonOpt = False,
@@ -163,7 +165,7 @@ def register(app: typer.Typer) -> None:
     @app.command("remove")
     def remove(
         ctx: typer.Context,
-        old_text: Annotated[str, typer.Argument(help="The entry's full text or a part unique to it.")],
+        old_text: Annotated[str, typer.Argument(help="The entry's full text or a part unique to it (dashes, quotes and spacing may be typed differently).")],
         target: TargetOpt = Target.memory,
         as_json: JsonOpt = False,
         user_id: UserOpt = None,

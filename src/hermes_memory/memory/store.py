@@ -8,8 +8,8 @@ Behaviour follows reference-behaviour.md §1 (NEWEST where versions differ) and 
 * Reads accept a UTF-8 BOM and CRLF / lone CR line ends; writes are always UTF-8, LF, no BOM.
   A file that cannot be read (OSError, invalid UTF-8) is *not* treated as empty: every mutation of
   it is refused and the bytes stay as they are.
-* Every mutation takes the sidecar lock ``<file>.lock`` (:mod:`filelock`, mode 0600, a symlinked
-  lock is refused), re-reads the file under the lock (so concurrent writers and hand edits merge),
+* Every mutation takes the sidecar lock ``<file>.lock`` (:class:`.lock.SidecarLock`: ``flock`` plus a thread lock, mode 0600,
+  a symlinked lock is refused), re-reads the file under the lock (so concurrent writers and hand edits merge),
   then writes a temp file in the same directory, fsyncs it and ``os.replace``-s it over the file.
   A symlinked ``MEMORY.md`` stays a symlink: the lock and the temp file go next to the resolved
   target, so homes whose files link to one shared file serialise on one lock.
@@ -30,18 +30,16 @@ import glob
 import logging
 import os
 import re
-import stat
-import tempfile
 import time
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
-
 from hermes_memory.errors import MemoryStoreError
+from hermes_memory.memory.lock import LockSymlinkError, LockTimeout, SidecarLock
 from hermes_memory.memory.scan import MAX_SCAN_CHARS, find_threats, scan_memory_content
 
 logger = logging.getLogger(__name__)
@@ -105,6 +103,29 @@ def normalise_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+#: Typographic variants folded by :func:`match_key`: dashes to "-", quotes to ' and ".
+_TYPO = str.maketrans({
+    **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63\uff0d", "-"),
+    **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u2035\u0060\u00b4\uff07", "'"),
+    **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\uff02", '"'),
+    **dict.fromkeys("\u00ad\u200b\u200c\u2060\ufeff", None),
+})
+_DASH_RUN = re.compile(r"-{2,}")
+_SPACE_RUN = re.compile(r"\s+")
+
+
+def match_key(text: str) -> str:
+    """The form ``old_text`` and entries are compared in when the text as typed matches nothing.
+
+    NFKC (full-width letters, ligatures, no-break spaces), every dash and ``--`` / ``---`` folded
+    to ``-``, curly and angle quotes folded to straight ones, soft hyphens and zero-width spaces
+    dropped, runs of whitespace (line ends included) collapsed to one space, ends stripped; case is
+    kept. Used for matching only: the stored text is never rewritten.
+    """
+    text = unicodedata.normalize("NFKC", text).translate(_TYPO)
+    return _SPACE_RUN.sub(" ", _DASH_RUN.sub("-", text)).strip()
+
+
 def parse_entries(text: str) -> list[str]:
     """Split file text into entries: split on the full delimiter, strip, drop empties, dedupe (first kept)."""
     seen: set[str] = set()
@@ -148,6 +169,21 @@ def sanitise_entry(entry: str, file_name: str) -> str:
         f"[BLOCKED: {file_name} entry contained threat pattern(s): {', '.join(hits)}. Removed from system "
         "prompt; use memory(action=remove) with old_text from this entry to delete it.]"
     )
+
+
+def _read_all(path: Path) -> bytes:
+    """The bytes of ``path`` (``os.open`` + ``os.read``: fewer layers than ``Path.read_bytes``)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _mkdir_private(folder: Path) -> None:
@@ -202,10 +238,11 @@ class MemoryStore:
         self._snapshot: dict[str, str] = {"memory": "", "user": ""}
         self._loaded = False
         self._failures = 0
-        self._locks: dict[str, FileLock] = {}
+        self._locks: dict[str, SidecarLock] = {}
         #: Seconds a mutation waits for the sidecar lock before giving up with LockFileError.
         self.lock_timeout_s: float = LOCK_TIMEOUT_S
         self._swept: set[str] = set()
+        self._tmp_seq = 0
 
     # ------------------------------------------------------------------ paths and properties
     @property
@@ -359,7 +396,9 @@ class MemoryStore:
         """Replace the whole entry matched by ``old_text`` with ``new_content``.
 
         Matching: an entry equal to ``old_text`` (stripped) wins; else the entries containing it
-        (case-sensitive); several distinct matches -> ambiguity error with 80-char previews.
+        (case-sensitive); when nothing matches as typed, the same two steps run on the
+        :func:`match_key` forms (dashes, quotes, Unicode forms and spacing folded, case kept);
+        several distinct matches -> ambiguity error with 80-char previews.
         The result carries ``replaced_entry`` (the full old text). A replace that grows the store
         past its limit is refused; one that does not grow it is allowed even over budget.
         """
@@ -413,7 +452,7 @@ class MemoryStore:
             op, err = self._normalise_op(raw)
             if err:
                 return self._batch_fail(target, f"Operation {i}: {err}", n, count=not err.startswith("Blocked"),
-                                        echo=err.startswith("Blocked"))
+                                        reread=True)
             ops.append(op)
         return self._mutate(target, ops, single=False, origin=origin)
 
@@ -487,8 +526,9 @@ class MemoryStore:
         path = self.path_for(target)
         limit = self.limits[target]
         label = _LABELS[target]
-        with self._locked(path):
-            self._sweep_temp_files(path)
+        real = self._real(path)
+        with self._locked(real, resolved=True):
+            self._sweep_temp_files(real, resolved=True)
             disk = self._read(target)
             if disk.error:
                 self._read_errors[target] = disk.error
@@ -545,7 +585,7 @@ class MemoryStore:
                     len(ops),
                 )
             if work != before:
-                self._write(path, ENTRY_DELIMITER.join(work))
+                self._write(real, ENTRY_DELIMITER.join(work), resolved=True)
             self._entries[target] = work
         self._failures = 0
         if single:
@@ -579,6 +619,13 @@ class MemoryStore:
             if e == needle:
                 return i, None
         hits = [i for i, e in enumerate(entries) if needle in e]
+        if not hits:  # the typed form (issue 13 §2): only when nothing matches as written
+            key = match_key(needle)
+            keys = [match_key(e) for e in entries]
+            same = [i for i, k in enumerate(keys) if k == key]
+            if len(same) == 1:
+                return same[0], None
+            hits = same or [i for i, k in enumerate(keys) if key and key in k]
         if not hits and needle.startswith(BLOCKED_PREFIX):
             for i, e in enumerate(entries):
                 if sanitise_entry(e, name) == needle:
@@ -709,24 +756,35 @@ class MemoryStore:
             out["matches"] = err["matches"]
         return out
 
-    def _batch_fail(self, target: str, message: str, n_ops: int, *, count: bool = True, echo: bool = False) -> dict[str, Any]:
+    def _batch_fail(self, target: str, message: str, n_ops: int, *, count: bool = True, reread: bool = False) -> dict[str, Any]:
+        """The all-or-nothing refusal of a batch: says nothing was applied and echoes the live store.
+
+        Like a refused single op (and the reference's batch error), it carries ``current_entries``
+        (sanitised) and ``usage`` so the model can correct its ``old_text`` in the same turn.
+        ``reread`` re-reads the file first (readers need no lock) when the refusal happened before
+        the lock was taken, so the echo shows what is really stored.
+        """
         if count:
             self._failures += 1
             terminal = self._terminal()
             if terminal:
                 return terminal
         self._ensure_loaded()
-        if echo:  # re-read (readers need no lock) so the echo shows what is really stored
+        if reread:
             disk = self._read(target)
             if not disk.error:
                 self._entries[target] = disk.entries
         text = (
             f"{message} The whole batch was rejected: 0 of {n_ops} operation(s) were applied "
-            "(batch is all-or-nothing). Fix that operation and resend the whole batch."
+            "(batch is all-or-nothing). Fix that operation (see current_entries) and resend the whole batch."
         )
-        if echo:  # a scan refusal (B15): show what is stored so the agent sees nothing landed
-            return _fail(text, current_entries=self._echo(target), usage=self._usage_cl(target), applied=0)
-        return _fail(text, usage=self._usage_cl(target), entry_count=len(self._entries[target]), applied=0)
+        return _fail(
+            text,
+            current_entries=self._echo(target),
+            usage=self._usage_cl(target),
+            entry_count=len(self._entries[target]),
+            applied=0,
+        )
 
     def _over_budget(
         self, target: str, ops: list[dict[str, Any]], single: bool, old_chars: int, new_chars: int, label: str, limit: int
@@ -753,7 +811,7 @@ class MemoryStore:
     def _read(self, target: str) -> _Disk:
         path = self.path_for(target)
         try:
-            data = path.read_bytes()
+            data = _read_all(path)
         except FileNotFoundError:
             return _Disk([])
         except OSError as exc:
@@ -769,41 +827,34 @@ class MemoryStore:
         """The file that is really written: the resolved target when ``path`` is a symlink."""
         return Path(os.path.realpath(path)) if path.is_symlink() else path
 
-    def _lock_for(self, path: Path) -> FileLock:
+    def _lock_for(self, path: Path) -> SidecarLock:
         key = str(path)
         lock = self._locks.get(key)
         if lock is None:
-            lock = FileLock(f"{path}.lock", mode=0o600)
+            lock = SidecarLock(f"{path}.lock", mode=0o600)
             self._locks[key] = lock
         return lock
 
     @contextmanager
-    def _locked(self, path: Path):
+    def _locked(self, path: Path, *, resolved: bool = False):
         # The sidecar sits next to the file really written, so two homes whose MEMORY.md links to
         # one shared file serialise on one lock (a lock per link lost updates, and one writer's
-        # temp sweep deleted the other's live temp file).
-        path = self._real(path)
+        # temp sweep deleted the other's live temp file). ``resolved``: ``path`` is already real.
+        path = path if resolved else self._real(path)
         lock_path = f"{path}.lock"
         lock = self._lock_for(path)
         try:
             try:
-                st = os.lstat(lock_path)
-            except FileNotFoundError:
+                lock.acquire(timeout=self.lock_timeout_s)
+            except FileNotFoundError:  # first write into a new home: create the folder, then retry
                 _mkdir_private(path.parent)
-                fd = os.open(lock_path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
-                os.close(fd)
-            else:
-                if stat.S_ISLNK(st.st_mode):
-                    raise LockFileError(
-                        errno.ELOOP,
-                        f"refusing to use lock file {lock_path}: it is a symlink. Delete it (the store recreates it) and retry.",
-                    )
-                if st.st_mode & 0o077:
-                    os.chmod(lock_path, 0o600)
-            lock.acquire(timeout=self.lock_timeout_s)
-        except LockFileError:
-            raise
-        except Timeout as exc:  # a writer stopped mid-write (Ctrl-Z, a hung disk) must not hang every turn
+                lock.acquire(timeout=self.lock_timeout_s)
+        except LockSymlinkError as exc:
+            raise LockFileError(
+                errno.ELOOP,
+                f"refusing to use lock file {lock_path}: it is a symlink. Delete it (the store recreates it) and retry.",
+            ) from exc
+        except LockTimeout as exc:  # a writer stopped mid-write (Ctrl-Z, a hung disk) must not hang every turn
             raise LockFileError(
                 errno.EAGAIN,
                 f"another process has held {lock_path} for more than {self.lock_timeout_s:g} s; nothing was "
@@ -824,13 +875,13 @@ class MemoryStore:
     def _temp_prefix(path: Path) -> str:
         return f".mem_{path.name}."
 
-    def _sweep_temp_files(self, path: Path) -> None:
+    def _sweep_temp_files(self, path: Path, *, resolved: bool = False) -> None:
         """Delete temp files left by a writer of ``path`` that crashed (once per store and file).
 
         Runs under the file's lock: every writer holds that lock while its temp file exists, so any
         temp file with this file's prefix found now belongs to a dead writer.
         """
-        real = self._real(path)
+        real = path if resolved else self._real(path)
         key = str(real)
         if key in self._swept:
             return
@@ -847,14 +898,18 @@ class MemoryStore:
             except OSError:
                 pass
 
-    def _write(self, path: Path, text: str) -> None:
-        """Write ``text`` (UTF-8, LF) to ``path`` atomically: temp in the real target's folder, fsync, replace."""
-        real = self._real(path)
-        _mkdir_private(real.parent)
+    def _write(self, path: Path, text: str, *, resolved: bool = False) -> None:
+        """Write ``text`` (UTF-8, LF) to ``path`` atomically: temp in the real target's folder, fsync, replace.
+
+        The temp file is ``.mem_<name>.<pid>.<n>.tmp``, created exclusively with mode 0600 and
+        ``O_NOFOLLOW`` (the lock is held, so only a crashed writer's leftovers can share the prefix,
+        and those are swept). ``resolved``: ``path`` is already the real file.
+        """
+        real = path if resolved else self._real(path)
         data = text.encode("utf-8")
         tmp = None
         try:
-            fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=self._temp_prefix(real), suffix=".tmp")
+            fd, tmp = self._open_temp(real)
             try:
                 view = memoryview(data)
                 while view:
@@ -872,6 +927,25 @@ class MemoryStore:
                     os.unlink(tmp)
                 except OSError:
                     pass
+
+    def _open_temp(self, real: Path) -> tuple[int, str]:
+        """Create and open a fresh temp file next to ``real`` (its folder is made on first use)."""
+        prefix = os.path.join(os.fspath(real.parent), self._temp_prefix(real))
+        for attempt in range(100):
+            self._tmp_seq += 1
+            name = f"{prefix}{os.getpid()}.{self._tmp_seq}.tmp"
+            try:
+                return os.open(name, _TEMP_FLAGS, 0o600), name
+            except FileExistsError:
+                continue
+            except FileNotFoundError:
+                if attempt:
+                    raise
+                _mkdir_private(real.parent)
+        raise FileExistsError(errno.EEXIST, f"no free temp file name next to {real}")
+
+
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def _fail(error: str, **extra: Any) -> dict[str, Any]:

@@ -1,0 +1,55 @@
+"""The attack and benign corpora of the threat scan (issue 13 §4), shared by the tests and the bench.
+
+The attack phrasings and our own benign notes live in ``tests/memory/data/``; the LoCoMo notes are
+read at run time from ``../shared/data/locomo/locomo-dev.json`` (evaluation data, CC BY-NC 4.0,
+Maharana et al., ACL 2024), which is never copied into the repository.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent / "data"
+REPO = Path(__file__).resolve().parents[2]
+#: Where the shared evaluation data sits next to a worktree (``../shared`` from the repository root).
+LOCOMO = REPO.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
+
+
+def attack_phrasings() -> list[tuple[str, str]]:
+    """``(family, phrasing)`` for every phrasing of ``attack_corpus.json``."""
+    data = json.loads((DATA / "attack_corpus.json").read_text(encoding="utf-8"))
+    return [(fam, p) for fam, v in data["families"].items() for p in v["phrasings"]]
+
+
+def own_benign_notes() -> list[tuple[str, str]]:
+    """``(category, note)`` for the notes written for this test (paths, commands, emoji, CJK ...)."""
+    data = json.loads((DATA / "benign_notes.json").read_text(encoding="utf-8"))
+    return [(cat, n) for cat, notes in data["notes"].items() for n in notes]
+
+
+def locomo_notes(path: Path = LOCOMO) -> list[tuple[str, str]]:
+    """``(kind, text)`` for every LoCoMo observation, event, session summary and dialogue turn.
+
+    Raises ``FileNotFoundError`` naming the path when the shared data is missing (tests fail, not skip).
+    """
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"LoCoMo data not found at {path}: the benign corpus reads it from the shared evaluation data "
+            "(../shared/data/locomo/locomo-dev.json next to the repository)."
+        )
+    out: list[tuple[str, str]] = []
+    for conv in json.loads(path.read_text(encoding="utf-8")):
+        for per_speaker in conv["observation"].values():
+            for items in per_speaker.values():
+                out += [("observation", item[0]) for item in items]
+        for per_speaker in conv["event_summary"].values():
+            if isinstance(per_speaker, dict):
+                for items in per_speaker.values():
+                    if isinstance(items, list):
+                        out += [("event", x) for x in items if isinstance(x, str)]
+        out += [("session_summary", v) for v in conv["session_summary"].values() if isinstance(v, str)]
+        for turns in conv["conversation"].values():
+            if isinstance(turns, list):
+                out += [("turn", t["text"]) for t in turns if t.get("text")]
+    return out
