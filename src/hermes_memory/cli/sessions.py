@@ -26,6 +26,16 @@ from hermes_memory.sessions.importers import FORMATS, import_path
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 
+ProjectOpt = Annotated[Path | None, typer.Option(
+    "--project", help="Only sessions run in this folder or below it (their working directory, as "
+    "Claude Code records it).")]
+
+
+def _project(path: Path | None) -> str | None:
+    """The absolute folder for ``--project`` (``~`` expanded; need not exist any more)."""
+    return None if path is None else str(path.expanduser().resolve())
+
+
 def _db(ctx: typer.Context) -> SessionDB:
     return SessionDB(state(ctx).home.state_db)
 
@@ -92,12 +102,14 @@ def register(app: typer.Typer) -> None:
         source: Annotated[str | None, typer.Option("--source", help="Only this source (cli, telegram, ...).")] = None,
         limit: Annotated[int, typer.Option("--limit", min=1, help="Sessions to show.")] = 20,
         offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many (newest first).")] = 0,
+        project: ProjectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """List sessions, newest first."""
+        cwd = _project(project)
         with _db(ctx) as db:
-            rows = db.list_sessions(source=source, limit=limit, offset=offset)
-            total = db.session_count(source)
+            rows = db.list_sessions(source=source, limit=limit, offset=offset, cwd_prefix=cwd)
+            total = db.session_count(source, cwd_prefix=cwd)
         if as_json:
             print_json({"total": total, "sessions": rows})
             return
@@ -149,9 +161,11 @@ def register(app: typer.Typer) -> None:
             "--until", help="Messages before: same forms as --since; a bare date includes that whole day.")] = None,
         limit: Annotated[int, typer.Option("--limit", min=1, max=1000)] = 20,
         sort: Annotated[str, typer.Option("--sort", help="relevance, newest or oldest.")] = "relevance",
+        project: ProjectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """Full-text search over every stored message, optionally filtered."""
+        cwd = _project(project)
         if sort not in ("relevance", "newest", "oldest"):
             fail("--sort must be relevance, newest or oldest.", EXIT_USAGE)
         now = time.time()
@@ -163,7 +177,8 @@ def register(app: typer.Typer) -> None:
             sid = _resolve(db, session, by_title=False) if session is not None else None
             rows = db.search_messages(query, source_filter=source, role_filter=role, session_id=sid,
                                       user_id=user_id, since=t_since, until=t_until, limit=limit,
-                                      sort=None if sort == "relevance" else sort, raise_errors=True)
+                                      sort=None if sort == "relevance" else sort, raise_errors=True,
+                                      cwd_prefix=cwd)
         if as_json:
             print_json({"query": query, "count": len(rows), "results": rows})
             return
