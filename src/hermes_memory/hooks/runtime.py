@@ -48,6 +48,8 @@ SNAPSHOT_BUDGET = 10.0
 SESSION_HITS = 3
 """Earlier sessions whose best hits a recall includes (``session_search`` discovery ``limit``)."""
 HITS_PER_SESSION = 2
+DB_BUSY_TIMEOUT, DB_WRITE_RETRIES = 1.0, 3
+"""state.db busy timeout (s) and write retries in a hook: a locked database costs at most ~4 s."""
 LOG_BYTES = 1_000_000
 """``hooks.log`` rotates at about 1 MB (3 old files kept)."""
 
@@ -154,7 +156,8 @@ class HookRunner:
         from hermes_memory.sessions.db import SessionDB
 
         self.home.ensure()
-        return SessionDB(self.home.state_db)
+        # fewer retries than the agent's: a hook must answer within the client's timeout
+        return SessionDB(self.home.state_db, timeout=DB_BUSY_TIMEOUT, write_retries=DB_WRITE_RETRIES)
 
     def _ensure_session(self, db: Any, system_prompt: str | None = None) -> None:
         if not self.session_id:
@@ -200,8 +203,11 @@ class HookRunner:
         if not done or not text:
             log.warning("%s: snapshot not ready within %g s; nothing injected", self.event, SNAPSHOT_BUDGET)
             return None
-        with self._db() as db:
-            self._ensure_session(db, system_prompt=text)
+        try:
+            with self._db() as db:
+                self._ensure_session(db, system_prompt=text)
+        except Exception:  # the context is still worth giving; the row is created by a later hook
+            log.exception("%s: could not record the session start", self.event)
         return self._context(text)
 
     def recall_text(self, prompt: str) -> str:
