@@ -133,6 +133,12 @@ class NoisyProvider(MemoryProvider):
         if mode == "dead":
             socket.create_connection(("127.0.0.1", 1), timeout=2)
         return "noisy-recall-marker about " + query[:40]
+
+    def sync_turn(self, user_content, assistant_content, *, session_id=""):
+        path = os.environ.get("NOISY_SYNC_FILE")
+        if path:
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(f"{session_id}|{user_content}|{assistant_content}\\n")
 '''
 
 

@@ -235,3 +235,17 @@ def test_an_unknown_client_event_or_option_still_exits_0(hermes_home: Path) -> N
         r = subprocess.run([sys.executable, "-m", "hermes_memory", *args], input="{}", capture_output=True,
                            text=True, timeout=60)
         assert r.returncode == 0 and r.stdout == "", (args, r.stderr)
+
+
+def test_stop_gives_the_latest_exchange_to_the_external_provider(hermes_home: Path, tmp_path: Path) -> None:
+    install_noisy_plugin(hermes_home)
+    sync = tmp_path / "synced.txt"
+    t = Transcript(tmp_path / "projects" / "p" / "sync.jsonl", "sync")
+    t.turn("first question", "first answer")
+    t.write(t.user("my editor is helix"), t.tool_use("toolu_9", "Read", {"file_path": "x"}),
+            t.tool_result("toolu_9", "data"), t.assistant_text("Noted: helix."))
+    r = run_hook("Stop", _payload("Stop", "sync", t.path), env={"NOISY_SYNC_FILE": str(sync)})
+    assert r.returncode == 0 and r.stdout == ""
+    assert sync.read_text() == "cc-sync|my editor is helix|Noted: helix.\n"
+    r = run_hook("Stop", _payload("Stop", "sync", t.path), env={"NOISY_SYNC_FILE": str(sync)})
+    assert sync.read_text().count("\n") == 1  # nothing new imported, nothing synced again

@@ -149,7 +149,7 @@ def register(app: typer.Typer) -> None:
         for line in errors[-5:]:
             err_console.print(escape(line), highlight=False, soft_wrap=True)
 
-    @app.command("run", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+    @app.command("run", hidden=True, context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
     def run_cmd(
         ctx: typer.Context,
         event: Annotated[str, typer.Argument(help="Hook event name (SessionStart, UserPromptSubmit, ...).")],

@@ -14,6 +14,8 @@ Actions (see :mod:`hermes_memory.hooks.clients` for which event runs which):
 ``import``    The transcript (``transcript_path``, else found by ``session_id`` in the client's
               projects folder) is imported incrementally (``claude_code.import_incremental``); the
               read offset lives in ``$HERMES_HOME/hooks/transcripts/<client>/<session>.json``.
+              When it brought new messages and an external provider is configured, the latest
+              exchange goes to the provider's ``sync_turn`` (``MemoryManager.sync_all``).
 ``end``       ``import``, then ``SessionDB.end_session`` (reason ``<client>:<reason>``).
 ``record``    The turn the payload carries (``prompt`` and ``prompt_response``) is appended.
 
@@ -48,6 +50,8 @@ SNAPSHOT_BUDGET = 10.0
 SESSION_HITS = 3
 """Earlier sessions whose best hits a recall includes (``session_search`` discovery ``limit``)."""
 HITS_PER_SESSION = 2
+SYNC_DRAIN = 10.0
+"""Seconds a Stop hook waits for the external provider's ``sync_turn`` to finish."""
 DB_BUSY_TIMEOUT, DB_WRITE_RETRIES = 1.0, 3
 """state.db busy timeout (s) and write retries in a hook: a locked database costs at most ~4 s."""
 LOG_BYTES = 1_000_000
@@ -306,6 +310,34 @@ class HookRunner:
         for e in report.errors[:5]:
             log.warning("%s: %s", self.event, e)
         log.info("%s: %d message(s) imported from %s", self.event, report.messages_imported, path)
+        if report.messages_imported:
+            self.sync_provider()
+
+    def sync_provider(self) -> None:
+        """Give the external provider (if one is configured) the latest exchange, as the agent's
+        ``sync_all`` does after each turn; waits for its background write (at most ``SYNC_DRAIN`` s)."""
+        config = self._config()
+        if not (config.memory.provider or "").strip() or not self.session_id:
+            return
+        with self._db() as db:
+            rows = db._read("SELECT role, content FROM messages WHERE session_id = ? AND role IN ('user', 'assistant') "
+                            "AND content IS NOT NULL ORDER BY id DESC LIMIT 50", (self.session_id,))
+        answer = next((r["content"] for r in rows if r["role"] == "assistant"), None)
+        after_answer = False
+        question = None
+        for r in rows:
+            if r["role"] == "assistant" and r["content"] == answer:
+                after_answer = True
+            elif after_answer and r["role"] == "user":
+                question = r["content"]
+                break
+        if not answer or not question:
+            return
+        manager = self._manager(config)
+        try:
+            manager.sync_all(question, answer, session_id=self.session_id)
+        finally:
+            manager.shutdown_all(drain_timeout=SYNC_DRAIN)
 
     def end(self) -> None:
         self.import_transcript()
