@@ -225,3 +225,14 @@ def test_install_refuses_a_hooks_value_of_the_wrong_type_without_writing(claude_
     with pytest.raises(HooksError):
         install(settings, planned_groups(CLAUDE_CODE), hermes_home)
     assert settings.read_text() == '{"hooks": "nope"}'
+
+
+def test_install_with_home_pins_that_data_home_in_every_command(claude_home: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other home"
+    r = cli("--home", str(other), "hooks", "install", "claude-code", env=_env(claude_home))
+    assert r.returncode == 0, r.stderr
+    ours = _ours(claude_home / ".claude" / "settings.json")
+    assert all(f"--home '{other.resolve()}'" in e[0]["command"] for e in ours.values())
+    assert (other / "hooks" / "installs.json").exists()
+    r = cli("--home", str(other), "hooks", "uninstall", "claude-code", env=_env(claude_home))
+    assert r.returncode == 0 and not (claude_home / ".claude" / "settings.json").exists()

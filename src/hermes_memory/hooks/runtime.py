@@ -259,6 +259,7 @@ class HookRunner:
         prompt = self.payload.get("prompt")
         if not isinstance(prompt, str) or is_trivial_prompt(prompt):
             return None
+        _preload()  # module loading is start-up, not recall: the budget starts after it
         done, text, error = _bounded(lambda: self.recall_text(prompt), self.budget)
         if error is not None:
             raise error
@@ -376,6 +377,16 @@ class HookRunner:
         else:
             log.info("%s: not an event hermes-memory handles for %s; ignored", self.event, self.client.title)
         return None
+
+
+def _preload() -> None:
+    """Import what a recall uses (a fresh hook process pays ~1-2 s of imports on a busy machine)."""
+    import hermes_memory.config
+    import hermes_memory.memory
+    import hermes_memory.providers.builtin
+    import hermes_memory.providers.discovery
+    import hermes_memory.providers.manager
+    import hermes_memory.sessions.search  # noqa: F401
 
 
 def _plain_snippet(snippet: Any) -> str:
