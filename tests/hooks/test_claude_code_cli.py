@@ -12,8 +12,8 @@ from hermes_memory.providers.fencing import CONTEXT_NOTE, FENCE_CLOSE, FENCE_OPE
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.search import session_search
 from tests.agent.fakes.servers import FakeAnthropicServer
-from tests.hooks.claude_cli import ensure_claude
 from tests.hooks.helpers import cli
+from tests.hooks.npm_cli import ensure_claude
 
 
 def _claude(exe: str, prompt: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:

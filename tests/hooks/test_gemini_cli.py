@@ -41,3 +41,41 @@ def test_gemini_cli_session_records_turns_and_recalls_them_in_the_next_session(h
     ctx = doc["hookSpecificOutput"]["additionalContext"]
     assert doc["hookSpecificOutput"]["hookEventName"] == "BeforeAgent"
     assert CONTEXT_NOTE in ctx and "Thursdays" in ctx
+
+
+def test_real_gemini_cli_request_carries_snapshot_and_recall_and_turns_are_recorded(
+        tmp_path: Path, hermes_home: Path) -> None:
+    import os
+    import subprocess
+
+    from tests.hooks.fake_gemini import FakeGeminiServer
+    from tests.hooks.npm_cli import ensure_gemini
+
+    exe = ensure_gemini()
+    home = tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True)
+    # the user's own settings: API-key auth, no usage statistics, hooks on
+    (home / ".gemini" / "settings.json").write_text(json.dumps({
+        "hooksConfig": {"enabled": True}, "privacy": {"usageStatisticsEnabled": False},
+        "security": {"auth": {"selectedType": "gemini-api-key"}}}, indent=2))
+    project = tmp_path / "proj"
+    project.mkdir()
+    env = {**os.environ, "HOME": str(home), "HERMES_HOME": str(hermes_home), "GEMINI_API_KEY": "local-test-key",
+           "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    assert cli("memory", "add", "--target", "user", "The user's dog is called Biscuit.", env=env).returncode == 0
+    assert cli("hooks", "install", "gemini-cli", "--recall-budget", "10", env=env).returncode == 0
+    with FakeGeminiServer(default="Noted.") as server:
+        env["GOOGLE_GEMINI_BASE_URL"] = server.url
+        for prompt in ("Remember: our staging cluster is named quokka-seven.", "What is our staging cluster named?"):
+            r = subprocess.run([exe, "-p", prompt], env=env, cwd=project, capture_output=True, text=True, timeout=300)
+            assert r.returncode == 0, r.stderr[-2000:]
+        bodies = [json.dumps(q["body"]) for q in server.requests]
+    assert any("The user's dog is called Biscuit." in b for b in bodies)
+    # Gemini CLI HTML-escapes hook context (&lt;memory-context&gt;); the note and the recall get through
+    assert any("recalled memory context, NOT new user input" in b and "quokka-seven" in b for b in bodies)
+    with SessionDB(hermes_home / "state.db") as db:
+        sessions = db.list_sessions(source="gemini_cli")
+        assert len(sessions) == 2 and all(s["ended_at"] and s["cwd"] == str(project) for s in sessions)
+        firsts = {db.get_messages(s["id"])[0]["content"] for s in sessions}
+    # the prompt as the user typed it: the snapshot the CLI prefixed to it is not recorded
+    assert firsts == {"Remember: our staging cluster is named quokka-seven.", "What is our staging cluster named?"}

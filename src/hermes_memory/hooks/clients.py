@@ -44,6 +44,9 @@ class ClientSpec:
     session_prefix: str
     source: str
     transcript_kind: str | None
+    context_tag: str | None = None
+    """Tag the client wraps hook-added context in when it hands the prompt back to later hooks
+    (Gemini CLI: ``<hook_context>``); removed before a prompt is searched or recorded."""
 
     def action(self, event: str) -> str | None:
         """Our action for ``event`` (``None`` for an event we do not handle)."""
@@ -102,6 +105,7 @@ GEMINI_CLI = ClientSpec(
     session_prefix="gemini-",
     source="gemini_cli",
     transcript_kind=None,  # its transcript is recorded turn by turn from AfterAgent
+    context_tag="hook_context",  # measured with Gemini CLI 0.61: SessionStart context prefixes the prompt
 )
 
 CLIENTS: dict[str, ClientSpec] = {c.name: c for c in (CLAUDE_CODE, GEMINI_CLI)}

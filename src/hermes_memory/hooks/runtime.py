@@ -174,6 +174,19 @@ class HookRunner:
             db._execute_write(lambda c: c.execute(
                 "UPDATE sessions SET cwd = coalesce(cwd, ?) WHERE id = ?", (cwd, self.session_id)))
 
+    def _prompt(self, key: str = "prompt") -> str | None:
+        """The user's own text in ``payload[key]``: context the client wrapped in its
+        ``context_tag`` and any ``<memory-context>`` block removed (``None`` when absent)."""
+        from hermes_memory.providers.fencing import strip_memory_context
+
+        text = self.payload.get(key)
+        if not isinstance(text, str):
+            return None
+        tag = self.client.context_tag
+        if tag:
+            text = re.sub(rf"<{tag}>.*?</{tag}>\s*", "", text, flags=re.DOTALL)
+        return strip_memory_context(text) if "memory-context" in text.lower() else text.strip()
+
     def _context(self, text: str) -> dict[str, Any] | None:
         if not text.strip():
             return None
@@ -256,8 +269,8 @@ class HookRunner:
     def recall(self) -> dict[str, Any] | None:
         from hermes_memory.providers.base import is_trivial_prompt
 
-        prompt = self.payload.get("prompt")
-        if not isinstance(prompt, str) or is_trivial_prompt(prompt):
+        prompt = self._prompt()
+        if prompt is None or is_trivial_prompt(prompt):
             return None
         _preload()  # module loading is start-up, not recall: the budget starts after it
         done, text, error = _bounded(lambda: self.recall_text(prompt), self.budget)
@@ -353,7 +366,7 @@ class HookRunner:
         """Append the turn in the payload (``prompt``, ``prompt_response``) to this session."""
         if not self.session_id:
             return
-        prompt, answer = self.payload.get("prompt"), self.payload.get("prompt_response")
+        prompt, answer = self._prompt(), self.payload.get("prompt_response")
         msgs = [{"role": r, "content": c} for r, c in (("user", prompt), ("assistant", answer))
                 if isinstance(c, str) and c.strip()]
         if not msgs:

@@ -79,7 +79,8 @@ class _FakeServer:
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
                 if "__sse__" in payload:  # a streamed reply: server-sent events, one JSON object each
-                    chunks = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in payload["__sse__"])
+                    chunks = "".join((f"event: {e['type']}\n" if "type" in e else "") + f"data: {json.dumps(e)}\n\n"
+                                     for e in payload["__sse__"])
                     stream = chunks.encode()
                     self.send_response(status)
                     self.send_header("Content-Type", "text/event-stream")
