@@ -209,32 +209,7 @@ class FakeOpenAIServer(_FakeServer):
                       "total_tokens": prompt + completion, "prompt_tokens_details": {"cached_tokens": cached}},
         }
         self.responses.append(out)
-        if body.get("stream"):
-            return 200, {"__sse__": _sse_events(out)}
         return 200, out
-
-
-def _sse_events(message: dict[str, Any]) -> list[dict[str, Any]]:
-    """The streaming form of a complete Anthropic ``message`` (the event sequence the API documents:
-    message_start, per block start/delta/stop, message_delta with the stop reason, message_stop)."""
-    usage = message["usage"]
-    start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
-    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
-    for i, block in enumerate(message["content"]):
-        if block["type"] == "text":
-            events.append({"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}})
-            events.append({"type": "content_block_delta", "index": i,
-                           "delta": {"type": "text_delta", "text": block["text"]}})
-        else:
-            events.append({"type": "content_block_start", "index": i,
-                           "content_block": {**block, "input": {}}})
-            events.append({"type": "content_block_delta", "index": i,
-                           "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}})
-        events.append({"type": "content_block_stop", "index": i})
-    events.append({"type": "message_delta", "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-                   "usage": {"output_tokens": usage["output_tokens"]}})
-    events.append({"type": "message_stop"})
-    return events
 
 
 class FakeAnthropicServer(_FakeServer):
