@@ -176,8 +176,14 @@ def append_member(text: str, container: Node, key: str | None, value: Any, style
             sep = text[comma + 1 : last_start]
         else:
             sep = text[container.start + 1 : last_start]
-        indent = _line_indent(text, last_start) if "\n" in sep else ""
-        rendered = _render(value, style, indent)
+            if not sep and style.pretty:  # `[{...}]` in a pretty file: `[{...}, {...}]`
+                sep = " "
+        if "\n" in sep:
+            rendered = _render(value, style, _line_indent(text, last_start))
+        else:  # members on one line (even in a pretty file): the new one stays on that line too
+            rendered = _render(value, Style(False, style.indent, style.newline), "")
+            if style.pretty:
+                rendered = json.dumps(value, ensure_ascii=False)
         member = rendered if key is None else json.dumps(key, ensure_ascii=False) + kv_sep + rendered
         at = last[2].end
         return text[:at] + "," + sep + member + text[at:]
