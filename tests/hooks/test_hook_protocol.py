@@ -249,3 +249,15 @@ def test_stop_gives_the_latest_exchange_to_the_external_provider(hermes_home: Pa
     assert sync.read_text() == "cc-sync|my editor is helix|Noted: helix.\n"
     r = run_hook("Stop", _payload("Stop", "sync", t.path), env={"NOISY_SYNC_FILE": str(sync)})
     assert sync.read_text().count("\n") == 1  # nothing new imported, nothing synced again
+
+
+def test_a_session_resumed_after_its_end_is_live_again(hermes_home: Path, tmp_path: Path) -> None:
+    t = Transcript(tmp_path / "projects" / "p" / "again.jsonl", "again")
+    t.turn("first visit", "hello")
+    assert run_hook("SessionEnd", _payload("SessionEnd", "again", t.path)).returncode == 0
+    with SessionDB(hermes_home / "state.db") as db:
+        assert db.get_session("cc-again")["ended_at"] is not None
+    r = run_hook("SessionStart", _payload("SessionStart", "again", t.path, source="resume"))
+    assert r.returncode == 0 and json.loads(r.stdout)
+    with SessionDB(hermes_home / "state.db") as db:
+        assert db.get_session("cc-again")["ended_at"] is None

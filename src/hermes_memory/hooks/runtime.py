@@ -223,6 +223,9 @@ class HookRunner:
         try:
             with self._db() as db:
                 self._ensure_session(db, system_prompt=text)
+                row = db.get_session(self.session_id) if self.session_id else None
+                if row and row.get("ended_at") is not None:  # resumed after a SessionEnd: live again
+                    db.reopen_session(self.session_id)
         except Exception:  # the context is still worth giving; the row is created by a later hook
             log.exception("%s: could not record the session start", self.event)
         return self._context(text)
