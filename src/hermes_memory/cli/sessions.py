@@ -26,6 +26,24 @@ from hermes_memory.sessions.importers import FORMATS, import_path
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 
+ProjectOpt = Annotated[Path | None, typer.Option(
+    "--project", help="Only sessions run in this folder or below it (their working directory, as "
+    "Claude Code records it).")]
+
+
+def _project(path: Path | None) -> str | None:
+    """The absolute folder for ``--project`` (``~`` expanded; need not exist any more)."""
+    return None if path is None else str(path.expanduser().resolve())
+
+
+def _under(folder: str | None, project: str) -> bool:
+    """True when ``folder`` is ``project`` or a folder below it (the rule of ``cwd_clause``)."""
+    if not folder:
+        return False
+    base = project.rstrip("/\\") or project
+    return folder == base or folder.startswith((base + "/", base + "\\"))
+
+
 def _db(ctx: typer.Context) -> SessionDB:
     return SessionDB(state(ctx).home.state_db, synchronous=state(ctx).config.sessions.synchronous)
 
@@ -92,12 +110,14 @@ def register(app: typer.Typer) -> None:
         source: Annotated[str | None, typer.Option("--source", help="Only this source (cli, telegram, ...).")] = None,
         limit: Annotated[int, typer.Option("--limit", min=1, help="Sessions to show.")] = 20,
         offset: Annotated[int, typer.Option("--offset", min=0, help="Skip this many (newest first).")] = 0,
+        project: ProjectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """List sessions, newest first."""
+        cwd = _project(project)
         with _db(ctx) as db:
-            rows = db.list_sessions(source=source, limit=limit, offset=offset)
-            total = db.session_count(source)
+            rows = db.list_sessions(source=source, limit=limit, offset=offset, cwd_prefix=cwd)
+            total = db.session_count(source, cwd_prefix=cwd)
         if as_json:
             print_json({"total": total, "sessions": rows})
             return
@@ -152,10 +172,12 @@ def register(app: typer.Typer) -> None:
         query_syntax: Annotated[bool, typer.Option(
             "--query-syntax", help="Read upper-case AND, OR, NOT, NEAR between words as operators "
             "(by default they are plain words).")] = False,
+        project: ProjectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         """Full-text search over every stored message, optionally filtered; sessions whose title
         matches are listed first."""
+        cwd = _project(project)
         if sort not in ("relevance", "newest", "oldest"):
             fail("--sort must be relevance, newest or oldest.", EXIT_USAGE)
         now = time.time()
@@ -168,12 +190,13 @@ def register(app: typer.Typer) -> None:
             rows = db.search_messages(query, source_filter=source, role_filter=role, session_id=sid,
                                       user_id=user_id, since=t_since, until=t_until, limit=limit,
                                       sort=None if sort == "relevance" else sort, raise_errors=True,
-                                      query_syntax=query_syntax)
+                                      query_syntax=query_syntax, cwd_prefix=cwd)
             sources = [x.strip() for x in (source or "").split(",") if x.strip()]
             titled = [] if sid is not None else [
                 {k: t.get(k) for k in ("id", "title", "title_match", "source", "started_at")}
                 for t in db.search_titles(query, limit=limit, query_syntax=query_syntax)
                 if (not sources or t.get("source") in sources) and (user_id is None or t.get("user_id") == user_id)
+                and (cwd is None or _under(t.get("cwd"), cwd))
             ]
         if as_json:
             print_json({"query": query, "count": len(rows), "results": rows, "title_matches": titled})

@@ -1019,6 +1019,7 @@ class SessionDB:
         with_context: bool = True,
         with_snippet: bool = True,
         query_syntax: bool = False,
+        cwd_prefix: str | None = None,
     ) -> list[dict[str, Any]]:
         """Full-text search over all messages; any string is accepted and nothing is raised.
 
@@ -1027,7 +1028,8 @@ class SessionDB:
         ``AND``/``OR``/``NOT``/``NEAR`` are plain words unless ``query_syntax`` is True (then they
         are operators; a query left with no positive term is searched as words). Filters: sources to
         include/exclude, roles, one session, ``user_id``, ``since <= timestamp < until`` (epoch s),
-        and sessions to leave out. ``sort``: ``None``/``"relevance"`` (BM25, best first),
+        sessions to leave out, and ``cwd_prefix`` (sessions whose working directory is that folder
+        or below it; see :func:`cwd_clause`). ``sort``: ``None``/``"relevance"`` (BM25, best first),
         ``"newest"`` or ``"oldest"`` (ties broken by message id, so order is stable).
 
         Returns a list of dicts: ``id, session_id, role, snippet`` (matches wrapped in
@@ -1056,6 +1058,7 @@ class SessionDB:
                 with_context,
                 with_snippet,
                 query_syntax,
+                cwd_prefix,
             )
         except (SessionStoreError, sqlite3.Error) as exc:
             if raise_errors:
@@ -1075,10 +1078,16 @@ class SessionDB:
         since: float | None,
         until: float | None,
         excluded_sessions: list[str],
+        cwd_prefix: str | None = None,
     ) -> tuple[str, list[Any], bool]:
         where: list[str] = []
         params: list[Any] = []
         needs_session = False
+        if cwd_prefix is not None:
+            clause, extra = cwd_clause(cwd_prefix, "s.")
+            where.append(clause)
+            params += extra
+            needs_session = True
         if sources:
             where.append(f"s.source IN ({','.join('?' * len(sources))})")
             params += sources
@@ -1125,13 +1134,14 @@ class SessionDB:
         with_context: bool = True,
         with_snippet: bool = True,
         query_syntax: bool = False,
+        cwd_prefix: str | None = None,
     ) -> list[dict[str, Any]]:
         plan = fts_mod.build_query(query, syntax=query_syntax)
         if plan.empty or limit <= 0:
             return []
         want = offset + limit
         cond, params, needs_session = self._filters(
-            sources, excluded, roles, session_id, user_id, since, until, excluded_sessions
+            sources, excluded, roles, session_id, user_id, since, until, excluded_sessions, cwd_prefix
         )
         order_newest = (sort or "").lower() in ("newest", "recent", "desc")
         order_oldest = (sort or "").lower() in ("oldest", "asc")
@@ -1476,13 +1486,19 @@ class SessionDB:
         offset: int = 0,
         user_id: str | None = None,
         include_preview: bool = True,
+        cwd_prefix: str | None = None,
     ) -> list[dict[str, Any]]:
         """Sessions newest first (by ``started_at``, ties by id): every column plus ``preview``
-        (first user message, 80 chars) and ``last_active`` (newest message time or ``started_at``)."""
+        (first user message, 80 chars) and ``last_active`` (newest message time or ``started_at``).
+        ``cwd_prefix`` keeps sessions run in that folder or below it (:func:`cwd_clause`)."""
         where, params = [], []
         if source:
             where.append("source = ?")
             params.append(source)
+        if cwd_prefix is not None:
+            clause, extra = cwd_clause(cwd_prefix)
+            where.append(clause)
+            params += extra
         if user_id is not None:
             where.append("user_id = ?")
             params.append(user_id)
@@ -1510,8 +1526,14 @@ class SessionDB:
         """Reference name for :meth:`list_sessions` (sessions newest first, paginated)."""
         return self.list_sessions(source=source, limit=limit, offset=offset)
 
-    def session_count(self, source: str | None = None) -> int:
-        """Number of sessions (optionally of one source)."""
+    def session_count(self, source: str | None = None, cwd_prefix: str | None = None) -> int:
+        """Number of sessions (optionally of one source, and run in or below ``cwd_prefix``)."""
+        if cwd_prefix is not None:
+            clause, params = cwd_clause(cwd_prefix)
+            if source:
+                clause += " AND source = ?"
+                params.append(source)
+            return int(self._read(f"SELECT count(*) FROM sessions WHERE {clause}", params)[0][0])
         if source:
             return int(self._read("SELECT count(*) FROM sessions WHERE source = ?", (source,))[0][0])
         return int(self._read("SELECT count(*) FROM sessions")[0][0])
@@ -1661,6 +1683,16 @@ def _repeats_pending_prompt(conversation: list[dict[str, Any]], content: Any) ->
         if prev["role"] == "assistant" and (prev.get("content") or prev.get("tool_calls")):
             return False
     return False
+
+
+def cwd_clause(prefix: str, alias: str = "") -> tuple[str, list[Any]]:
+    """SQL condition (and its parameters) for sessions whose ``cwd`` is the folder ``prefix`` or a
+    folder below it (``/`` or ``\\`` separated). ``%`` and ``_`` in the path match themselves."""
+    base = prefix.rstrip("/\\") or prefix
+    esc = base.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    col = f"{alias}cwd"
+    return (f"({col} = ? OR {col} LIKE ? ESCAPE '\\' OR {col} LIKE ? ESCAPE '\\')",
+            [base, esc + "/%", esc + "\\\\%"])
 
 
 def _as_list(value: list[str] | tuple[str, ...] | str | None) -> list[str]:

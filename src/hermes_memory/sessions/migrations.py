@@ -40,6 +40,8 @@ SESSION_COLUMNS: list[tuple[str, str]] = [
     ("cache_read_tokens", "INTEGER DEFAULT 0"),
     ("cache_write_tokens", "INTEGER DEFAULT 0"),
     ("reasoning_tokens", "INTEGER DEFAULT 0"),
+    ("cwd", "TEXT"),  # working directory and git branch of a coding-agent session (reference schema 22)
+    ("git_branch", "TEXT"),
     ("billing_provider", "TEXT"),
     ("billing_base_url", "TEXT"),
     ("billing_mode", "TEXT"),

@@ -80,6 +80,17 @@ class _FakeServer:
                 self._send(status, payload)
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
+                if "__sse__" in payload:  # a streamed reply: server-sent events, one JSON object each
+                    chunks = "".join((f"event: {e['type']}\n" if "type" in e else "") + f"data: {json.dumps(e)}\n\n"
+                                     for e in payload["__sse__"])
+                    stream = chunks.encode()
+                    self.send_response(status)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.send_header("Cache-Control", "no-cache")
+                    self.send_header("Content-Length", str(len(stream)))
+                    self.end_headers()
+                    self.wfile.write(stream)
+                    return
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -298,6 +309,9 @@ class FakeAnthropicServer(_FakeServer):
 
     def handle(self, path, headers, body):
         self.requests.append({"path": path, "headers": headers, "body": body})
+        path = path.split("?", 1)[0]  # Claude Code posts to /v1/messages?beta=true
+        if path.rstrip("/") == "/v1/messages/count_tokens":
+            return 200, {"input_tokens": sum(_tokens(c) for c, _ in self._blocks(body))}
         if path.rstrip("/") != "/v1/messages":
             return 404, self.error_body("not_found_error", f"unknown path {path}")
         low = {k.lower(): v for k, v in headers.items()}
@@ -360,4 +374,29 @@ class FakeAnthropicServer(_FakeServer):
                       "cache_creation_input_tokens": write, "cache_read_input_tokens": read},
         }
         self.responses.append(out)
+        if body.get("stream"):
+            return 200, {"__sse__": _sse_events(out)}
         return 200, out
+
+
+def _sse_events(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """The streaming form of a complete Anthropic ``message`` (the event sequence the API documents:
+    message_start, per block start/delta/stop, message_delta with the stop reason, message_stop)."""
+    usage = message["usage"]
+    start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
+    for i, block in enumerate(message["content"]):
+        if block["type"] == "text":
+            events.append({"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}})
+            events.append({"type": "content_block_delta", "index": i,
+                           "delta": {"type": "text_delta", "text": block["text"]}})
+        else:
+            events.append({"type": "content_block_start", "index": i,
+                           "content_block": {**block, "input": {}}})
+            events.append({"type": "content_block_delta", "index": i,
+                           "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}})
+        events.append({"type": "content_block_stop", "index": i})
+    events.append({"type": "message_delta", "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                   "usage": {"output_tokens": usage["output_tokens"]}})
+    events.append({"type": "message_stop"})
+    return events

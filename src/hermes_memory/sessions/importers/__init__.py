@@ -89,9 +89,12 @@ def store_session(
     report: ImportReport,
     session: dict[str, Any],
     messages: list[dict[str, Any]],
-) -> None:
+) -> str:
     """Create ``session`` (keys of :meth:`SessionDB.create_session` plus ``ended_at``/
-    ``end_reason``) if new, then append the ``messages`` it does not hold yet (by position)."""
+    ``end_reason``) if new, then append the ``messages`` it does not hold yet (by position).
+
+    Returns ``"created"``, ``"updated"``, ``"unchanged"`` or ``"differs"`` (stored messages do not
+    match the incoming ones; nothing appended, reported in ``report.errors``)."""
     sid = session["id"]
     existing = db.get_session(sid)
     if existing is None:
@@ -116,7 +119,7 @@ def store_session(
                 "of the conversation); not topped up. Delete the session to import this version."
             )
             report.sessions_unchanged += 1
-            return
+            return "differs"
     new = messages[have:]
     if new:
         db.append_messages(sid, new)
@@ -135,6 +138,9 @@ def store_session(
             )
 
         db._execute_write(_end)
+    if existing is None:
+        return "created"
+    return "updated" if new else "unchanged"
 
 
 def _first_difference(stored: list[dict[str, Any]], incoming: list[dict[str, Any]]) -> int | None:
