@@ -104,7 +104,7 @@ def _templates() -> Jinja2Templates:
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / "templates")), autoescape=True,
-                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+                             trim_blocks=True, lstrip_blocks=True)
     env.globals.update(charts=charts, highlight=highlight, when=when, as_text=as_text,
                        tool_call_parts=tool_call_parts, version=__version__, human=charts.human,
                        TOKEN_KEYS=TOKEN_KEYS, MEMORY_SERIES=MEMORY_SERIES)
