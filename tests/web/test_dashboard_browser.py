@@ -182,12 +182,14 @@ def test_a_write_by_another_client_shows_on_the_next_refresh(dashboard: dict[str
 
     page.goto(dashboard["url"] + "memory")
     assert "Written by the CLI" not in page.locator("#block-memory").inner_text()
+    assert page.locator("#snapshot-same").count() == 1
     assert MemoryStore(hermes_home / "memories").add("memory", "Written by the CLI meanwhile")["success"]
     page.reload()
     assert "Written by the CLI meanwhile" in page.locator("#block-memory").inner_text()
     # The snapshot of the seeded agent session stays frozen: the new entry is only in the live column.
     assert "Written by the CLI meanwhile" in page.locator("#live").inner_text()
     assert "Written by the CLI meanwhile" not in page.locator("#frozen").inner_text()
+    assert page.locator("#snapshot-differs").count() == 1
 
 
 def test_per_user_profiles_are_listed_and_edited_in_their_own_file(dashboard: dict[str, Any], page: Any,

@@ -211,7 +211,10 @@ class Dashboard:
             snap_id = sessions[0]["id"]
         frozen = b.session_snapshot(snap_id) if snap_id else None
         frozen_label = next((s for s in sessions if s["id"] == snap_id), None)
-        return {"title": "Memory", "view": view, "result": result, "attempted": attempted or {},
+        shown, live = (frozen or view["started_snapshot"]).strip(), view["live_snapshot"].strip()
+        # A session's prompt may carry the external provider's block after the memory blocks.
+        same = shown == live or (bool(live) and shown.startswith(live + "\n\n"))
+        return {"snapshot_same": same, "title": "Memory", "view": view, "result": result, "attempted": attempted or {},
                 "snap_sessions": sessions, "snap_id": snap_id, "frozen": frozen, "frozen_session": frozen_label,
                 "dashboard_started": b.started_at}
 

@@ -29,12 +29,14 @@ def human(n: float) -> str:
     return f"{int(n)}"
 
 
-def usage_bar(chars: int, limit: int, *, label: str) -> Markup:
-    """A horizontal bar of ``chars`` used out of ``limit`` (over the limit: full, marked ``over``)."""
+def usage_bar(chars: int, limit: int, *, label: str, fill_class: str | None = None) -> Markup:
+    """A horizontal bar of ``chars`` used out of ``limit`` (over the limit: full, marked ``over``).
+
+    ``fill_class``: the CSS class of the filled part (default: by how full it is)."""
     width, height = 300, 14
     frac = min(1.0, chars / limit) if limit else 0.0
     over = chars > limit
-    cls = "bar-over" if over else ("bar-high" if frac >= 0.8 else "bar-fill")
+    cls = fill_class or ("bar-over" if over else ("bar-high" if frac >= 0.8 else "bar-fill"))
     title = f"{label}: {chars:,}/{limit:,} chars"
     return Markup(
         f'<svg class="usage" viewBox="0 0 {width} {height}" preserveAspectRatio="none" role="img" '
