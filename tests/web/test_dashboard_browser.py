@@ -91,6 +91,20 @@ def test_add_replace_and_remove_an_entry_change_the_file_on_disk(dashboard: dict
     assert "Project uses pytest and ruff" in _memory_file(hermes_home)
 
 
+def test_a_multi_line_entry_survives_the_form_round_trip(dashboard: dict[str, Any], page: Any,
+                                                        hermes_home: Path) -> None:
+    """Browsers send form text with CRLF line ends; the entry still matches and is written with LF."""
+    page.goto(dashboard["url"] + "memory")
+    page.locator("#block-memory form.add textarea").fill("Release steps:\n1. tag\n2. push")
+    page.locator("#block-memory form.add button").click()
+    assert "Release steps:\n1. tag\n2. push" in _memory_file(hermes_home)
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.locator("#block-memory li.entry", has_text="Release steps:").locator("button.danger").click()
+    page.wait_for_selector("#result")
+    assert "Entry removed" in page.locator("#result").inner_text() or "removed" in page.locator("#result").inner_text()
+    assert "Release steps" not in _memory_file(hermes_home) and "\r" not in _memory_file(hermes_home)
+
+
 def test_a_threat_is_refused_as_the_tool_says_and_nothing_is_written(dashboard: dict[str, Any], page: Any,
                                                                     hermes_home: Path) -> None:
     before = (hermes_home / "memories" / "MEMORY.md").read_bytes()

@@ -91,3 +91,15 @@ def test_a_refused_write_leaves_the_file_byte_identical(backend: Any, hermes_hom
     result = backend.memory_write("../escape", {"action": "add", "target": "user", "content": "x"})
     assert result["success"] is False and "escape" in result["error"]
     assert path.read_bytes() == before
+
+
+def test_a_store_turned_off_in_config_is_not_written(hermes_home: Path, seeded: dict[str, Any]) -> None:
+    (hermes_home / "config.yaml").write_text("memory:\n  user_profile_enabled: false\n")
+    server = MemoryServer(HermesHome(hermes_home), load_config(hermes_home / "config.yaml"))
+    try:
+        before = (hermes_home / "memories" / "USER.md").read_bytes()
+        result = Backend(server).memory_write(None, {"action": "add", "target": "user", "content": "Likes tea"})
+        assert result["success"] is False and "user_profile_enabled" in result["error"]
+        assert (hermes_home / "memories" / "USER.md").read_bytes() == before
+    finally:
+        server.close()

@@ -18,7 +18,6 @@ import re
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_memory.sessions import fts as fts_mod
@@ -182,6 +181,12 @@ class Backend:
         except ValueError as exc:
             return {"success": False, "error": f"user {user_id!r}: {exc}"}
         clean = {k: v for k, v in args.items() if k in ("action", "target", "content", "old_text") and v is not None}
+        mem = self.config.memory
+        setting = {"memory": "memory_enabled", "user": "user_profile_enabled"}.get(str(clean.get("target")))
+        if setting and not getattr(mem, setting):
+            # Same rule as the MCP surface, which offers no memory tool for a disabled store.
+            return {"success": False, "error": f"{store.path_for(clean['target']).name} is turned off in config.yaml "
+                    f"(memory.{setting}: false), so it is not written. Nothing was written."}
         result_text = memory_tool(store=store, **clean)
         result = json.loads(result_text)
         server = self.server
@@ -511,11 +516,3 @@ def _day_start(text: str) -> float | None:
     except ValueError:
         return None
     return datetime(d.year, d.month, d.day, tzinfo=UTC).timestamp()
-
-
-def file_mtime(path: str | Path) -> float | None:
-    """Modification time of ``path`` (epoch seconds), ``None`` when missing."""
-    try:
-        return Path(path).stat().st_mtime
-    except OSError:
-        return None

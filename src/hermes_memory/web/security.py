@@ -21,7 +21,6 @@ import hashlib
 import hmac
 import secrets
 import time
-from typing import Any
 
 from hermes_memory.httpguard import bearer_matches
 
@@ -103,22 +102,6 @@ class BrowserAuth:
         """Forget ``sid``'s sign-in."""
         if sid:
             self._signed_in.pop(sid, None)
-
-    def scope_signed_in(self, scope: dict[str, Any]) -> bool:
-        """True when an ASGI ``scope`` carries the cookie of a signed-in browser."""
-        from http.cookies import SimpleCookie
-
-        for name, value in scope.get("headers", []):
-            if name.lower() == b"cookie":
-                jar: SimpleCookie = SimpleCookie()
-                try:
-                    jar.load(value.decode("latin-1"))
-                except Exception:
-                    continue
-                morsel = jar.get(SID_COOKIE)
-                if morsel is not None and self.token is not None and morsel.value in self._signed_in:
-                    return self.signed_in(morsel.value)
-        return False
 
 
 def same_origin(origin: str | None, host: str | None) -> bool:
