@@ -44,9 +44,12 @@ def ensure_chromium() -> str:
     return CHROMIUM
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """A headless Chromium (Debian's) driven by Playwright's bundled driver."""
+    """A headless Chromium (Debian's) driven by Playwright's bundled driver.
+
+    Module-scoped: Playwright's sync API keeps an event loop on this thread while it runs, so it is
+    stopped at the end of each module, before tests elsewhere start their own loops."""
     path = ensure_chromium()
     try:
         from playwright.sync_api import sync_playwright

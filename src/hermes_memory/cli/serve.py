@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import functools
 import signal
+import socket
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -38,6 +39,20 @@ def _stdio_command(home: Path, user_id: str | None) -> list[str]:
     if user_id:
         argv += ["--user-id", user_id]
     return argv
+
+
+def listen(host: str, port: int, port_env: str) -> socket.socket:
+    """Bind and listen on ``host:port``; on failure print why (a busy port names ``--port`` and
+    ``port_env``) and exit 1."""
+    from hermes_memory.httpguard import bind_socket
+
+    try:
+        return bind_socket(host, port)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            fail(f"port {port} on {host} is already in use. Pass --port N (0 picks a free port) "
+                 f"or set {port_env}.", EXIT_REFUSED)
+        fail(f"cannot listen on {host}:{port}: {exc}", EXIT_REFUSED)
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:
@@ -127,17 +142,10 @@ def _serve_http(server: MemoryServer, *, host: str, port: int, token: str | None
     import anyio
 
     from hermes_memory.mcp.clients import all_snippets
-    from hermes_memory.mcp.server import bind_socket, endpoint_url
+    from hermes_memory.mcp.server import endpoint_url
 
     home = server.home
-    try:
-        sock = bind_socket(host, port)
-    except OSError as exc:
-        if exc.errno == errno.EADDRINUSE:
-            fail(f"port {port} on {host} is already in use. Pass --port N (0 picks a free port) "
-                 f"or set {PORT_ENV}.", EXIT_REFUSED)
-        fail(f"cannot listen on {host}:{port}: {exc}", EXIT_REFUSED)
-    with sock:
+    with listen(host, port, PORT_ENV) as sock:
         bound_port = sock.getsockname()[1]
         url = endpoint_url(host, bound_port)
         snippets = all_snippets(url, token=bool(token), stdio_command=_stdio_command(home.root, user_id))

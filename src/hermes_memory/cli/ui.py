@@ -7,7 +7,6 @@ is also served by ``serve --transport http`` at ``/``.
 
 from __future__ import annotations
 
-import errno
 import signal
 import sys
 import threading
@@ -17,7 +16,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 import anyio
 import typer
 
-from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, fail, print_json, state
+from hermes_memory.cli.common import EXIT_USAGE, fail, print_json, state
+from hermes_memory.cli.serve import _exit_on_sigterm as exit_on_sigterm
+from hermes_memory.cli.serve import listen
 
 if TYPE_CHECKING:
     from hermes_memory.mcp.server import MemoryServer
@@ -43,7 +44,7 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="Print the URL as JSON.")] = False,
     ) -> None:
         """Open the dashboard: memory, sessions, insights and providers of this home."""
-        from hermes_memory.httpguard import base_url, bind_refusal, bind_socket
+        from hermes_memory.httpguard import base_url, bind_refusal
         from hermes_memory.mcp.server import MemoryServer
 
         token = (token or "").strip() or None
@@ -55,16 +56,9 @@ def register(app: typer.Typer) -> None:
             server = MemoryServer(st.home, st.config, user_id=user_id)
         except ValueError as exc:
             fail(f"--user-id {user_id!r}: {exc}", EXIT_USAGE)
-        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+        signal.signal(signal.SIGTERM, exit_on_sigterm)
         try:
-            try:
-                sock = bind_socket(host, port)
-            except OSError as exc:
-                if exc.errno == errno.EADDRINUSE:
-                    fail(f"port {port} on {host} is already in use. Pass --port N (0 picks a free port) "
-                         f"or set {PORT_ENV}.", EXIT_REFUSED)
-                fail(f"cannot listen on {host}:{port}: {exc}", EXIT_REFUSED)
-            with sock:
+            with listen(host, port, PORT_ENV) as sock:
                 url = base_url(host, sock.getsockname()[1]) + "/"
                 http = _server(server, host=host, token=token)
                 if as_json:
@@ -90,7 +84,3 @@ def _server(server: MemoryServer, *, host: str, token: str | None) -> Any:
     from hermes_memory.web.app import dashboard_app
 
     return server.http_server(host=host, token=token, app=dashboard_app(server, host=host, token=token))
-
-
-def _exit_on_sigterm(signum: int, frame: object) -> None:
-    raise SystemExit(0)
