@@ -158,3 +158,46 @@ def test_serve_announces_the_dashboard_and_no_dashboard_leaves_only_mcp(hermes_h
     with HttpServer(hermes_home, "--no-dashboard") as srv:
         assert srv.info["dashboard"] is None
         assert httpx.get(srv.url.removesuffix("mcp")).status_code == 404
+
+
+def test_the_snapshot_of_a_live_mcp_client_session_is_shown_beside_the_live_state(
+        hermes_home: Path, seeded: dict[str, Any]) -> None:
+    import anyio
+
+    from tests.mcp.helpers import call, http_session
+
+    with HttpServer(hermes_home) as srv:
+        base = srv.info["dashboard"]
+
+        async def main() -> None:
+            async with http_session(srv.url) as s:
+                await call(s, "memory", {"action": "add", "target": "memory", "content": "Added over MCP"})
+                page = await anyio.to_thread.run_sync(lambda: httpx.get(base + "memory").text)
+                key = re.search(r'<option value="(mcp:[0-9a-f]{16})"', page).group(1)
+                shown = await anyio.to_thread.run_sync(lambda: httpx.get(base + "memory", params={"snapshot": key}).text)
+                frozen = re.search(r'<pre class="prompt" id="frozen">(.*?)</pre>', shown, re.S).group(1)
+                live = re.search(r'<pre class="prompt" id="live">(.*?)</pre>', shown, re.S).group(1)
+                assert "Project uses pytest" in frozen and "Added over MCP" not in frozen
+                assert "Added over MCP" in live and 'id="snapshot-differs"' in shown
+
+        anyio.run(main)
+
+
+def test_ui_opens_the_dashboard_in_the_browser_unless_no_open(hermes_home: Path, tmp_path: Path) -> None:
+    """`ui` hands its URL to the user's browser ($BROWSER, as Python's webbrowser reads it)."""
+    import time
+
+    opened = tmp_path / "opened.txt"
+    opener = tmp_path / "opener.sh"
+    opener.write_text(f'#!/bin/sh\nprintf %s "$1" > {opened}\n')
+    opener.chmod(0o755)
+    argv = [a for a in _ui_argv(hermes_home) if a != "--no-open"]
+    with HttpServer(hermes_home, argv=argv, env=child_env(BROWSER=str(opener))) as srv:
+        deadline = time.monotonic() + 30
+        while not opened.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert opened.read_text() == srv.info["url"]
+    opened.unlink()
+    with HttpServer(hermes_home, argv=_ui_argv(hermes_home), env=child_env(BROWSER=str(opener))):
+        time.sleep(1.5)
+    assert not opened.exists()

@@ -207,15 +207,22 @@ class Dashboard:
         view = b.memory_view(user)
         snap_id = request.query_params.get("snapshot") or ""
         sessions = b.snapshot_sessions()
+        clients = b.client_snapshots()
         if not snap_id and sessions:
             snap_id = sessions[0]["id"]
-        frozen = b.session_snapshot(snap_id) if snap_id else None
-        frozen_label = next((s for s in sessions if s["id"] == snap_id), None)
+        client = next((c for c in clients if "mcp:" + c["key"] == snap_id), None)
+        if client is not None:
+            frozen: str | None = client["snapshot"] or "(both stores were empty)"
+            frozen_label: dict[str, Any] | None = {"id": snap_id, "title": f"MCP client session {client['key'][:8]}",
+                                                   "started_at": client["started_at"]}
+        else:
+            frozen = b.session_snapshot(snap_id) if snap_id else None
+            frozen_label = next((s for s in sessions if s["id"] == snap_id), None)
         shown, live = (frozen or view["started_snapshot"]).strip(), view["live_snapshot"].strip()
         # A session's prompt may carry the external provider's block after the memory blocks.
         same = shown == live or (bool(live) and shown.startswith(live + "\n\n"))
         return {"snapshot_same": same, "title": "Memory", "view": view, "result": result, "attempted": attempted or {},
-                "snap_sessions": sessions, "snap_id": snap_id, "frozen": frozen, "frozen_session": frozen_label,
+                "snap_sessions": sessions, "snap_clients": clients, "snap_id": snap_id, "frozen": frozen, "frozen_session": frozen_label,
                 "dashboard_started": b.started_at}
 
     def _user_param(self, value: Any) -> str | None:

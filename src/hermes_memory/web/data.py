@@ -12,6 +12,7 @@ characters (delimiters included, as in the prompt header).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -206,6 +207,21 @@ class Backend:
             "SELECT id, title, source, started_at FROM sessions WHERE system_prompt LIKE ? "
             "ORDER BY started_at DESC, id DESC LIMIT ?", ("%chars]%", int(limit)))
         return [dict(r) for r in rows]
+
+    def client_snapshots(self) -> list[dict[str, Any]]:
+        """Frozen snapshots of the MCP client sessions this server holds (``serve --transport http``),
+        newest first: ``[{"key", "started_at", "snapshot"}]``; ``[]`` when none (or under ``ui``).
+
+        ``key`` is a digest of the session id (the id itself lets a client speak in that session, so it
+        is never put into a page). Read from the server's table of client sessions (each took its
+        snapshot at its first request)."""
+        clients = getattr(self.server, "_clients", None)
+        if not isinstance(clients, dict):
+            return []
+        with self.server._lock:
+            states = list(clients.values())
+        return sorted(({"key": hashlib.sha256(str(c.key).encode()).hexdigest()[:16], "started_at": float(c.started_at), "snapshot": str(c.snapshot)}
+                       for c in states), key=lambda c: -c["started_at"])
 
     def session_snapshot(self, session_id: str) -> str | None:
         """The memory blocks of the system prompt ``session_id`` started with (the frozen snapshot it
