@@ -70,14 +70,17 @@ def test_with_a_token_an_unauthenticated_request_gets_no_data(hermes_home: Path,
 
 
 def test_the_browser_signs_in_once_and_gets_an_httponly_samesite_cookie(hermes_home: Path, seeded: dict[str, Any],
-                                                                        browser: Any) -> None:
+                                                                        browser: Any, shots_dir: Path) -> None:
     with HttpServer(hermes_home, "--token", TOKEN) as srv:
         base = srv.info["dashboard"]
-        context = browser.new_context()
+        context = browser.new_context(viewport={"width": 1280, "height": 700})
         page = context.new_page()
         page.goto(base + "memory")
         assert page.url == base + "login"
         assert TOKEN not in page.content()
+        page.screenshot(path=str(shots_dir / "login-desktop.png"))
+        page.set_viewport_size({"width": 390, "height": 700})
+        page.screenshot(path=str(shots_dir / "login-phone.png"))
         page.fill("input[name=token]", "not-the-token")
         page.click("form.login button")
         assert "not the token" in page.locator(".notice.error").inner_text()

@@ -53,7 +53,7 @@ def stacked_bars(rows: Sequence[dict[str, Any]], keys: Sequence[tuple[str, str, 
     Each bar has a ``<title>`` tooltip with its numbers. An all-zero series draws an empty frame
     with "no data".
     """
-    width, height, left, bottom, top = 720, 240, 48, 36, 10
+    width, height, left, bottom, top = 720, 250, 70, 40, 14
     plot_w, plot_h = width - left - 8, height - bottom - top
     totals = [sum(int(r.get(k, 0) or 0) for k, _, _ in keys) for r in rows]
     peak = max(totals, default=0)
@@ -84,8 +84,9 @@ def stacked_bars(rows: Sequence[dict[str, Any]], keys: Sequence[tuple[str, str, 
             parts.append(f'<rect class="{cls}" x="{_n(x)}" y="{_n(y)}" width="{_n(bar)}" height="{_n(h)}"/>')
         parts.append("</g>")
         if n <= 12 or i % max(1, n // 6) == 0 or i == n - 1:
-            parts.append(f'<text class="tick" x="{_n(x + bar / 2)}" y="{height - bottom + 16}" text-anchor="middle">'
-                         f'{escape(str(r.get(label_key, ""))[5:])}</text>')
+            last = i == n - 1 and n > 1  # the right-most label ends at its bar, inside the frame
+            parts.append(f'<text class="tick" x="{_n(x + bar if last else x + bar / 2)}" y="{height - bottom + 26}" '
+                         f'text-anchor="{"end" if last else "middle"}">{escape(str(r.get(label_key, ""))[5:])}</text>')
     parts.append("</svg>")
     return Markup("".join(parts))
 
@@ -99,7 +100,7 @@ def legend(keys: Sequence[tuple[str, str, str]]) -> Markup:
 
 def hbars(rows: Sequence[tuple[str, int]], *, title: str) -> Markup:
     """Horizontal bars with a label and a count each (e.g. sessions per source)."""
-    row_h, label_w, width = 24, 140, 720
+    row_h, label_w, width = 32, 170, 720
     height = max(1, len(rows)) * row_h + 8
     peak = max((v for _, v in rows), default=0)
     parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}">'
@@ -110,9 +111,9 @@ def hbars(rows: Sequence[tuple[str, int]], *, title: str) -> Markup:
         y = 4 + i * row_h
         w = (v / peak) * (width - label_w - 70) if peak else 0
         parts.append(f'<g><title>{escape(name)}: {v:,}</title>'
-                     f'<text class="label" x="{label_w - 6}" y="{y + 16}" text-anchor="end">{escape(name[:20])}</text>'
-                     f'<rect class="c-bar" x="{label_w}" y="{y + 3}" width="{_n(w)}" height="{row_h - 8}"/>'
-                     f'<text class="tick" x="{_n(label_w + w + 6)}" y="{y + 16}">{v:,}</text></g>')
+                     f'<text class="label" x="{label_w - 6}" y="{y + 21}" text-anchor="end">{escape(name[:20])}</text>'
+                     f'<rect class="c-bar" x="{label_w}" y="{y + 5}" width="{_n(w)}" height="{row_h - 10}"/>'
+                     f'<text class="tick" x="{_n(label_w + w + 6)}" y="{y + 21}">{v:,}</text></g>')
     parts.append("</svg>")
     return Markup("".join(parts))
 
@@ -123,7 +124,7 @@ def lines(points: Sequence[dict[str, Any]], *, series: Sequence[tuple[str, str, 
     ``points``: ``{"t" (epoch s), "target", "percent", "chars", "limit"}``. The y axis is 0..100 %
     (the limit); points over the limit are drawn at the top.
     """
-    width, height, left, bottom, top = 720, 220, 40, 30, 10
+    width, height, left, bottom, top = 720, 230, 70, 34, 14
     plot_w, plot_h = width - left - 10, height - bottom - top
     parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}">'
              f'<title>{escape(title)}</title>']
