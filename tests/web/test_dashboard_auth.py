@@ -50,7 +50,7 @@ def test_with_a_token_an_unauthenticated_request_gets_no_data(hermes_home: Path,
                 assert r.headers["location"] == "/login"
             for marker in DATA_MARKERS:
                 assert marker not in r.text, (path, marker)
-        _assert_no_secret(responses, "SECRET123", TOKEN)
+        _assert_no_secret(responses, "SECRET123", TOKEN, str(hermes_home))
         # The MCP endpoint on the same port still wants its bearer token.
         assert httpx.post(srv.url, json={}).status_code == 401
         # A wrong token signs nobody in; a POST without sign-in writes nothing.
