@@ -17,6 +17,7 @@ from hermes_memory.cli import providers as provider_cmds
 from hermes_memory.cli import serve as serve_cmds
 from hermes_memory.cli import sessions as session_cmds
 from hermes_memory.cli import setup as setup_cmds
+from hermes_memory.cli import ui as ui_cmds
 from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, CliState, err_console
 from hermes_memory.errors import ConfigError, HermesMemoryError, HomeError
 
@@ -45,6 +46,7 @@ provider_cmds.register(providers_app)
 hook_cmds.register(hooks_app)
 chat_cmds.register(app)
 serve_cmds.register(app)
+ui_cmds.register(app)
 
 
 def _version(value: bool) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import functools
 import signal
+import socket
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -40,6 +41,20 @@ def _stdio_command(home: Path, user_id: str | None) -> list[str]:
     return argv
 
 
+def listen(host: str, port: int, port_env: str) -> socket.socket:
+    """Bind and listen on ``host:port``; on failure print why (a busy port names ``--port`` and
+    ``port_env``) and exit 1."""
+    from hermes_memory.httpguard import bind_socket
+
+    try:
+        return bind_socket(host, port)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            fail(f"port {port} on {host} is already in use. Pass --port N (0 picks a free port) "
+                 f"or set {port_env}.", EXIT_REFUSED)
+        fail(f"cannot listen on {host}:{port}: {exc}", EXIT_REFUSED)
+
+
 def _exit_on_sigterm(signum: int, frame: object) -> None:
     """SIGTERM ends the server like Ctrl-C does: shut the provider down, close state.db, exit 0."""
     raise SystemExit(0)
@@ -61,16 +76,18 @@ def register(app: typer.Typer) -> None:
         user_id: Annotated[str | None, typer.Option("--user-id", help="Serve this user's own USER.md profile "
                                                     "(MEMORY.md stays shared). Without it clients may pass user_id per call.")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="HTTP: print the URL and client configuration as JSON.")] = False,
+        dashboard: Annotated[bool, typer.Option("--dashboard/--no-dashboard", help="HTTP: serve the web dashboard "
+                                                "at / beside the MCP endpoint (same port and token).")] = True,
     ) -> None:
-        """Serve memory, session search and the provider's tools to MCP clients."""
-        from hermes_memory.mcp.server import MemoryServer, is_loopback
+        """Serve memory, session search and the provider's tools to MCP clients (HTTP: and the dashboard at /)."""
+        from hermes_memory.httpguard import bind_refusal
+        from hermes_memory.mcp.server import MemoryServer
 
         st = state(ctx)
         token = (token or "").strip() or None
-        if transport is Transport.http and not is_loopback(host) and not token:
-            fail(f"refusing to serve on {host}: only this machine can reach 127.0.0.1, but {host} is reachable from "
-                 "other machines, so a bearer token is required. Pass --token TOKEN (or set HERMES_MCP_TOKEN), "
-                 "or bind to 127.0.0.1.", EXIT_USAGE)
+        refusal = bind_refusal(host, token) if transport is Transport.http else None
+        if refusal:
+            fail(refusal, EXIT_USAGE)
         home, config = st.home, st.config
         try:
             server = MemoryServer(home, config, user_id=user_id)
@@ -82,7 +99,8 @@ def register(app: typer.Typer) -> None:
             if transport is Transport.stdio:
                 _serve_stdio(server)
             else:
-                _serve_http(server, host=host, port=port, token=token, user_id=user_id, as_json=as_json)
+                _serve_http(server, host=host, port=port, token=token, user_id=user_id, as_json=as_json,
+                            dashboard=dashboard)
         finally:
             server.close()  # also when a signal interrupts start-up (close is idempotent)
 
@@ -119,40 +137,44 @@ def _serve_stdio(server: MemoryServer) -> None:
 
 
 def _serve_http(server: MemoryServer, *, host: str, port: int, token: str | None, user_id: str | None,
-                as_json: bool) -> None:
+                as_json: bool, dashboard: bool = True) -> None:
     """Bind, print the URL and client configuration, then serve until Ctrl-C / SIGTERM."""
     import anyio
 
     from hermes_memory.mcp.clients import all_snippets
-    from hermes_memory.mcp.server import bind_socket, endpoint_url
+    from hermes_memory.mcp.server import endpoint_url
 
     home = server.home
-    try:
-        sock = bind_socket(host, port)
-    except OSError as exc:
-        if exc.errno == errno.EADDRINUSE:
-            fail(f"port {port} on {host} is already in use. Pass --port N (0 picks a free port) "
-                 f"or set {PORT_ENV}.", EXIT_REFUSED)
-        fail(f"cannot listen on {host}:{port}: {exc}", EXIT_REFUSED)
-    with sock:
+    with listen(host, port, PORT_ENV) as sock:
         bound_port = sock.getsockname()[1]
         url = endpoint_url(host, bound_port)
         snippets = all_snippets(url, token=bool(token), stdio_command=_stdio_command(home.root, user_id))
         tools = [t.name for t in server.tool_list()]
         # Everything that imports is done before the URL is announced: a client may stop the server
         # (SIGTERM) as soon as it reads the URL, and a signal inside an import breaks it with a traceback.
-        http = server.http_server(host=host, token=token)
+        app = server.http_app(host=host, token=token)
+        dashboard_url = None
+        if dashboard:
+            from hermes_memory.httpguard import base_url
+            from hermes_memory.mcp.server import HTTP_PATH
+            from hermes_memory.web.app import mount_beside_mcp
+
+            app = mount_beside_mcp(server, app, host=host, token=token, mcp_path=HTTP_PATH)
+            dashboard_url = base_url(host, bound_port) + "/"
+        http = server.http_server(host=host, token=token, app=app)
         anyio.run(functools.partial(_announce_and_serve, server, sock, http, host=host, token=token, url=url,
-                                    bound_port=bound_port, tools=tools, snippets=snippets, as_json=as_json))
+                                    bound_port=bound_port, tools=tools, snippets=snippets, as_json=as_json,
+                                    dashboard_url=dashboard_url))
 
 
 async def _announce_and_serve(server: MemoryServer, sock: Any, http: Any, *, host: str, token: str | None, url: str,
-                              bound_port: int, tools: list[str], snippets: list[Any], as_json: bool) -> None:
+                              bound_port: int, tools: list[str], snippets: list[Any], as_json: bool,
+                              dashboard_url: str | None = None) -> None:
     """Print the URL and client configuration (or JSON), then serve until Ctrl-C / SIGTERM."""
     home = server.home
     if as_json:
         print_json({"url": url, "transport": "http", "host": host, "port": bound_port, "home": str(home.root),
-                    "token_required": bool(token), "tools": tools,
+                    "token_required": bool(token), "tools": tools, "dashboard": dashboard_url,
                     "clients": {s.client: s.as_dict() for s in snippets}})
     else:
         out = [
@@ -160,6 +182,7 @@ async def _announce_and_serve(server: MemoryServer, sock: Any, http: Any, *, hos
             f"URL:   {url}",
             f"home:  {home.root}",
             f"tools: {', '.join(tools)}",
+            *([f"dashboard: {dashboard_url} (open it in a browser)"] if dashboard_url else []),
             "auth:  " + ("bearer token required (clients read it from $HERMES_MCP_TOKEN)" if token
                          else "none (loopback only)"),
             "",

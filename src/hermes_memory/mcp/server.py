@@ -45,7 +45,6 @@ message names the field (see :mod:`hermes_memory.mcp.validation`), so nothing is
 
 from __future__ import annotations
 
-import hmac
 import inspect
 import json
 import logging
@@ -67,6 +66,17 @@ from hermes_memory import __version__
 from hermes_memory.config import HermesConfig
 from hermes_memory.errors import HermesMemoryError
 from hermes_memory.home import HermesHome
+
+# The loopback rule, Host/Origin checks, bearer-token gate and socket binding live in one module
+# shared with the web dashboard; these names stay importable from here.
+from hermes_memory.httpguard import (  # noqa: F401
+    LOOPBACK_HOSTS,
+    BearerTokenGate,
+    base_url,
+    bind_socket,
+    is_loopback,
+    transport_security,
+)
 from hermes_memory.mcp import resources as res
 from hermes_memory.mcp.read import READ_ACTION, check_read_arguments, mcp_memory_schema, memory_read
 from hermes_memory.mcp.schemas import provider_metadata, tool_extras
@@ -88,8 +98,6 @@ MAX_CLIENT_SESSIONS = 1000
 
 Beyond it, states of sessions the SDK has ended are dropped first, so a live session keeps its
 frozen snapshot however many other sessions came and went."""
-
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 USER_ID_PROPERTY = {
     "type": "string",
@@ -115,18 +123,6 @@ SERVER_INSTRUCTIONS = (
     "append. Use `session_search` to find what was said in past sessions before asking the user to repeat it. "
     + MCP_BEHAVIOUR
 )
-
-
-def is_loopback(host: str) -> bool:
-    """True for hosts only this machine can reach (``127.0.0.0/8``, ``::1``, ``localhost``)."""
-    if host in LOOPBACK_HOSTS:
-        return True
-    try:
-        import ipaddress
-
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -612,38 +608,22 @@ class MemoryServer:
 
     def http_app(self, *, host: str, token: str | None) -> Any:
         """The ASGI app serving MCP at ``/mcp``; with ``token`` every request needs ``Bearer <token>``."""
-        from mcp.server.transport_security import TransportSecuritySettings
-
-        if is_loopback(host):
-            # No token is needed here, so the Host/Origin checks are the only guard against a web page
-            # whose name rebinds to 127.0.0.1. The SDK turns them on by itself only for the literal
-            # names 127.0.0.1, localhost and ::1; any other loopback spelling (127.0.0.2, [::1]) gets
-            # them here, with the bound name allowed next to the usual ones.
-            name = host.strip("[]")
-            names = {"127.0.0.1", "localhost", "[::1]", f"[{name}]" if ":" in name else name}
-            security = TransportSecuritySettings(
-                enable_dns_rebinding_protection=True,
-                allowed_hosts=sorted(f"{n}:*" for n in names),
-                allowed_origins=sorted(f"http://{n}:*" for n in names),
-            )
-        else:
-            # Reachable from other machines: the bearer token is the guard, and the Host header
-            # is whatever name clients use for this machine, so DNS-rebinding checks are off.
-            security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-        app = self.server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host, transport_security=security,
+        # Host/Origin checks on every loopback bind (httpguard.transport_security says which names).
+        app = self.server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host,
+                                              transport_security=transport_security(host),
                                               max_sessions=MAX_CLIENT_SESSIONS)
         return BearerTokenGate(app, token) if token else app
 
-    def http_server(self, *, host: str, token: str | None) -> Any:
-        """A ``uvicorn.Server`` for :meth:`http_app`, its config already loaded.
+    def http_server(self, *, host: str, token: str | None, app: Any = None) -> Any:
+        """A ``uvicorn.Server`` for ``app`` (default: :meth:`http_app`), its config already loaded.
 
         Loading imports every module serving needs, so a SIGTERM that arrives once the URL is
         announced (before uvicorn installs its own handlers) never lands inside an import.
         """
         import uvicorn
 
-        config = uvicorn.Config(self.http_app(host=host, token=token), log_config=None, access_log=False,
-                                lifespan="on", timeout_graceful_shutdown=5)
+        config = uvicorn.Config(app if app is not None else self.http_app(host=host, token=token), log_config=None,
+                                access_log=False, lifespan="on", timeout_graceful_shutdown=5)
         config.load()
         return uvicorn.Server(config)
 
@@ -718,58 +698,6 @@ def tool_result(text: str, *, structured: bool = False) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=parsed, is_error=is_error)
 
 
-class BearerTokenGate:
-    """ASGI wrapper that answers 401 unless ``Authorization: Bearer <token>`` matches.
-
-    The scheme is matched case-insensitively (RFC 9110 §11.1: ``bearer`` and ``BEARER`` are the same
-    scheme), the token exactly and in constant time. A token in the query string is never accepted.
-    """
-
-    def __init__(self, app: Any, token: str) -> None:
-        self.app = app
-        self._expected = token.encode()
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope.get("type") == "http":
-            given = b""
-            for name, value in scope.get("headers", []):
-                if name.lower() == b"authorization":
-                    scheme, _, credentials = value.partition(b" ")
-                    given = credentials if scheme.lower() == b"bearer" else b""
-                    break
-            if not hmac.compare_digest(given, self._expected):
-                body = json.dumps({"error": "missing or wrong bearer token; send 'Authorization: Bearer <token>' "
-                                   "(the token given to `hermes-memory serve --token` / HERMES_MCP_TOKEN)"}).encode()
-                await send({"type": "http.response.start", "status": 401, "headers": [
-                    (b"content-type", b"application/json"), (b"www-authenticate", b'Bearer realm="hermes-memory"'),
-                    (b"content-length", str(len(body)).encode())]})
-                await send({"type": "http.response.body", "body": body})
-                return
-        await self.app(scope, receive, send)
-
-
-def bind_socket(host: str, port: int) -> socket.socket:
-    """Bind and listen on ``host:port`` (``port=0``: any free port); return the socket.
-
-    Raises :class:`OSError` (e.g. ``EADDRINUSE``) when the address cannot be bound.
-    """
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host.strip("[]"), port))
-        sock.listen(128)
-        sock.set_inheritable(True)
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
 def endpoint_url(host: str, port: int) -> str:
     """The URL clients use: ``http://HOST:PORT/mcp`` (IPv6 in brackets; wildcard binds name this host)."""
-    if host in ("0.0.0.0", "::", ""):
-        host = socket.gethostname()
-    if ":" in host and not host.startswith("["):
-        host = f"[{host}]"
-    return f"http://{host}:{port}{HTTP_PATH}"
+    return base_url(host, port) + HTTP_PATH
