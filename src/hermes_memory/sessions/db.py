@@ -949,18 +949,18 @@ class SessionDB:
         join_s = " JOIN sessions s ON s.id = m.session_id" if needs_session else ""
         # words after NOT: CJK literals leave every result, other words leave the CJK side too
         neg_like = "".join(
-            " AND m.id NOT IN (SELECT rowid FROM messages_cjk WHERE content LIKE ? ESCAPE '\\'"
+            " AND m.id NOT IN (SELECT rowid FROM hm_messages_cjk WHERE content LIKE ? ESCAPE '\\'"
             " OR tool_name LIKE ? ESCAPE '\\')" for _ in plan.exclude_like
         )
         neg_like_params = [p for lit in plan.exclude_like for p in ["%" + fts_mod.like_escape(lit) + "%"] * 2]
-        neg_fts = " AND m.id NOT IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)" if plan.exclude_fts else ""
+        neg_fts = " AND m.id NOT IN (SELECT rowid FROM hm_messages_fts WHERE hm_messages_fts MATCH ?)" if plan.exclude_fts else ""
         neg_fts_params = [" OR ".join(plan.exclude_fts)] if plan.exclude_fts else []
         if order_newest:
             order = "m.timestamp DESC, m.id DESC"
         elif order_oldest:
             order = "m.timestamp ASC, m.id ASC"
         else:
-            order = "messages_fts.rank, m.id DESC"
+            order = "hm_messages_fts.rank, m.id DESC"
 
         with self._lock:
             conn = self._conn
@@ -969,22 +969,22 @@ class SessionDB:
             hits: dict[int, float] = {}  # id -> bm25 rank (negative; lower is better)
             cand: dict[int, tuple[str, str]] = {}
             fts_expr, dropped, min_rowid = self._cap_terms(conn, plan) if relevance else (plan.fts, [], None)
-            window = " AND messages_fts.rowid >= ?" if min_rowid else ""
+            window = " AND hm_messages_fts.rowid >= ?" if min_rowid else ""
             wparams = [min_rowid] if min_rowid else []
             if fts_expr:
                 pool = max(want, RERANK_POOL) if relevance else want
                 if not cond and not neg_like and relevance:
                     # fast path: FTS5 sorts by rank itself and stops at LIMIT
                     rows = conn.execute(
-                        "SELECT rowid AS id, rank FROM messages_fts WHERE messages_fts MATCH ?"
+                        "SELECT rowid AS id, rank FROM hm_messages_fts WHERE hm_messages_fts MATCH ?"
                         + window + " ORDER BY rank LIMIT ?",
                         [fts_expr, *wparams, pool],
                     ).fetchall()
                 else:
                     rows = conn.execute(
-                        "SELECT m.id AS id, messages_fts.rank AS rank FROM messages_fts "
-                        "JOIN messages m ON m.id = messages_fts.rowid" + join_s
-                        + " WHERE messages_fts MATCH ?" + window + cond + neg_like + f" ORDER BY {order} LIMIT ?",
+                        "SELECT m.id AS id, hm_messages_fts.rank AS rank FROM hm_messages_fts "
+                        "JOIN messages m ON m.id = hm_messages_fts.rowid" + join_s
+                        + " WHERE hm_messages_fts MATCH ?" + window + cond + neg_like + f" ORDER BY {order} LIMIT ?",
                         [fts_expr, *wparams, *params, *neg_like_params, pool],
                     ).fetchall()
                 for r in rows:
@@ -997,10 +997,10 @@ class SessionDB:
                     # are rare, or the filters exclude their rows): fill it with the newest rows of
                     # the full query, ranked by their full BM25, so no match is lost.
                     extra = conn.execute(
-                        "SELECT m.id AS id, messages_fts.rank AS rank FROM messages_fts "
-                        "JOIN messages m ON m.id = messages_fts.rowid" + join_s
-                        + " WHERE messages_fts MATCH ?" + cond + neg_like
-                        + " ORDER BY messages_fts.rowid DESC LIMIT ?",
+                        "SELECT m.id AS id, hm_messages_fts.rank AS rank FROM hm_messages_fts "
+                        "JOIN messages m ON m.id = hm_messages_fts.rowid" + join_s
+                        + " WHERE hm_messages_fts MATCH ?" + cond + neg_like
+                        + " ORDER BY hm_messages_fts.rowid DESC LIMIT ?",
                         [plan.fts, *params, *neg_like_params, want + len(hits)],
                     ).fetchall()
                     for r in extra:
@@ -1011,10 +1011,10 @@ class SessionDB:
                     cand = self._candidates(conn, list(hits), with_text=False)
             found: dict[int, float] = {}
             if (plan.cjk_trigram or plan.cjk_like) and conn.execute(
-                "SELECT 1 FROM messages_cjk LIMIT 1"
+                "SELECT 1 FROM hm_messages_cjk LIMIT 1"
             ).fetchone():
                 base = (
-                    "SELECT m.id AS id, m.timestamp AS ts FROM messages_cjk c JOIN messages m ON m.id = c.rowid"
+                    "SELECT m.id AS id, m.timestamp AS ts FROM hm_messages_cjk c JOIN messages m ON m.id = c.rowid"
                     + join_s
                 )
                 # Under newest/oldest the side table is read in that time order (row ids need not
@@ -1022,7 +1022,7 @@ class SessionDB:
                 by_time = "m.timestamp ASC, m.id ASC" if order_oldest else "m.timestamp DESC, m.id DESC"
                 if plan.cjk_trigram:
                     for r in conn.execute(
-                        base + " WHERE messages_cjk MATCH ?" + cond + neg_like + neg_fts
+                        base + " WHERE hm_messages_cjk MATCH ?" + cond + neg_like + neg_fts
                         + f" ORDER BY {'c.rowid DESC' if relevance else by_time} LIMIT ?",
                         [plan.cjk_trigram, *params, *neg_like_params, *neg_fts_params, max(want, 50)],
                     ):
@@ -1072,7 +1072,7 @@ class SessionDB:
                     "tokenize='porter unicode61 remove_diacritics 2')"
                 )
                 conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_tok_v USING fts5vocab(temp, hm_tok, instance)")
-                conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_fts_v USING fts5vocab(main, messages_fts, row)")
+                conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_fts_v USING fts5vocab(main, hm_messages_fts, row)")
                 self.__dict__["_temp_ready"] = True
             conn.execute("DELETE FROM temp.hm_tok")
             conn.executemany("INSERT INTO temp.hm_tok(rowid, x) VALUES (?, ?)", list(enumerate(todo, start=1)))
@@ -1453,7 +1453,7 @@ class SessionDB:
         :class:`SessionStoreError` describing the corruption otherwise)."""
         try:
             self._execute_write(
-                lambda c: c.execute("INSERT INTO messages_fts(messages_fts, rank) VALUES('integrity-check', 1)")
+                lambda c: c.execute("INSERT INTO hm_messages_fts(hm_messages_fts, rank) VALUES('integrity-check', 1)")
             )
         except SessionStoreError:
             raise
