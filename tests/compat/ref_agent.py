@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sqlite3
 import sys
 import time
@@ -207,7 +208,76 @@ def loop(arg: dict) -> dict:
     return {"ok": True}
 
 
-COMMANDS = {"build": build, "search": search, "ops": ops, "check": check, "objects": objects, "loop": loop}
+_WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa "
+          "quebec romeo sierra tango uniform victor whiskey xray yankee zulu deploy gateway cluster walrus "
+          "penguin otter migration kubernetes postgres rollout budget meeting schedule review").split()
+
+
+def bulk(arg: dict) -> dict:
+    """``sessions`` x ``per`` messages written through the reference's own connection in one
+    transaction (its triggers index them), deterministic text; for benchmarks."""
+    import random
+
+    rng = random.Random(arg.get("seed", 7))
+    db = _db()
+    t0 = time.perf_counter()
+    conn = db._conn
+    conn.execute("BEGIN IMMEDIATE")
+    now = time.time() - 86400 * 30
+    for s in range(arg["sessions"]):
+        sid = f"bulk-{s:06d}"
+        conn.execute("INSERT INTO sessions (id, source, started_at, ended_at, end_reason, message_count) "
+                     "VALUES (?, 'cli', ?, ?, 'user_exit', ?)", (sid, now + s, now + s + 60, arg["per"]))
+        rows = []
+        for m in range(arg["per"]):
+            role = ("user", "assistant", "tool")[m % 3]
+            text = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(8, 40)))
+            if m % 50 == 7:
+                text += " 记忆断裂的问题已经修复"
+            rows.append((sid, role, text, "terminal" if role == "tool" else None, now + s + m * 0.01))
+        conn.executemany("INSERT INTO messages (session_id, role, content, tool_name, timestamp) VALUES (?,?,?,?,?)",
+                         rows)
+    conn.execute("COMMIT")
+    seconds = time.perf_counter() - t0
+    n = conn.execute("SELECT count(*) FROM messages").fetchone()[0]
+    db.close()
+    return {"messages": n, "seconds": round(seconds, 3)}
+
+
+def append(arg: dict) -> dict:
+    """``n`` messages appended with the reference's own ``append_message`` (one transaction each)."""
+    db = _db()
+    sid = arg.get("sid", f"append-{time.time_ns()}")
+    db.create_session(sid, "cli")
+    t0 = time.perf_counter()
+    for i in range(arg["n"]):
+        db.append_message(sid, "user", f"appended message {i} about the {_WORDS[i % len(_WORDS)]} rollout")
+    seconds = time.perf_counter() - t0
+    db.close()
+    return {"sid": sid, "seconds": round(seconds, 3)}
+
+
+def rebuild_messages(arg: dict) -> dict:
+    """Rebuild the ``messages`` table the way a schema migration does (new table, copy, drop,
+    rename): SQLite drops every trigger on the old table, ours included. Then the reference opens
+    the file again (re-creating its own triggers) and optionally deletes sessions."""
+    conn = sqlite3.connect(HOME / "state.db", isolation_level=None)
+    sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'messages'").fetchone()[0]
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute(re.sub(r'^CREATE TABLE\s+"?messages"?', "CREATE TABLE messages_rebuilt", sql, count=1))
+    conn.execute("INSERT INTO messages_rebuilt SELECT * FROM messages")
+    conn.execute("DROP TABLE messages")
+    conn.execute("ALTER TABLE messages_rebuilt RENAME TO messages")
+    conn.execute("COMMIT")
+    left = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")]
+    conn.close()
+    db = _db()
+    deleted = [db.delete_session(sid) for sid in arg.get("delete", [])]
+    db.close()
+    return {"triggers_left_after_rebuild": left, "deleted": deleted}
+
+
+COMMANDS = {"bulk": bulk, "append": append, "rebuild_messages": rebuild_messages, "build": build, "search": search, "ops": ops, "check": check, "objects": objects, "loop": loop}
 
 if __name__ == "__main__":
     arg = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}

@@ -29,7 +29,8 @@ they are gone; SQLite's ``contentless_delete=1`` needs 3.43, newer than the 3.40
   meanwhile by one pass comparing our stored copy with ``messages`` (no tokenising), and only those
   rows are re-indexed. Work that tokenises scales with the rows added or changed, not with the
   database;
-* an FTS5 error saying our index is corrupt -> FTS5 ``integrity-check`` of our tables, and only when
+* a rolled-back probe write into our tables (one row) on every open; an FTS5 error saying our index
+  is corrupt (there, or during a catch-up) -> FTS5 ``integrity-check`` of our tables, and only when
   it fails a full rebuild of OUR tables (never the reference's).
 
 Every writer of the file must have SQLite with FTS5 and the trigram tokenizer (SQLite >= 3.34),
@@ -207,7 +208,22 @@ def integrity_ok(conn: sqlite3.Connection) -> bool:
     return True
 
 
-def _catch_up(conn: sqlite3.Connection, scan: bool) -> dict[str, int]:
+def _probe(conn: sqlite3.Connection) -> None:
+    """Write and read one throw-away row in both tables, rolled back: raises the FTS5 corruption
+    error when our index would reject the next message write (ours or the reference's, since our
+    triggers run in its transactions too)."""
+    conn.execute("SAVEPOINT hm_probe")
+    try:
+        conn.execute(f"INSERT INTO {MAIN}(rowid, content) VALUES (-1, 'hm probe')")
+        conn.execute(f"INSERT INTO {CJK}(rowid, content) VALUES (-1, 'hm probe')")
+        conn.execute(f"SELECT rowid FROM {MAIN} WHERE {MAIN} MATCH 'probe' LIMIT 1").fetchall()
+    finally:
+        conn.execute("ROLLBACK TO hm_probe")
+        conn.execute("RELEASE hm_probe")
+
+
+def _catch_up(conn: sqlite3.Connection, scan: bool) -> dict[str, Any]:
+    t0 = time.perf_counter()
     hwm = _max_indexed(conn)
     new_ids = [r[0] for r in conn.execute("SELECT id FROM messages WHERE id > ? ORDER BY id", (hwm,))]
     deleted: list[int] = []
@@ -224,10 +240,13 @@ def _catch_up(conn: sqlite3.Connection, scan: bool) -> dict[str, int]:
         changed = [r[0] for r in conn.execute(
             f"SELECT m.id FROM messages m JOIN {src} f ON f.{key} = m.id "
             f"WHERE f.{c0} IS NOT {_body('m')} OR f.{c1} IS NOT m.tool_name OR f.{c2} IS NOT m.tool_calls")]
-        _unindex_ids(conn, deleted + changed)
         new_ids = missing + new_ids
+    t1 = time.perf_counter()
+    _unindex_ids(conn, deleted + changed)
     _index_ids(conn, changed + new_ids)
-    return {"added": len(new_ids), "deleted": len(deleted), "changed": len(changed)}
+    t2 = time.perf_counter()
+    return {"added": len(new_ids), "deleted": len(deleted), "changed": len(changed),
+            "scan_seconds": round(t1 - t0, 4), "index_seconds": round(t2 - t1, 4)}
 
 
 def sync(conn: sqlite3.Connection) -> dict[str, Any]:
@@ -245,6 +264,7 @@ def sync(conn: sqlite3.Connection) -> dict[str, Any]:
         triggers_ok = all(_norm(have.get(n)) == _norm(sql) for n, sql in TRIGGER_SQL.items())
         report["triggers_missing"] = not triggers_ok
         try:
+            _probe(conn)
             top = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
             if not triggers_ok or _max_indexed(conn) != top:
                 if not triggers_ok:
