@@ -73,9 +73,10 @@ def _ids(rows: list[dict]) -> list[int]:
 
 def build(arg: dict) -> dict:
     """A home as the reference writes it: config, memories, sessions with tools, chain, CJK, titles, tokens."""
-    from hermes_cli import config as cfg
+    if arg.get("config", True):
+        from hermes_cli import config as cfg
 
-    cfg.save_config(cfg.DEFAULT_CONFIG, strip_defaults=False)
+        cfg.save_config(cfg.DEFAULT_CONFIG, strip_defaults=False)
     from tools.memory_tool import MemoryStore
 
     store = MemoryStore()
@@ -151,8 +152,15 @@ def ops(arg: dict) -> dict:
         res["after_clear"] = _ids(db.search_messages("beluga"))
         res["delete"] = db.delete_session(arg.get("delete", "ref-s1"))
         res["after_delete"] = _ids(db.search_messages(arg.get("deleted_word", "kubectl")))
+        # one more ended session old enough to prune, so prune_sessions really deletes
+        db.create_session("ref-late-old", "cron")
+        db.append_message("ref-late-old", "user", "stale marmot notes")
+        db.end_session("ref-late-old", "cron_complete")
+        db._conn.execute("UPDATE sessions SET started_at = ? WHERE id = 'ref-late-old'", (time.time() - 400 * 86400,))
+        db._conn.commit()
         res["pruned"] = db.prune_sessions(older_than_days=90)
-        res["session_ids"] = sorted(s["id"] for s in db.search_sessions(limit=500)) if hasattr(db, "search_sessions") else None
+        res["after_prune"] = _ids(db.search_messages("marmot"))
+        res["session_ids"] = sorted(r[0] for r in db._conn.execute("SELECT id FROM sessions"))
     finally:
         db.close()
     return res
