@@ -113,3 +113,35 @@ def assert_no_malformed(home: Path, result: dict) -> None:
         text = path.read_text(errors="replace")
         assert "malformed" not in text, (path, text[-2000:])
         assert "FTS indexes rebuilt" not in text, (path, text[-2000:])
+
+
+def schema_shape(path: Path) -> dict[str, Any]:
+    """What the reference's objects ARE, independent of how their DDL text is spelled: per table its
+    columns (``table_xinfo``), foreign keys and indexes (columns, order, unique, partial WHERE);
+    per full-text table its declared arguments; the trigger names per table; ``schema_version``.
+    Our ``hm_*`` objects are left out."""
+    conn = sqlite3.connect(path)
+    try:
+        shape: dict[str, Any] = {"version": conn.execute("SELECT version FROM schema_version").fetchall()}
+        rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
+        for type_, name, tbl, sql in sorted(rows):
+            if is_ours(name):
+                continue
+            if type_ == "table" and sql and sql.upper().startswith("CREATE VIRTUAL TABLE"):
+                shape[f"vtable {name}"] = "".join(sql.split("USING", 1)[1].split())
+            elif type_ == "table":
+                shape[f"table {name}"] = [
+                    conn.execute(f'PRAGMA table_xinfo("{name}")').fetchall(),
+                    conn.execute(f'PRAGMA foreign_key_list("{name}")').fetchall(),
+                ]
+            elif type_ == "index":
+                where = " ".join(sql.split(" WHERE ", 1)[1].split()) if sql and " WHERE " in sql else ""
+                unique = [r[2] for r in conn.execute(f'PRAGMA index_list("{tbl}")') if r[1] == name]
+                shape[f"index {name}"] = [tbl, conn.execute(f'PRAGMA index_xinfo("{name}")').fetchall(), unique, where]
+            elif type_ == "trigger":
+                shape[f"trigger {name}"] = tbl
+            else:
+                shape[f"{type_} {name}"] = tbl
+        return shape
+    finally:
+        conn.close()
