@@ -24,11 +24,14 @@ they are gone; SQLite's ``contentless_delete=1`` needs 3.43, newer than the 3.40
 * objects missing -> created and filled from ``messages`` (the first open of a reference home);
 * triggers present and our newest indexed row equals the newest message -> nothing to do (O(1):
   our triggers fire in every writer's transaction, the reference's included);
-* otherwise -> **catch-up**: the rows above the high-water mark are indexed; when our triggers were
-  missing, rows deleted meanwhile are found by one pass over the two id sets, rows changed
-  meanwhile by one pass comparing our stored copy with ``messages`` (no tokenising), and only those
-  rows are re-indexed. Work that tokenises scales with the rows added or changed, not with the
-  database;
+* otherwise -> **catch-up**: the rows above the high-water mark (our newest indexed row id, also
+  recorded in ``hm_meta.high_water_mark``) are indexed; rows deleted meanwhile are detected by
+  comparing counts (an integer-only pass) and, only when they differ, the two id sets; when our
+  triggers were missing, rows CHANGED meanwhile are found by comparing our stored copy with
+  ``messages`` in batches of :data:`VERIFY_BATCH` rows per open (``hm_meta.verify_next_id`` keeps
+  the place), and only those rows are re-indexed. Tokenising work scales with the rows added or
+  changed, not with the database. (The reference itself never rewrites a message's text, role or
+  tool fields; it only flips ``active``/``compacted``/``api_content``, which we do not index.)
 * a rolled-back probe write into our tables (one row) on every open; an FTS5 error saying our index
   is corrupt (there, or during a catch-up) -> FTS5 ``integrity-check`` of our tables, and only when
   it fails a full rebuild of OUR tables (never the reference's).
@@ -176,14 +179,43 @@ def _install_triggers(conn: sqlite3.Connection) -> None:
         conn.execute(sql)
 
 
+_DAMAGE_WORDS = ("malformed", "corrupt", "vtable constructor failed")
+
+
+def is_damage(exc: BaseException) -> bool:
+    """True for the SQLite/FTS5 errors a damaged full-text index raises."""
+    text = str(exc).lower()
+    return any(w in text for w in _DAMAGE_WORDS)
+
+
+def _drop_fts(conn: sqlite3.Connection, table: str) -> None:
+    """Drop one of OUR FTS5 tables, even one too damaged to open: its shadow tables (ours too) are
+    first reset to the state of a blank FTS5 table made by this same SQLite, so it can be dropped."""
+    try:
+        conn.execute(f"DROP TABLE IF EXISTS {table}")
+        return
+    except sqlite3.DatabaseError as exc:
+        if not is_damage(exc):
+            raise
+    conn.execute("CREATE VIRTUAL TABLE temp.hm_blank USING fts5(x)")
+    try:
+        for suffix in ("data", "idx", "content", "docsize"):
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (f"{table}_{suffix}",)).fetchone():
+                conn.execute(f"DELETE FROM {table}_{suffix}")
+        conn.execute(f"INSERT INTO {table}_data SELECT * FROM temp.hm_blank_data")
+    finally:
+        conn.execute("DROP TABLE temp.hm_blank")
+    conn.execute(f"DROP TABLE {table}")
+
+
 def full_build(conn: sqlite3.Connection, reason: str) -> int:
     """Drop and re-create OUR tables and triggers and index every message. Touches no reference
     object. Returns the number of messages indexed; counts the build in ``hm_meta.full_builds``."""
     conn.execute(META_SQL)
     for name in TRIGGER_NAMES:
         conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
-    conn.execute(f"DROP TABLE IF EXISTS {MAIN}")
-    conn.execute(f"DROP TABLE IF EXISTS {CJK}")
+    _drop_fts(conn, MAIN)
+    _drop_fts(conn, CJK)
     _create(conn)
     conn.execute(f"INSERT INTO {MAIN}(rowid, content, tool_name, tool_calls) {_SELECT_ROWS}")
     conn.execute(f"INSERT INTO {CJK}(rowid, content, tool_name) {_SELECT_CJK}")
@@ -222,41 +254,72 @@ def _probe(conn: sqlite3.Connection) -> None:
         conn.execute("RELEASE hm_probe")
 
 
-def _catch_up(conn: sqlite3.Connection, scan: bool) -> dict[str, Any]:
+VERIFY_BATCH = 20_000
+"""Rows whose stored copy is compared with ``messages`` per open while a verification is pending
+(about 40 ms per batch on a laptop); bounds the work of one open whatever the database size."""
+
+
+def _ids_source(conn: sqlite3.Connection) -> tuple[str, str, tuple[str, str, str]]:
+    shadow = _content_table(conn)
+    if shadow:
+        return shadow, "id", ("c0", "c1", "c2")
+    return MAIN, "rowid", ("content", "tool_name", "tool_calls")
+
+
+def _catch_up(conn: sqlite3.Connection) -> dict[str, Any]:
+    """Index rows above the high-water mark; find rows deleted (or missing) below it by comparing
+    counts first (an integer-only pass) and the two id sets only when the counts differ."""
     t0 = time.perf_counter()
     hwm = _max_indexed(conn)
     new_ids = [r[0] for r in conn.execute("SELECT id FROM messages WHERE id > ? ORDER BY id", (hwm,))]
+    src, key, _cols = _ids_source(conn)
     deleted: list[int] = []
-    changed: list[int] = []
-    if scan:
-        shadow = _content_table(conn)
-        src = shadow or MAIN
-        key = "id" if shadow else "rowid"
-        deleted = [r[0] for r in conn.execute(
-            f"SELECT {key} FROM {src} WHERE {key} NOT IN (SELECT id FROM messages)")]
+    missing: list[int] = []
+    theirs = conn.execute("SELECT count(*) FROM messages WHERE id <= ?", (hwm,)).fetchone()[0]
+    ours = conn.execute(f"SELECT count(*) FROM {src}").fetchone()[0]
+    if theirs != ours:
+        deleted = [r[0] for r in conn.execute(f"SELECT {key} FROM {src} WHERE {key} NOT IN (SELECT id FROM messages)")]
         missing = [r[0] for r in conn.execute(
             f"SELECT id FROM messages WHERE id <= ? AND id NOT IN (SELECT {key} FROM {src})", (hwm,))]
-        c0, c1, c2 = ("c0", "c1", "c2") if shadow else ("content", "tool_name", "tool_calls")
-        changed = [r[0] for r in conn.execute(
-            f"SELECT m.id FROM messages m JOIN {src} f ON f.{key} = m.id "
-            f"WHERE f.{c0} IS NOT {_body('m')} OR f.{c1} IS NOT m.tool_name OR f.{c2} IS NOT m.tool_calls")]
-        new_ids = missing + new_ids
     t1 = time.perf_counter()
-    _unindex_ids(conn, deleted + changed)
-    _index_ids(conn, changed + new_ids)
-    t2 = time.perf_counter()
-    return {"added": len(new_ids), "deleted": len(deleted), "changed": len(changed),
-            "scan_seconds": round(t1 - t0, 4), "index_seconds": round(t2 - t1, 4)}
+    _unindex_ids(conn, deleted)
+    _index_ids(conn, missing + new_ids)
+    return {"added": len(new_ids) + len(missing), "deleted": len(deleted),
+            "scan_seconds": round(t1 - t0, 4), "index_seconds": round(time.perf_counter() - t1, 4)}
+
+
+def _verify_some(conn: sqlite3.Connection) -> dict[str, Any]:
+    """Continue a pending verification (``hm_meta.verify_next_id``, set when our triggers were found
+    missing): compare up to :data:`VERIFY_BATCH` rows' stored copy with ``messages`` and re-index the
+    rows changed while we were away. Clears the mark when every row was checked."""
+    start = meta_get(conn, "verify_next_id")
+    if start is None:
+        return {"changed": 0, "verified": 0, "verify_pending": False}
+    src, key, (c0, c1, c2) = _ids_source(conn)
+    rows = conn.execute(
+        f"SELECT m.id, f.{c0} IS NOT {_body('m')} OR f.{c1} IS NOT m.tool_name OR f.{c2} IS NOT m.tool_calls "
+        f"FROM messages m JOIN {src} f ON f.{key} = m.id WHERE m.id >= ? ORDER BY m.id LIMIT ?",
+        (int(start), VERIFY_BATCH)).fetchall()
+    changed = [r[0] for r in rows if r[1]]
+    _unindex_ids(conn, changed)
+    _index_ids(conn, changed)
+    if len(rows) < VERIFY_BATCH:
+        conn.execute(f"DELETE FROM {META} WHERE key = 'verify_next_id'")
+    else:
+        meta_set(conn, "verify_next_id", rows[-1][0] + 1)
+    return {"changed": len(changed), "verified": len(rows), "verify_pending": len(rows) >= VERIFY_BATCH}
 
 
 def sync(conn: sqlite3.Connection) -> dict[str, Any]:
     """Make our objects exist and match ``messages`` (see the module doc). Runs in the caller's
     transaction. Returns ``{"action": "none" | "built" | "caught_up" | "rebuilt", "triggers_missing":
-    bool, "added": int, "deleted": int, "changed": int, "seconds": float}``; ``"rebuilt"`` only when
-    our index proved damaged."""
+    bool, "added": int, "deleted": int, "changed": int, "verified": int, "verify_pending": bool,
+    "seconds": float}`` (plus ``scan_seconds`` / ``index_seconds`` after a catch-up); ``"rebuilt"``
+    only when our index proved damaged."""
     t0 = time.perf_counter()
     have = _objects(conn)
-    report: dict[str, Any] = {"action": "none", "triggers_missing": False, "added": 0, "deleted": 0, "changed": 0}
+    report: dict[str, Any] = {"action": "none", "triggers_missing": False, "added": 0, "deleted": 0, "changed": 0,
+                              "verified": 0, "verify_pending": False}
     if MAIN not in have or CJK not in have or META not in have:
         report["action"] = "built"
         report["added"] = full_build(conn, "first open" if MAIN not in have else "table missing")
@@ -269,15 +332,16 @@ def sync(conn: sqlite3.Connection) -> dict[str, Any]:
             if not triggers_ok or _max_indexed(conn) != top:
                 if not triggers_ok:
                     _install_triggers(conn)
-                report.update(_catch_up(conn, scan=True))
+                    meta_set(conn, "verify_next_id", 0)  # rows may have changed anywhere meanwhile
+                report.update(_catch_up(conn))
                 report["action"] = "caught_up"
                 _bump(conn, "catch_ups")
                 meta_set(conn, "high_water_mark", _max_indexed(conn))
+            report.update(_verify_some(conn))
+            if report["changed"] and report["action"] == "none":
+                report["action"] = "caught_up"
         except sqlite3.DatabaseError as exc:
-            text = str(exc).lower()
-            if "malformed" not in text and "corrupt" not in text:
-                raise
-            if integrity_ok(conn):
+            if not is_damage(exc) or integrity_ok(conn):
                 raise
             report["action"] = "rebuilt"
             report["added"] = full_build(conn, f"index damaged: {exc}")
