@@ -1,6 +1,6 @@
 """``SessionDB``: every session and message in one SQLite file (``$HERMES_HOME/state.db``).
 
-Behaviour follows the reference agent's ``hermes_state.py`` (reference-behaviour.md §6):
+Behaviour follows the reference Hermes Agent's own ``SessionDB``, on the same file:
 
 * WAL journal, foreign keys on, files mode 0600, ``synchronous=NORMAL`` (safe under WAL).
 * Every write runs in ``BEGIN IMMEDIATE`` under a per-object lock, with a SQLite busy timeout
@@ -8,9 +8,11 @@ Behaviour follows the reference agent's ``hermes_state.py`` (reference-behaviour
   random 20-150 ms sleep when the database is locked/busy. When the retries are spent a
   :class:`~hermes_memory.errors.SessionStoreError` is raised -- never swallowed (failure case B26).
   Every 50 writes a passive WAL checkpoint is attempted.
-* Full-text search: an external-content FTS5 index (porter + unicode61) kept in step with
-  ``messages`` by triggers, plus a trigram side table for rows with CJK text (B23, B24). See
-  :mod:`hermes_memory.sessions.migrations` and :mod:`hermes_memory.sessions.fts`.
+* Full-text search: our FTS5 index ``hm_messages_fts`` (porter + unicode61) kept in step with
+  ``messages`` by our ``hm_*`` triggers, plus the trigram side table ``hm_messages_cjk`` for rows
+  with CJK text (B23, B24); the reference's own ``messages_fts*`` objects are never touched. See
+  :mod:`hermes_memory.sessions.migrations`, :mod:`hermes_memory.sessions.hmindex` and
+  :mod:`hermes_memory.sessions.fts`.
 
 Times are Unix epoch seconds (float). Counts of text are characters unless said otherwise.
 """
