@@ -188,7 +188,8 @@ def create_reference_schema(conn: sqlite3.Connection) -> None:
         conn.execute(fts_table_sql(table))
         for sql in fts_trigger_sql(table).values():
             conn.execute(sql)
-    conn.execute("INSERT INTO schema_version(version) VALUES (?)", (REFERENCE_SCHEMA_VERSION,))
+    conn.execute("INSERT INTO schema_version(version) SELECT ? WHERE NOT EXISTS (SELECT 1 FROM schema_version)",
+                 (REFERENCE_SCHEMA_VERSION,))
 
 
 def restore_reference_fts(conn: sqlite3.Connection) -> list[str]:
