@@ -154,3 +154,39 @@ def test_damaged_index_is_rebuilt_and_only_ours(tmp_path: Path) -> None:
     finally:
         db.close()
     assert _reference_rows(path) == before
+
+
+def test_first_build_of_a_large_history_goes_in_chunks_and_keeps_concurrent_writes(tmp_path: Path, monkeypatch) -> None:
+    from hermes_memory.sessions.migrations import migrate
+
+    path = tmp_path / "state.db"
+    conn = sqlite3.connect(path, isolation_level=None)  # a reference-like file: no hm_* objects yet
+    from hermes_memory.sessions import refschema
+
+    refschema.create_reference_schema(conn)
+    conn.execute("INSERT INTO sessions(id, source, started_at) VALUES ('s1', 'cli', 1)")
+    conn.executemany("INSERT INTO messages(session_id, role, content, timestamp) VALUES ('s1', 'user', ?, 1)",
+                     [(f"history row {i} gecko",) for i in range(35)])
+    monkeypatch.setattr(hmindex, "BUILD_CHUNK", 10)
+    conn.execute("BEGIN IMMEDIATE")
+    report = migrate(conn)  # the open's own transaction: tables and triggers only
+    conn.execute("COMMIT")
+    assert report["index"]["action"] == "built"
+    assert conn.execute("SELECT count(*) FROM hm_messages_fts").fetchone()[0] == 0
+    conn.execute("BEGIN IMMEDIATE")
+    assert hmindex.backfill_step(conn) == {"indexed": 10, "pending": True}
+    conn.execute("COMMIT")
+    # another program writes between two chunks: our triggers already run in its transactions
+    conn.execute("INSERT INTO messages(session_id, role, content, timestamp) VALUES ('s1', 'user', 'new salamander', 1)")
+    conn.execute("UPDATE messages SET content = 'rewritten newt' WHERE content = 'history row 20 gecko'")
+    conn.execute("DELETE FROM messages WHERE content IN ('history row 3 gecko', 'history row 30 gecko')")
+    conn.close()
+    db = SessionDB(path)  # a later open finishes the build
+    try:
+        assert db.migration["index"]["backfilled"] == 25 - 1
+        assert len(_ids(db, "gecko")) == 35 - 1 - 2 and len(_ids(db, "salamander")) == 1
+        assert len(_ids(db, "newt")) == 1
+        assert db.fts_integrity_check()
+        assert hmindex.meta_get(db.conn, "backfill_next_id") is None
+    finally:
+        db.close()

@@ -37,6 +37,7 @@ from typing import Any, TypeVar
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.home import HermesHome
 from hermes_memory.sessions import fts as fts_mod
+from hermes_memory.sessions import hmindex
 from hermes_memory.sessions.migrations import migrate
 
 logger = logging.getLogger(__name__)
@@ -227,6 +228,7 @@ class SessionDB:
             self._conn.execute("PRAGMA synchronous=NORMAL")
 
             self.migration = self._execute_write(migrate)
+            hmindex.finish_backfill(self._execute_write, self.migration["index"])
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             raise SessionStoreError(

@@ -45,6 +45,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
+from collections.abc import Callable
 from typing import Any
 
 from hermes_memory.sessions.fts import CJK_GLOB
@@ -208,25 +209,72 @@ def _drop_fts(conn: sqlite3.Connection, table: str) -> None:
     conn.execute(f"DROP TABLE {table}")
 
 
+BUILD_CHUNK = 2_000
+"""Messages indexed per write transaction when building our index over an existing history. A
+build of a large home never holds the write lock for long (about 0.2 s per chunk), so the
+reference agent writing to the same file meanwhile is never locked out (its retries give up after
+about 16 s)."""
+
+
 def full_build(conn: sqlite3.Connection, reason: str) -> int:
     """Drop and re-create OUR tables and triggers and index every message. Touches no reference
-    object. Returns the number of messages indexed; counts the build in ``hm_meta.full_builds``."""
+    object. Returns the number of messages to index; counts the build in ``hm_meta.full_builds``.
+
+    Up to :data:`BUILD_CHUNK` messages are indexed here; a larger history is left to
+    :func:`backfill_step` (``hm_meta.backfill_next_id`` / ``backfill_through`` mark it), one chunk
+    per transaction: our triggers are installed first, so rows written meanwhile are indexed by them."""
     conn.execute(META_SQL)
     for name in TRIGGER_NAMES:
         conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
     _drop_fts(conn, MAIN)
     _drop_fts(conn, CJK)
     _create(conn)
-    conn.execute(f"INSERT INTO {MAIN}(rowid, content, tool_name, tool_calls) {_SELECT_ROWS}")
-    conn.execute(f"INSERT INTO {CJK}(rowid, content, tool_name) {_SELECT_CJK}")
     _install_triggers(conn)
     n = int(conn.execute("SELECT count(*) FROM messages").fetchone()[0])
+    if n <= BUILD_CHUNK:
+        conn.execute(f"INSERT INTO {MAIN}(rowid, content, tool_name, tool_calls) {_SELECT_ROWS}")
+        conn.execute(f"INSERT INTO {CJK}(rowid, content, tool_name) {_SELECT_CJK}")
+    else:
+        meta_set(conn, "backfill_next_id", 0)
+        meta_set(conn, "backfill_through", conn.execute("SELECT max(id) FROM messages").fetchone()[0])
     _bump(conn, "full_builds")
     meta_set(conn, "layout", LAYOUT_VERSION)
     meta_set(conn, "last_full_build", f"{time.time():.3f} {reason}")
     meta_set(conn, "high_water_mark", _max_indexed(conn))
     logger.info("hermes-memory full-text index built from %d messages (%s)", n, reason)
     return n
+
+
+def backfill_step(conn: sqlite3.Connection) -> dict[str, Any]:
+    """Index the next :data:`BUILD_CHUNK` messages of a pending build (see :func:`full_build`); runs in
+    the caller's transaction. Rows a trigger already indexed (written or changed meanwhile) are
+    re-indexed from their current text. Returns ``{"indexed": int, "pending": bool}``."""
+    start = meta_get(conn, "backfill_next_id")
+    through = meta_get(conn, "backfill_through")
+    if start is None or through is None:
+        return {"indexed": 0, "pending": False}
+    ids = [r[0] for r in conn.execute("SELECT id FROM messages WHERE id >= ? AND id <= ? ORDER BY id LIMIT ?",
+                                      (int(start), int(through), BUILD_CHUNK))]
+    _unindex_ids(conn, ids)
+    _index_ids(conn, ids)
+    if len(ids) < BUILD_CHUNK:
+        conn.execute(f"DELETE FROM {META} WHERE key IN ('backfill_next_id', 'backfill_through')")
+        meta_set(conn, "high_water_mark", _max_indexed(conn))
+        return {"indexed": len(ids), "pending": False}
+    meta_set(conn, "backfill_next_id", ids[-1] + 1)
+    return {"indexed": len(ids), "pending": True}
+
+
+def finish_backfill(write: Callable[[Callable[[sqlite3.Connection], Any]], Any], report: dict[str, Any]) -> None:
+    """Run :func:`backfill_step` through ``write`` (one transaction per call, e.g.
+    ``SessionDB._execute_write``) until no build is pending; adds ``"backfilled": int`` to ``report``."""
+    done = 0
+    while True:
+        step = write(backfill_step)
+        done += step["indexed"]
+        if not step["pending"]:
+            break
+    report["backfilled"] = done
 
 
 def integrity_ok(conn: sqlite3.Connection) -> bool:
@@ -323,6 +371,8 @@ def sync(conn: sqlite3.Connection) -> dict[str, Any]:
     if MAIN not in have or CJK not in have or META not in have:
         report["action"] = "built"
         report["added"] = full_build(conn, "first open" if MAIN not in have else "table missing")
+    elif meta_get(conn, "backfill_next_id") is not None:
+        report["action"] = "built"  # a build another open started; finish_backfill completes it
     else:
         triggers_ok = all(_norm(have.get(n)) == _norm(sql) for n, sql in TRIGGER_SQL.items())
         report["triggers_missing"] = not triggers_ok
