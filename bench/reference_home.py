@@ -3,11 +3,13 @@
 Prints JSON. Steps, on a database the real reference (0.19.0, from its own venv) filled with
 ``--messages`` messages:
 
-1. ``first_open``: our first open builds our ``hm_*`` index from every message (once per home).
+1. ``first_open``: our first open builds our ``hm_*`` index from every message (once per home), in
+   chunks of ``BUILD_CHUNK`` rows, one write transaction each.
 2. ``reopen``: nothing happened meanwhile -> O(1).
 3. ``after_reference_appended_triggers_present``: the reference appended ``--added`` rows with its
    own ``append_message``; our triggers ran inside its transactions, so nothing is left to do.
-4. ``after_reference_rebuilt_messages``: the reference's ``messages`` table was rebuilt (as a
+4. ``after_reference_rebuilt_messages`` (then ``verification_opens_after_rebuild``: the following
+   opens, each comparing at most ``VERIFY_BATCH`` rows' stored copy with ``messages``): the reference's ``messages`` table was rebuilt (as a
    schema migration does, dropping every trigger on it, ours included), then the reference
    appended ``--added`` rows and deleted sessions: our open catches up from the high-water mark and
    repairs the deleted rows one by one. ``scan_seconds`` is the untokenised pass over ids and
@@ -76,6 +78,14 @@ def main() -> None:
         ref(python, home, "append", {"n": args.added})
         out["reference_rebuild_left_triggers"] = rb["triggers_left_after_rebuild"]
         out["after_reference_rebuilt_messages"] = our_open(home)
+        verify = []
+        while True:  # rows changed while our triggers were absent: verified in bounded batches per open
+            step = our_open(home)
+            verify.append({"open_seconds": step["open_seconds"], "verified": step["index"]["verified"],
+                           "changed": step["index"]["changed"]})
+            if not step["index"]["verify_pending"] or len(verify) > 20:
+                break
+        out["verification_opens_after_rebuild"] = verify
         scaling = {}
         for n in (100, args.added * 10):
             ref(python, home, "rebuild_messages", {})

@@ -190,3 +190,27 @@ def test_first_build_of_a_large_history_goes_in_chunks_and_keeps_concurrent_writ
         assert hmindex.meta_get(db.conn, "backfill_next_id") is None
     finally:
         db.close()
+
+
+def test_long_lived_connection_catches_up_when_another_program_rebuilds_messages(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    _seed(path)
+    db = SessionDB(path)  # stays open, like `serve`
+    try:
+        assert len(_ids(db, "otters")) == 30
+        other = sqlite3.connect(path, isolation_level=None)
+        sql = other.execute("SELECT sql FROM sqlite_master WHERE name = 'messages'").fetchone()[0]
+        other.execute("BEGIN")
+        other.execute(sql.replace("CREATE TABLE IF NOT EXISTS messages", "CREATE TABLE messages_new", 1)
+                      .replace("CREATE TABLE messages", "CREATE TABLE messages_new", 1))
+        other.execute("INSERT INTO messages_new SELECT * FROM messages")
+        other.execute("DROP TABLE messages")
+        other.execute("ALTER TABLE messages_new RENAME TO messages")
+        other.execute("COMMIT")
+        other.execute("INSERT INTO messages(session_id, role, content, timestamp) VALUES ('s1', 'user', 'capybara', 1)")
+        other.close()
+        assert len(_ids(db, "capybara")) == 1  # found without reopening
+        assert {n for (n,) in db.conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")} \
+            == set(hmindex.TRIGGER_NAMES)
+    finally:
+        db.close()

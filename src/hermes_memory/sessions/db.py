@@ -229,6 +229,7 @@ class SessionDB:
 
             self.migration = self._execute_write(migrate)
             hmindex.finish_backfill(self._execute_write, self.migration["index"])
+            self._schema_cookie = self._conn.execute("PRAGMA schema_version").fetchone()[0]
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             raise SessionStoreError(
@@ -250,6 +251,22 @@ class SessionDB:
                     os.chmod(p, 0o600)
             except OSError:
                 pass
+
+    def _resync_if_schema_changed(self) -> None:
+        """Catch our ``hm_*`` index up when another program changed the schema since we looked (for
+        example rebuilt ``messages``, which drops our triggers): a long-running ``serve`` then keeps
+        finding what the reference writes. One ``PRAGMA schema_version`` read when nothing changed."""
+        with self._lock:
+            if self._conn is None:
+                return
+            cookie = self._conn.execute("PRAGMA schema_version").fetchone()[0]
+            if cookie == self._schema_cookie:
+                return
+            report = self._execute_write(hmindex.sync)
+            hmindex.finish_backfill(self._execute_write, report)
+            self._schema_cookie = self._conn.execute("PRAGMA schema_version").fetchone()[0]
+        if report["action"] != "none":
+            logger.info("state.db schema changed by another program; our index: %s", report)
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -856,6 +873,7 @@ class SessionDB:
         ``session_search`` tool does this so that a failure is never reported as "no results").
         """
         try:
+            self._resync_if_schema_changed()
             return self._search(
                 query,
                 _as_list(source_filter),
