@@ -26,7 +26,7 @@ they are gone; SQLite's ``contentless_delete=1`` needs 3.43, newer than the 3.40
   our triggers fire in every writer's transaction, the reference's included);
 * otherwise -> **catch-up**: the rows above the high-water mark (our newest indexed row id, also
   recorded in ``hm_meta.high_water_mark``) are indexed; rows deleted meanwhile are detected by
-  comparing counts (an integer-only pass) and, only when they differ, the two id sets; when our
+  comparing counts (SQLite's b-tree count, no row read) and, only when they differ, the two id sets; when our
   triggers were missing, rows CHANGED meanwhile are found by comparing our stored copy with
   ``messages`` in batches of :data:`VERIFY_BATCH` rows per open (``hm_meta.verify_next_id`` keeps
   the place), and only those rows are re-indexed. Tokenising work scales with the rows added or
@@ -304,7 +304,8 @@ def _probe(conn: sqlite3.Connection) -> None:
 
 VERIFY_BATCH = 20_000
 """Rows whose stored copy is compared with ``messages`` per open while a verification is pending
-(about 40 ms per batch on a laptop); bounds the work of one open whatever the database size."""
+(0.1-0.15 s per batch on the 2-core test machine, bench/reference_home.py); bounds the work of one
+open whatever the database size."""
 
 
 def _ids_source(conn: sqlite3.Connection) -> tuple[str, str, tuple[str, str, str]]:
@@ -316,15 +317,18 @@ def _ids_source(conn: sqlite3.Connection) -> tuple[str, str, tuple[str, str, str
 
 def _catch_up(conn: sqlite3.Connection) -> dict[str, Any]:
     """Index rows above the high-water mark; find rows deleted (or missing) below it by comparing
-    counts first (an integer-only pass) and the two id sets only when the counts differ."""
+    counts first and the two id sets only when the counts differ."""
     t0 = time.perf_counter()
     hwm = _max_indexed(conn)
     new_ids = [r[0] for r in conn.execute("SELECT id FROM messages WHERE id > ? ORDER BY id", (hwm,))]
     src, key, _cols = _ids_source(conn)
     deleted: list[int] = []
     missing: list[int] = []
-    theirs = conn.execute("SELECT count(*) FROM messages WHERE id <= ?", (hwm,)).fetchone()[0]
-    ours = conn.execute(f"SELECT count(*) FROM {src}").fetchone()[0]
+    # whole-table count(*) is SQLite's b-tree count (no row is read): ~0.1 ms per 100k rows
+    theirs = conn.execute("SELECT count(*) FROM messages").fetchone()[0] - len(new_ids)
+    small = f"{MAIN}_docsize" if conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE name = ?", (f"{MAIN}_docsize",)).fetchone() else src
+    ours = conn.execute(f"SELECT count(*) FROM {small}").fetchone()[0]
     if theirs != ours:
         deleted = [r[0] for r in conn.execute(f"SELECT {key} FROM {src} WHERE {key} NOT IN (SELECT id FROM messages)")]
         missing = [r[0] for r in conn.execute(
