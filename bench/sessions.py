@@ -91,7 +91,7 @@ class Corpus:
 def stored_cjk_substrings(db: SessionDB, n: int, seed: int) -> list[str]:
     """``n`` 4-character substrings of stored CJK messages (queries that do occur in the text)."""
     rng = random.Random(seed)
-    rows = [r[0] for r in db.conn.execute("SELECT content FROM messages_cjk ORDER BY rowid LIMIT 2000")]
+    rows = [r[0] for r in db.conn.execute("SELECT content FROM hm_messages_cjk ORDER BY rowid LIMIT 2000")]
     out = []
     for _ in range(n if rows else 0):
         text = rng.choice(rows)
@@ -146,8 +146,8 @@ def latency(db: SessionDB, queries: list[str], tool: bool = False) -> dict[str, 
 def disk(db: SessionDB, text_bytes: int) -> dict[str, float]:
     db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     sizes = dict(db.conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall())
-    fts = sum(v for k, v in sizes.items() if k.startswith("messages_fts"))
-    cjk = sum(v for k, v in sizes.items() if k.startswith("messages_cjk"))
+    fts = sum(v for k, v in sizes.items() if k.startswith("hm_messages_fts"))
+    cjk = sum(v for k, v in sizes.items() if k.startswith("hm_messages_cjk"))
     total = os.path.getsize(db.db_path)
     n = db.message_count() or 1
     return {
@@ -272,7 +272,7 @@ def main() -> None:
         "cjk_long_p95_ms": last["cjk_3plus_chars"]["p95_ms"],  # type: ignore[index]
     }
     cjk_bytes = db.conn.execute(
-        "SELECT coalesce(sum(length(CAST(content AS BLOB))), 0) FROM messages_cjk"
+        "SELECT coalesce(sum(length(CAST(content AS BLOB))), 0) FROM hm_messages_cjk"
     ).fetchone()[0]
     if cjk_bytes:
         out["cjk_cost"]["side_table_bytes_per_cjk_text_byte_estimate"] = round(  # type: ignore[index]

@@ -78,7 +78,7 @@ def test_B26_eight_threads_on_one_object(db: SessionDB) -> None:
     for t in threads:
         t.join()
     assert db.conn.execute("SELECT count(*) FROM messages").fetchone()[0] == 400
-    assert db.conn.execute("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'quokka'").fetchone()[0] == 400
+    assert db.conn.execute("SELECT count(*) FROM hm_messages_fts WHERE hm_messages_fts MATCH 'quokka'").fetchone()[0] == 400
     assert db.get_session("s1")["message_count"] == 400
 
 
@@ -112,7 +112,7 @@ def test_B26_four_processes_times_2000_appends_all_present_and_findable(tmp_path
         for n in range(4):
             assert db.get_session(f"proc{n}")["message_count"] == 2000
             assert db.conn.execute(
-                "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?", (f'"proc{n}"',)
+                "SELECT count(*) FROM hm_messages_fts WHERE hm_messages_fts MATCH ?", (f'"proc{n}"',)
             ).fetchone()[0] == 2000
         for n, i in ((0, 0), (1, 1999), (2, 1000), (3, 1234)):
             rows = db.search_messages(f"marker{n}x{i}")

@@ -28,7 +28,9 @@ def test_schema_wal_foreign_keys_tables_and_mode_0600(db: SessionDB) -> None:
     assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     names = {r[0] for r in db.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"sessions", "messages", "schema_version", "messages_fts", "messages_cjk"} <= names
+    assert {"sessions", "messages", "schema_version", "messages_fts", "messages_fts_trigram",
+            "hm_messages_fts", "hm_messages_cjk", "hm_meta"} <= names
+    assert [tuple(r) for r in db.conn.execute("SELECT version FROM schema_version")] == [(22,)]
     assert stat.S_IMODE(os.stat(db.db_path).st_mode) == 0o600
 
 
@@ -282,7 +284,8 @@ def test_v2_database_migrates_and_backfills_fts(tmp_path: Path) -> None:
     try:
         cols = {r[1] for r in db.conn.execute("PRAGMA table_info(sessions)")}
         assert {"title", "api_call_count", "cache_read_tokens", "cache_write_tokens"} <= cols
-        assert db.conn.execute("SELECT version FROM schema_version").fetchone()[0] >= 11
+        # a reference database keeps its own version (the reference migrates it when it opens it)
+        assert db.conn.execute("SELECT version FROM schema_version").fetchone()[0] == 2
         assert [r["session_id"] for r in db.search_messages("penguin")] == ["legacy"]
         assert len(db.search_messages("weather_lookup", role_filter="tool")) == 1
         db.append_message("legacy", "user", "new walrus text")

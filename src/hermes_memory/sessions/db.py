@@ -1,6 +1,6 @@
 """``SessionDB``: every session and message in one SQLite file (``$HERMES_HOME/state.db``).
 
-Behaviour follows the reference agent's ``hermes_state.py`` (reference-behaviour.md §6):
+Behaviour follows the reference Hermes Agent's own ``SessionDB``, on the same file:
 
 * WAL journal, foreign keys on, files mode 0600, ``synchronous=FULL`` by default (as the
   reference agent): every acknowledged commit is fsynced to the WAL before it returns, so it
@@ -13,9 +13,11 @@ Behaviour follows the reference agent's ``hermes_state.py`` (reference-behaviour
   random 20-150 ms sleep when the database is locked/busy. When the retries are spent a
   :class:`~hermes_memory.errors.SessionStoreError` is raised -- never swallowed (failure case B26).
   Every 50 writes a passive WAL checkpoint is attempted.
-* Full-text search: an external-content FTS5 index (porter + unicode61) kept in step with
-  ``messages`` by triggers, plus a trigram side table for rows with CJK text (B23, B24). See
-  :mod:`hermes_memory.sessions.migrations` and :mod:`hermes_memory.sessions.fts`.
+* Full-text search: our FTS5 index ``hm_messages_fts`` (porter + unicode61) kept in step with
+  ``messages`` by our ``hm_*`` triggers, plus the trigram side table ``hm_messages_cjk`` for rows
+  with CJK text (B23, B24); the reference's own ``messages_fts*`` objects are never touched. See
+  :mod:`hermes_memory.sessions.migrations`, :mod:`hermes_memory.sessions.hmindex` and
+  :mod:`hermes_memory.sessions.fts`.
 
 Times are Unix epoch seconds (float). Counts of text are characters unless said otherwise.
 """
@@ -41,6 +43,7 @@ from typing import Any, TypeVar
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.home import HermesHome
 from hermes_memory.sessions import fts as fts_mod
+from hermes_memory.sessions import hmindex
 from hermes_memory.sessions.migrations import migrate
 
 logger = logging.getLogger(__name__)
@@ -243,6 +246,8 @@ class SessionDB:
             self._conn.execute(f"PRAGMA synchronous={sync.upper()}")
 
             self.migration = self._execute_write(migrate)
+            hmindex.finish_backfill(self._execute_write, self.migration["index"])
+            self._schema_cookie = self._conn.execute("PRAGMA schema_version").fetchone()[0]
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             raise SessionStoreError(
@@ -264,6 +269,22 @@ class SessionDB:
                     os.chmod(p, 0o600)
             except OSError:
                 pass
+
+    def _resync_if_schema_changed(self) -> None:
+        """Catch our ``hm_*`` index up when another program changed the schema since we looked (for
+        example rebuilt ``messages``, which drops our triggers): a long-running ``serve`` then keeps
+        finding what the reference writes. One ``PRAGMA schema_version`` read when nothing changed."""
+        with self._lock:
+            if self._conn is None:
+                return
+            cookie = self._conn.execute("PRAGMA schema_version").fetchone()[0]
+            if cookie == self._schema_cookie:
+                return
+            report = self._execute_write(hmindex.sync)
+            hmindex.finish_backfill(self._execute_write, report)
+            self._schema_cookie = self._conn.execute("PRAGMA schema_version").fetchone()[0]
+        if report["action"] != "none":
+            logger.info("state.db schema changed by another program; our index: %s", report)
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -1042,6 +1063,7 @@ class SessionDB:
         ``session_search`` tool does this so that a failure is never reported as "no results").
         """
         try:
+            self._resync_if_schema_changed()
             return self._search(
                 query,
                 _as_list(source_filter),
@@ -1149,18 +1171,18 @@ class SessionDB:
         join_s = " JOIN sessions s ON s.id = m.session_id" if needs_session else ""
         # words after NOT: CJK literals leave every result, other words leave the CJK side too
         neg_like = "".join(
-            " AND m.id NOT IN (SELECT rowid FROM messages_cjk WHERE content LIKE ? ESCAPE '\\'"
+            " AND m.id NOT IN (SELECT rowid FROM hm_messages_cjk WHERE content LIKE ? ESCAPE '\\'"
             " OR tool_name LIKE ? ESCAPE '\\')" for _ in plan.exclude_like
         )
         neg_like_params = [p for lit in plan.exclude_like for p in ["%" + fts_mod.like_escape(lit) + "%"] * 2]
-        neg_fts = " AND m.id NOT IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)" if plan.exclude_fts else ""
+        neg_fts = " AND m.id NOT IN (SELECT rowid FROM hm_messages_fts WHERE hm_messages_fts MATCH ?)" if plan.exclude_fts else ""
         neg_fts_params = [" OR ".join(plan.exclude_fts)] if plan.exclude_fts else []
         if order_newest:
             order = "m.timestamp DESC, m.id DESC"
         elif order_oldest:
             order = "m.timestamp ASC, m.id ASC"
         else:
-            order = "messages_fts.rank, m.id DESC"
+            order = "hm_messages_fts.rank, m.id DESC"
 
         with self._lock:
             conn = self._conn
@@ -1169,22 +1191,22 @@ class SessionDB:
             hits: dict[int, float] = {}  # id -> bm25 rank (negative; lower is better)
             cand: dict[int, tuple[str, str]] = {}
             fts_expr, dropped, min_rowid = self._cap_terms(conn, plan) if relevance else (plan.fts, [], None)
-            window = " AND messages_fts.rowid >= ?" if min_rowid else ""
+            window = " AND hm_messages_fts.rowid >= ?" if min_rowid else ""
             wparams = [min_rowid] if min_rowid else []
             if fts_expr:
                 pool = max(want, RERANK_POOL) if relevance else want
                 if not cond and not neg_like and relevance:
                     # fast path: FTS5 sorts by rank itself and stops at LIMIT
                     rows = conn.execute(
-                        "SELECT rowid AS id, rank FROM messages_fts WHERE messages_fts MATCH ?"
+                        "SELECT rowid AS id, rank FROM hm_messages_fts WHERE hm_messages_fts MATCH ?"
                         + window + " ORDER BY rank LIMIT ?",
                         [fts_expr, *wparams, pool],
                     ).fetchall()
                 else:
                     rows = conn.execute(
-                        "SELECT m.id AS id, messages_fts.rank AS rank FROM messages_fts "
-                        "JOIN messages m ON m.id = messages_fts.rowid" + join_s
-                        + " WHERE messages_fts MATCH ?" + window + cond + neg_like + f" ORDER BY {order} LIMIT ?",
+                        "SELECT m.id AS id, hm_messages_fts.rank AS rank FROM hm_messages_fts "
+                        "JOIN messages m ON m.id = hm_messages_fts.rowid" + join_s
+                        + " WHERE hm_messages_fts MATCH ?" + window + cond + neg_like + f" ORDER BY {order} LIMIT ?",
                         [fts_expr, *wparams, *params, *neg_like_params, pool],
                     ).fetchall()
                 for r in rows:
@@ -1197,10 +1219,10 @@ class SessionDB:
                     # are rare, or the filters exclude their rows): fill it with the newest rows of
                     # the full query, ranked by their full BM25, so no match is lost.
                     extra = conn.execute(
-                        "SELECT m.id AS id, messages_fts.rank AS rank FROM messages_fts "
-                        "JOIN messages m ON m.id = messages_fts.rowid" + join_s
-                        + " WHERE messages_fts MATCH ?" + cond + neg_like
-                        + " ORDER BY messages_fts.rowid DESC LIMIT ?",
+                        "SELECT m.id AS id, hm_messages_fts.rank AS rank FROM hm_messages_fts "
+                        "JOIN messages m ON m.id = hm_messages_fts.rowid" + join_s
+                        + " WHERE hm_messages_fts MATCH ?" + cond + neg_like
+                        + " ORDER BY hm_messages_fts.rowid DESC LIMIT ?",
                         [plan.fts, *params, *neg_like_params, want + len(hits)],
                     ).fetchall()
                     for r in extra:
@@ -1211,10 +1233,10 @@ class SessionDB:
                     cand = self._candidates(conn, list(hits), with_text=False)
             found: dict[int, float] = {}
             if (plan.cjk_trigram or plan.cjk_like) and conn.execute(
-                "SELECT 1 FROM messages_cjk LIMIT 1"
+                "SELECT 1 FROM hm_messages_cjk LIMIT 1"
             ).fetchone():
                 base = (
-                    "SELECT m.id AS id, m.timestamp AS ts FROM messages_cjk c JOIN messages m ON m.id = c.rowid"
+                    "SELECT m.id AS id, m.timestamp AS ts FROM hm_messages_cjk c JOIN messages m ON m.id = c.rowid"
                     + join_s
                 )
                 # Under newest/oldest the side table is read in that time order (row ids need not
@@ -1222,7 +1244,7 @@ class SessionDB:
                 by_time = "m.timestamp ASC, m.id ASC" if order_oldest else "m.timestamp DESC, m.id DESC"
                 if plan.cjk_trigram:
                     for r in conn.execute(
-                        base + " WHERE messages_cjk MATCH ?" + cond + neg_like + neg_fts
+                        base + " WHERE hm_messages_cjk MATCH ?" + cond + neg_like + neg_fts
                         + f" ORDER BY {'c.rowid DESC' if relevance else by_time} LIMIT ?",
                         [plan.cjk_trigram, *params, *neg_like_params, *neg_fts_params, max(want, 50)],
                     ):
@@ -1272,7 +1294,7 @@ class SessionDB:
                     "tokenize='porter unicode61 remove_diacritics 2')"
                 )
                 conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_tok_v USING fts5vocab(temp, hm_tok, instance)")
-                conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_fts_v USING fts5vocab(main, messages_fts, row)")
+                conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_fts_v USING fts5vocab(main, hm_messages_fts, row)")
                 self.__dict__["_temp_ready"] = True
             conn.execute("DELETE FROM temp.hm_tok")
             conn.executemany("INSERT INTO temp.hm_tok(rowid, x) VALUES (?, ?)", list(enumerate(todo, start=1)))
@@ -1665,7 +1687,7 @@ class SessionDB:
         :class:`SessionStoreError` describing the corruption otherwise)."""
         try:
             self._execute_write(
-                lambda c: c.execute("INSERT INTO messages_fts(messages_fts, rank) VALUES('integrity-check', 1)")
+                lambda c: c.execute("INSERT INTO hm_messages_fts(hm_messages_fts, rank) VALUES('integrity-check', 1)")
             )
         except SessionStoreError:
             raise
