@@ -13,6 +13,7 @@ existing ``config.yaml`` loads unchanged; sections and keys we do not know are k
 * ``prompt_caching:``  cache_ttl ("5m" | "1h")
 * ``model:``           the main chat model (provider openai|anthropic, name, base_url, ...)
 * ``auxiliary:``       an optional cheaper model for summaries and memory flushes
+* ``sessions:``        synchronous ("full" | "normal": durability of state.db commits)
 
 A bad value raises :class:`~hermes_memory.errors.ConfigError` whose message names the file, the
 dotted key and what is allowed.
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from hermes_memory.errors import ConfigError
 
@@ -104,6 +105,19 @@ class SessionSearchConfig(_Section):
     summarize: bool = False
 
 
+class SessionsConfig(_Section):
+    """``sessions:`` section (the reference's own keys, auto_prune etc., are kept). ``synchronous``:
+    ``full`` fsyncs every state.db commit; ``normal`` is faster but may lose the last commits on a
+    power cut or OS crash (WAL still prevents corruption)."""
+
+    synchronous: Literal["full", "normal"] = "full"
+
+    @field_validator("synchronous", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
+
+
 class HermesConfig(BaseModel):
     """The whole ``config.yaml``. Unknown top-level sections are preserved in ``model_extra``."""
 
@@ -115,6 +129,7 @@ class HermesConfig(BaseModel):
     model: ModelConfig = Field(default_factory=ModelConfig)
     auxiliary: ModelConfig = Field(default_factory=ModelConfig)
     session_search: SessionSearchConfig = Field(default_factory=SessionSearchConfig)
+    sessions: SessionsConfig = Field(default_factory=SessionsConfig)
 
 
 def _describe_error(path: Path, err: ValidationError) -> str:

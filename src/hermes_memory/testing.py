@@ -5,6 +5,7 @@
 * :class:`ScriptedModel` — a :class:`~hermes_memory.llm.base.ChatModel` that plays back scripted
   replies (text, tool calls, exceptions, callables) and records every request; helpers
   :func:`tool_call` / :func:`assistant_tool_calls` build OpenAI-style tool calls.
+* :func:`write_openai_jsonl` — a file of synthetic conversations for ``sessions import -f openai``.
 
 Nothing here touches the network or the clock beyond ``threading.Event`` waits.
 """
@@ -16,6 +17,7 @@ import itertools
 import json
 import threading
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from hermes_memory.errors import ModelError
@@ -192,6 +194,20 @@ def tool_call(name: str, arguments: dict[str, Any] | None = None, *, call_id: st
 def assistant_tool_calls(*calls: dict[str, Any], content: str | None = None) -> dict[str, Any]:
     """An assistant message that makes ``calls`` (built with :func:`tool_call`)."""
     return {"role": "assistant", "content": content, "tool_calls": list(calls)}
+
+
+def write_openai_jsonl(path: Path, conversations: int, per_conversation: int) -> Path:
+    """Write ``conversations`` lines of OpenAI-style message JSONL to ``path`` (ids ``c0``, ``c1``...,
+    alternating user/assistant messages) and return ``path``."""
+    lines = [
+        json.dumps({"id": f"c{i}", "messages": [
+            {"role": "user" if j % 2 == 0 else "assistant", "content": f"conversation {i} line {j} about deploy windows"}
+            for j in range(per_conversation)
+        ]})
+        for i in range(conversations)
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
 
 
 def estimate_tokens(payload: Any) -> int:

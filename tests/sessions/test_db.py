@@ -109,7 +109,7 @@ def test_conversation_restores_reasoning_and_strips_memory_context(db: SessionDB
     db.append_message("s1", "assistant", "<memory-context>\nsecret recall\n</memory-context>\nVisible answer",
                       reasoning="", reasoning_content="thinking", reasoning_details=[{"type": "r"}])
     conv = db.get_messages_as_conversation("s1")
-    assert conv[0] == {"role": "system", "content": "You are helpful"}
+    assert conv[0] == {"role": "system", "content": "You are helpful", "timestamp": conv[0]["timestamp"]}
     assert conv[2]["content"] == "Visible answer"
     assert conv[2]["reasoning"] == "" and conv[2]["reasoning_content"] == "thinking"
     assert conv[2]["reasoning_details"] == [{"type": "r"}]
@@ -147,6 +147,7 @@ def test_titles_set_get_unknown_duplicate_and_none(db: SessionDB) -> None:
 
 def test_title_moves_from_compression_ancestor(db: SessionDB) -> None:
     db.create_session("a", title="Plan")
+    db.end_session("a", "compression")
     db.create_session("b", parent_session_id="a")
     assert db.set_session_title("b", "Plan") is True
     assert db.get_session_title("a") is None and db.get_session_title("b") == "Plan"

@@ -46,8 +46,8 @@ def test_sanitize_drops_plus_and_unbalanced_quote() -> None:
 def test_build_query_drops_stopwords_and_keeps_explicit_operators() -> None:
     plan = build_query("What did Caroline say about the adoption agencies?")
     assert plan.fts == '"Caroline" OR "say" OR "adoption" OR "agencies"'
-    assert build_query("alpha NOT beta").fts == '"alpha" NOT "beta"'
-    assert build_query("alpha AND beta").fts == '"alpha" AND "beta"'
+    assert build_query("alpha NOT beta", syntax=True).fts == '"alpha" NOT "beta"'
+    assert build_query("alpha AND beta", syntax=True).fts == '"alpha" AND "beta"'
     assert build_query("it's").fts == '"it"'
     assert build_query('"the who" concert').fts == '"the who" OR "concert"'  # quoted: kept as typed
     assert build_query("***").empty and build_query("").empty and build_query('""').empty

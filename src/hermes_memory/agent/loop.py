@@ -152,7 +152,7 @@ class Agent:
         self.store: MemoryStore | None = None
         if self.memory_enabled or self.user_profile_enabled:
             self.store = MemoryStore(self.home.memories_dir, mem.memory_char_limit, mem.user_char_limit)
-        self.db = session_db or SessionDB(self.home.state_db)
+        self.db = session_db or SessionDB(self.home.state_db, synchronous=self.config.sessions.synchronous)
         self._external = provider if provider is not None else load_configured_provider(mem.provider, self.home.root)
         self.summary_model = summary_model or self.aux_model
         self.compressor = ContextCompressor(model.context_length, self.config.compression, self._summarize)

@@ -27,7 +27,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a t
 
 
 def _db(ctx: typer.Context) -> SessionDB:
-    return SessionDB(state(ctx).home.state_db)
+    return SessionDB(state(ctx).home.state_db, synchronous=state(ctx).config.sessions.synchronous)
 
 
 def _when(ts: float | None) -> str:
@@ -149,9 +149,13 @@ def register(app: typer.Typer) -> None:
             "--until", help="Messages before: same forms as --since; a bare date includes that whole day.")] = None,
         limit: Annotated[int, typer.Option("--limit", min=1, max=1000)] = 20,
         sort: Annotated[str, typer.Option("--sort", help="relevance, newest or oldest.")] = "relevance",
+        query_syntax: Annotated[bool, typer.Option(
+            "--query-syntax", help="Read upper-case AND, OR, NOT, NEAR between words as operators "
+            "(by default they are plain words).")] = False,
         as_json: JsonOpt = False,
     ) -> None:
-        """Full-text search over every stored message, optionally filtered."""
+        """Full-text search over every stored message, optionally filtered; sessions whose title
+        matches are listed first."""
         if sort not in ("relevance", "newest", "oldest"):
             fail("--sort must be relevance, newest or oldest.", EXIT_USAGE)
         now = time.time()
@@ -163,12 +167,22 @@ def register(app: typer.Typer) -> None:
             sid = _resolve(db, session, by_title=False) if session is not None else None
             rows = db.search_messages(query, source_filter=source, role_filter=role, session_id=sid,
                                       user_id=user_id, since=t_since, until=t_until, limit=limit,
-                                      sort=None if sort == "relevance" else sort, raise_errors=True)
+                                      sort=None if sort == "relevance" else sort, raise_errors=True,
+                                      query_syntax=query_syntax)
+            sources = [x.strip() for x in (source or "").split(",") if x.strip()]
+            titled = [] if sid is not None else [
+                {k: t.get(k) for k in ("id", "title", "title_match", "source", "started_at")}
+                for t in db.search_titles(query, limit=limit, query_syntax=query_syntax)
+                if (not sources or t.get("source") in sources) and (user_id is None or t.get("user_id") == user_id)
+            ]
         if as_json:
-            print_json({"query": query, "count": len(rows), "results": rows})
+            print_json({"query": query, "count": len(rows), "results": rows, "title_matches": titled})
             return
+        for t in titled:
+            console.print(f"title match: {escape(t['id'])}  {escape(t['title'] or '')}  ({_when(t['started_at'])})",
+                          highlight=False)
         if not rows:
-            console.print("no matches")
+            console.print("no matches" if not titled else "no message matches")
             return
         table = Table("session", "when", "role", "snippet", title=f"{len(rows)} match(es)")
         for r in rows:
@@ -233,7 +247,8 @@ def register(app: typer.Typer) -> None:
             def progress(done: int, total: int | None) -> None:
                 bar.update(task, completed=done, total=total)
 
-            report = import_path(db, path, fmt, progress=progress)
+            with db.batch():  # one fsync per few hundred writes, not per session
+                report = import_path(db, path, fmt, progress=progress)
         data = report.as_dict()
         if as_json:
             print_json(data)

@@ -162,7 +162,7 @@ class MemoryServer:
         self.session_id = f"mcp_{time.strftime('%Y%m%d_%H%M%S')}_{uuid.uuid4().hex[:6]}"
         if self.fixed_user_id is not None:
             self._check_user_id(self.fixed_user_id)
-        self.db = SessionDB(self.home.state_db)
+        self.db = SessionDB(self.home.state_db, synchronous=config.sessions.synchronous)
         self.manager: Any = None
         try:
             self.manager, self.provider = self._load_provider()

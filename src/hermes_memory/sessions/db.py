@@ -2,7 +2,12 @@
 
 Behaviour follows the reference Hermes Agent's own ``SessionDB``, on the same file:
 
-* WAL journal, foreign keys on, files mode 0600, ``synchronous=NORMAL`` (safe under WAL).
+* WAL journal, foreign keys on, files mode 0600, ``synchronous=FULL`` by default (as the
+  reference agent): every acknowledged commit is fsynced to the WAL before it returns, so it
+  survives a power cut or an OS crash. ``synchronous="normal"`` (``sessions.synchronous`` in
+  config.yaml) skips that fsync: still no corruption under WAL, but the last committed
+  transactions may be lost on a power cut or OS crash (not on a crash of this process). Batch
+  writers (:meth:`SessionDB.append_messages`, importers) commit once per batch, not per row.
 * Every write runs in ``BEGIN IMMEDIATE`` under a per-object lock, with a SQLite busy timeout
   (``timeout`` seconds, default 1.0) and up to ``write_retries`` (default 15) retries after a
   random 20-150 ms sleep when the database is locked/busy. When the retries are spent a
@@ -19,6 +24,7 @@ Times are Unix epoch seconds (float). Counts of text are characters unless said 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -30,7 +36,7 @@ import threading
 import time
 import unicodedata
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -81,6 +87,10 @@ SESSION_WEIGHT = 0.3
 """Weight of the row's session total (normalised to the best session, times the best row score):
 rows from sessions that match strongly overall rise. Tuned on LoCoMo dev."""
 """Prefix marking list/dict message content stored as JSON text."""
+BATCH_WRITES = 500
+"""Writes per transaction inside :meth:`SessionDB.batch` (bounds what another process waits for)."""
+SYNCHRONOUS_MODES = ("full", "normal")
+"""Accepted ``synchronous`` settings of :class:`SessionDB` (SQLite ``PRAGMA synchronous``)."""
 
 _MEMORY_CONTEXT_RE = re.compile(r"<memory-context>.*?</memory-context>\s*", re.DOTALL)
 _TITLE_NUMBER_RE = re.compile(r"^(.*?) #(\d+)$")
@@ -189,9 +199,11 @@ class SessionDB:
 
     ``db_path``: the database file, default ``HermesHome.resolve().state_db`` (the folder is
     created). ``timeout``: SQLite busy timeout for one attempt, seconds. ``write_retries``: bounded
-    retries of a locked write (see module doc). Safe to share between threads (one connection,
-    one lock); several processes may open the same file. Raises :class:`SessionStoreError` if the
-    file cannot be opened or migrated.
+    retries of a locked write (see module doc). ``synchronous``: ``"full"`` (default, every
+    commit is durable) or ``"normal"`` (faster; the last commits may be lost on a power cut or OS
+    crash; see the module doc); anything else raises ``ValueError``. Safe to share between threads
+    (one connection, one lock); several processes may open the same file. Raises
+    :class:`SessionStoreError` if the file cannot be opened or migrated.
     """
 
     def __init__(
@@ -200,13 +212,19 @@ class SessionDB:
         *,
         timeout: float = 1.0,
         write_retries: int = WRITE_RETRIES,
+        synchronous: str = "full",
     ) -> None:
+        sync = str(synchronous).strip().lower()
+        if sync not in SYNCHRONOUS_MODES:
+            raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_MODES)}; got {synchronous!r}")
+        self.synchronous = sync
         path = Path(db_path) if db_path is not None else HermesHome.resolve().state_db
         self.db_path = path.expanduser().resolve()
         self.timeout = float(timeout)
         self.write_retries = int(write_retries)
         self._lock = threading.RLock()
         self._writes = 0
+        self._batch: dict[str, int] | None = None
         try:
             self.db_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             if not self.db_path.exists():
@@ -225,7 +243,7 @@ class SessionDB:
             if str(mode).lower() != "wal":
                 logger.warning("state.db journal_mode is %s, not WAL (filesystem without shared memory?)", mode)
             self._conn.execute("PRAGMA foreign_keys=ON")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute(f"PRAGMA synchronous={sync.upper()}")
 
             self.migration = self._execute_write(migrate)
             hmindex.finish_backfill(self._execute_write, self.migration["index"])
@@ -302,6 +320,8 @@ class SessionDB:
         with self._lock:
             if self._conn is None:
                 raise SessionStoreError("SessionDB is closed; open a new SessionDB.")
+            if self._batch is not None:
+                return self._batched_write(fn)
             last: Exception | None = None
             for attempt in range(self.write_retries + 1):
                 try:
@@ -339,6 +359,62 @@ class SessionDB:
                 f"({self.timeout:g} s busy timeout each): {last}. Another process holds a long write "
                 "transaction; close it or retry later."
             ) from last
+
+    @contextlib.contextmanager
+    def batch(self, commit_every: int = BATCH_WRITES) -> Iterator[None]:
+        """Group the writes made inside the ``with`` block into transactions of ``commit_every``
+        writes (one fsync each under ``synchronous=FULL``) instead of one per write: for importers.
+
+        Each write still succeeds or fails alone (a savepoint), so a refused write inside the batch
+        undoes only itself. Writes already committed stay if the block raises; the open part is
+        rolled back. Other threads using this object wait until the block ends; other processes
+        wait at most one chunk. Raises :class:`SessionStoreError` as :meth:`_execute_write` does.
+        """
+        with self._lock:
+            if self._batch is not None:  # nested: the outer batch decides
+                yield
+                return
+            self._execute_write(lambda c: None)  # fail early (closed, locked) outside the batch
+            self._begin_batch()
+            self._batch = {"writes": 0, "every": max(1, int(commit_every))}
+            try:
+                yield
+            except BaseException:
+                self._batch = None
+                if self._conn is not None and self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+            self._batch = None
+            self._conn.execute("COMMIT")
+
+    def _begin_batch(self) -> None:
+        for attempt in range(self.write_retries + 1):
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _is_lock_error(exc) or attempt == self.write_retries:
+                    raise SessionStoreError(f"session database write failed: {exc}") from exc
+                time.sleep(random.uniform(*RETRY_SLEEP_RANGE))
+
+    def _batched_write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        batch = self._batch
+        assert batch is not None
+        self._conn.execute("SAVEPOINT hm_write")
+        try:
+            result = fn(self._conn)
+        except BaseException as exc:
+            self._conn.execute("ROLLBACK TO hm_write")
+            self._conn.execute("RELEASE hm_write")
+            if isinstance(exc, sqlite3.Error):
+                raise SessionStoreError(f"session database write failed: {exc}") from exc
+            raise
+        self._conn.execute("RELEASE hm_write")
+        batch["writes"] += 1
+        if batch["writes"] % batch["every"] == 0:
+            self._conn.execute("COMMIT")
+            self._begin_batch()
+        return result
 
     def _read(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
@@ -485,8 +561,10 @@ class SessionDB:
         """Set (or clear with ``None``/``""``) a session's title. Returns False for an unknown session.
 
         Raises ``ValueError`` when the title is too long or held by another session -- unless that
-        session is an ancestor of this one (a compression parent), in which case the title moves
-        down to this session (reference NEWEST).
+        session is a compression predecessor of this one (reached through parents that each
+        ended with ``end_reason == "compression"``): then the title moves down to this
+        continuation and the predecessor's title is cleared (reference NEWEST). A branch or a
+        subagent child never takes its parent's title.
         """
         clean = sanitize_title(title)
 
@@ -498,17 +576,41 @@ class SessionDB:
                     "SELECT id FROM sessions WHERE title = ? AND id != ?", (clean, session_id)
                 ).fetchone()
                 if holder is not None:
-                    if holder[0] in self._ancestors(conn, session_id):
+                    if holder[0] in self._compression_predecessors(conn, session_id):
                         conn.execute("UPDATE sessions SET title = NULL WHERE id = ?", (holder[0],))
                     else:
                         raise ValueError(
-                            f"Session title {clean!r} is already used by session {holder[0]}; "
+                            f"Session title {clean!r} is already in use by session {holder[0]}; "
                             "choose another title (see get_next_title_in_lineage)."
                         )
             conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (clean, session_id))
             return True
 
         return self._execute_write(_do)
+
+    sanitize_title = staticmethod(sanitize_title)
+    """:func:`sanitize_title`, also reachable as ``SessionDB.sanitize_title`` (reference name)."""
+
+    def get_session_by_title(self, title: str) -> dict[str, Any] | None:
+        """The session row whose title is exactly ``title`` (after :func:`sanitize_title`), or
+        ``None``. See :meth:`resolve_session_by_title` for the ``"title #N"`` lineage lookup."""
+        clean = sanitize_title(title) if isinstance(title, str) else None
+        if not clean or not _storable(clean):
+            return None
+        rows = self._read("SELECT * FROM sessions WHERE title = ?", (clean,))
+        return dict(rows[0]) if rows else None
+
+    def update_system_prompt(self, session_id: str, system_prompt: str | None) -> bool:
+        """Store the session's system prompt (replacing it). Returns False for an unknown session."""
+        value = _scrub(system_prompt)
+        return self._execute_write(
+            lambda c: c.execute("UPDATE sessions SET system_prompt = ? WHERE id = ?", (value, session_id)).rowcount > 0
+        )
+
+    def ensure_session(self, session_id: str, source: str = "cli", model: str | None = None) -> str:
+        """Make sure a session row exists (created with ``source``/``model`` if missing; an existing
+        row is left unchanged) so that messages can be appended to it. Returns the id."""
+        return self.create_session(session_id=session_id, source=source, model=model)
 
     def get_session_title(self, session_id: str) -> str | None:
         """The session's title, or ``None`` (no title or unknown session)."""
@@ -522,9 +624,8 @@ class SessionDB:
         m = _TITLE_NUMBER_RE.match(base)
         if m:
             base = m.group(1)
-        rows = self._read(
-            "SELECT title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'",
-            (base, fts_mod.like_escape(base) + " #%"),
+        rows = self._read(  # a range, not LIKE: it uses the title index
+            "SELECT title FROM sessions WHERE title = ? OR (title > ? AND title < ?)", (base, base + " #", base + " $")
         )
         if not rows:
             return base
@@ -543,9 +644,8 @@ class SessionDB:
         base = sanitize_title(title)
         if not base:
             return None
-        rows = self._read(
-            "SELECT id, title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'",
-            (base, fts_mod.like_escape(base) + " #%"),
+        rows = self._read(  # a range, not LIKE: it uses the title index
+            "SELECT id, title FROM sessions WHERE title = ? OR (title > ? AND title < ?)", (base, base + " #", base + " $")
         )
         best: tuple[int, str] | None = None
         for sid, t in rows:
@@ -556,6 +656,65 @@ class SessionDB:
             if n is not None and (best is None or n > best[0]):
                 best = (n, sid)
         return best[1] if best else None
+
+    def search_titles(self, query: str, limit: int = 10, query_syntax: bool = False) -> list[dict[str, Any]]:
+        """Sessions whose title matches ``query``, best first: the session row plus ``title_match``.
+
+        ``"exact"``: the whole query (quotes and backticks around it ignored, any case) is the
+        title; a ``"title #N"`` lineage resolves to its highest N (:meth:`resolve_session_by_title`).
+        ``"terms"``: every informative term of the query (as planned by
+        :func:`~hermes_memory.sessions.fts.build_query`) starts a word of the title, or its porter
+        stem does (CJK terms as substrings). Exact matches come first, then newest ``started_at``;
+        the scan stops at the ``limit`` newest term matches.
+        ``[]`` for a query with nothing searchable. Raises :class:`SessionStoreError` on a
+        database failure.
+        """
+        wanted = str(query or "").strip().strip("`'\"").strip()
+        if not wanted or limit <= 0 or not _storable(wanted):
+            return []
+        found: dict[str, tuple[int, float]] = {}  # id -> (0 exact | 1 terms, started_at)
+        exact_id = self.resolve_session_by_title(wanted)
+        for r in self._read("SELECT id, started_at FROM sessions WHERE title = ? OR id = ?", (wanted, exact_id or "")):
+            found[r["id"]] = (0, r["started_at"] or 0.0)
+        plan = fts_mod.build_query(wanted, syntax=query_syntax)
+        words = [w for t in plan.terms for w in t.split() if w]
+        informative = any(fts_mod.contains_cjk(w) or (w.lower() not in fts_mod.STOPWORDS and len(w) > 1) for w in words)
+        if informative:  # a title is not found by "the" alone
+            with self._lock:
+                if self._conn is None:
+                    raise SessionStoreError("SessionDB is closed; open a new SessionDB.")
+                try:
+                    stems = self._stems(self._conn, [w.lower() for w in words if not fts_mod.contains_cjk(w)])
+                except sqlite3.Error:
+                    stems = {}
+            # SQL narrows the rows (LIKE folds ASCII case; a word or its stem must occur), Python decides
+            sql = "SELECT id, title, started_at FROM sessions WHERE title IS NOT NULL"
+            params: list[Any] = []
+            for w in dict.fromkeys(w.lower() for w in words if w.isascii() and len(w) > 2):
+                sql += " AND (title LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\')"
+                params += ["%" + fts_mod.like_escape(x) + "%" for x in (w, stems.get(w) or w)]
+            checks = [fts_mod.Highlighter([w], [stems.get(w.lower()) or ""]) for w in words]
+            folded = wanted.casefold()
+            page, offset, terms_found = max(200, 20 * limit), 0, 0
+            # newest first; "+" keeps the planner on the title index for the filter (sorting the few matches)
+            sql += " ORDER BY +started_at DESC, id LIMIT ? OFFSET ?"
+            while terms_found < limit:
+                rows = self._read(sql, [*params, page, offset])
+                for r in rows:
+                    if r["id"] not in found and all(h.matches(r["title"] or "") for h in checks):
+                        kind = 0 if (r["title"] or "").casefold() == folded else 1
+                        found[r["id"]] = (kind, r["started_at"] or 0.0)
+                        terms_found += kind
+                if len(rows) < page:
+                    break
+                offset += page
+        ranked = sorted(found.items(), key=lambda kv: (kv[1][0], -kv[1][1], kv[0]))[:limit]
+        out = []
+        for sid, (kind, _) in ranked:
+            row = self.get_session(sid)
+            if row is not None:
+                out.append({**row, "title_match": "exact" if kind == 0 else "terms"})
+        return out
 
     # ------------------------------------------------------------------ messages
     def append_message(
@@ -743,6 +902,24 @@ class SessionDB:
             cur = conn.execute("SELECT parent_session_id FROM sessions WHERE id = ?", (cur[0],)).fetchone()
         return chain
 
+    def _compression_predecessors(self, conn: sqlite3.Connection, session_id: str) -> list[str]:
+        """The parent chain of ``session_id`` as far as each parent ended by compression (nearest
+        first): the sessions this one continues. Cycles are cut."""
+        chain: list[str] = []
+        seen = {session_id}
+        cur = session_id
+        while True:
+            row = conn.execute(
+                "SELECT p.id, p.end_reason FROM sessions c JOIN sessions p ON p.id = c.parent_session_id "
+                "WHERE c.id = ?",
+                (cur,),
+            ).fetchone()
+            if row is None or row[0] in seen or row[1] != "compression":
+                return chain
+            chain.append(row[0])
+            seen.add(row[0])
+            cur = row[0]
+
     def get_lineage(self, session_id: str) -> list[str]:
         """The ids from the root ancestor down to ``session_id`` (cycles are cut)."""
         with self._lock:
@@ -797,12 +974,14 @@ class SessionDB:
     def get_messages_as_conversation(
         self, session_id: str, include_ancestors: bool = False
     ) -> list[dict[str, Any]]:
-        """OpenAI-style message dicts for replay: ``{"role", "content"}`` plus ``tool_calls``,
-        ``tool_call_id``, ``name`` where set; assistant messages regain ``reasoning``,
-        ``reasoning_content``, ``reasoning_details`` and codex items when stored (even ``""``).
-        Leaked ``<memory-context>…</memory-context>`` blocks are stripped from content.
-        ``include_ancestors`` prepends the parent chain (oldest first) without repeating a system
-        prompt already included."""
+        """OpenAI-style message dicts for replay: ``{"role", "content"}`` plus ``timestamp`` (epoch
+        seconds), ``tool_calls``, ``tool_call_id``, ``name`` where set; assistant messages regain
+        ``finish_reason``, ``reasoning``, ``reasoning_content``, ``reasoning_details`` and codex
+        items when stored (even ``""``). Leaked ``<memory-context>…</memory-context>`` blocks are
+        stripped from content. ``include_ancestors`` prepends the parent chain (oldest first)
+        without repeating a system prompt already included, and drops a user message that repeats
+        an earlier user message with no assistant reply in between (the prompt a resumed session
+        replayed). The model adapters send only the keys their API knows."""
         ids = self.get_lineage(session_id) if include_ancestors else [session_id]
         out: list[dict[str, Any]] = []
         seen_system: set[str] = set()
@@ -816,7 +995,11 @@ class SessionDB:
                     if key in seen_system:
                         continue
                     seen_system.add(key)
+                if include_ancestors and m["role"] == "user" and _repeats_pending_prompt(out, content):
+                    continue
                 msg: dict[str, Any] = {"role": m["role"], "content": content}
+                if m.get("timestamp") is not None:
+                    msg["timestamp"] = m["timestamp"]
                 if m.get("tool_calls"):
                     msg["tool_calls"] = m["tool_calls"]
                 if m.get("tool_call_id"):
@@ -824,6 +1007,8 @@ class SessionDB:
                 if m.get("tool_name") and m["role"] == "tool":
                     msg["name"] = m["tool_name"]
                 if m["role"] == "assistant":
+                    if m.get("finish_reason"):
+                        msg["finish_reason"] = m["finish_reason"]
                     for key in (
                         "reasoning",
                         "reasoning_content",
@@ -854,11 +1039,14 @@ class SessionDB:
         raise_errors: bool = False,
         with_context: bool = True,
         with_snippet: bool = True,
+        query_syntax: bool = False,
     ) -> list[dict[str, Any]]:
         """Full-text search over all messages; any string is accepted and nothing is raised.
 
         ``query`` is planned by :func:`hermes_memory.sessions.fts.build_query` (an OR of informative
-        terms, phrases for punctuated tokens, CJK via the trigram side table). Filters: sources to
+        terms, phrases for punctuated tokens, CJK via the trigram side table). Upper-case
+        ``AND``/``OR``/``NOT``/``NEAR`` are plain words unless ``query_syntax`` is True (then they
+        are operators; a query left with no positive term is searched as words). Filters: sources to
         include/exclude, roles, one session, ``user_id``, ``since <= timestamp < until`` (epoch s),
         and sessions to leave out. ``sort``: ``None``/``"relevance"`` (BM25, best first),
         ``"newest"`` or ``"oldest"`` (ties broken by message id, so order is stable).
@@ -889,6 +1077,7 @@ class SessionDB:
                 list(exclude_session_ids or []),
                 with_context,
                 with_snippet,
+                query_syntax,
             )
         except (SessionStoreError, sqlite3.Error) as exc:
             if raise_errors:
@@ -957,8 +1146,9 @@ class SessionDB:
         excluded_sessions: list[str],
         with_context: bool = True,
         with_snippet: bool = True,
+        query_syntax: bool = False,
     ) -> list[dict[str, Any]]:
-        plan = fts_mod.build_query(query)
+        plan = fts_mod.build_query(query, syntax=query_syntax)
         if plan.empty or limit <= 0:
             return []
         want = offset + limit
@@ -1267,13 +1457,13 @@ class SessionDB:
             text = f"{text} {r['tool_calls']}".strip()
         return highlighter.snippet(text)
 
-    def snippets_for(self, query: str, message_ids: list[int]) -> dict[int, str]:
+    def snippets_for(self, query: str, message_ids: list[int], query_syntax: bool = False) -> dict[int, str]:
         """``>>>match<<<`` snippets of ``query`` in the given messages (id -> snippet), built the
         same way as :meth:`search_messages` builds them. Unknown ids are left out."""
         ids = [int(i) for i in message_ids]
         if not ids:
             return {}
-        plan = fts_mod.build_query(query)
+        plan = fts_mod.build_query(query, syntax=query_syntax)
         with self._lock:
             conn = self._conn
             if conn is None:
@@ -1480,6 +1670,19 @@ class SessionDB:
         except SessionStoreError:
             raise
         return True
+
+
+def _repeats_pending_prompt(conversation: list[dict[str, Any]], content: Any) -> bool:
+    """True when ``content`` (a user message) equals a user message already in ``conversation``
+    that no assistant message (with text or tool calls) has answered yet."""
+    if not isinstance(content, str) or not content:
+        return False
+    for prev in reversed(conversation):
+        if prev["role"] == "user" and prev.get("content") == content:
+            return True
+        if prev["role"] == "assistant" and (prev.get("content") or prev.get("tool_calls")):
+            return False
+    return False
 
 
 def _as_list(value: list[str] | tuple[str, ...] | str | None) -> list[str]:

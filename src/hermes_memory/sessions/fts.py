@@ -11,10 +11,14 @@ Two entry points:
   stopwords and one-letter words are dropped (unless nothing else is left), every
   whitespace token is sent as a quoted phrase of its word pieces (so ``gateway/run.py``
   becomes the phrase ``gateway run py``, ``chat-send`` needs the two words adjacent, and
-  ``TODO:``/``C:\\Users`` can never start a column filter, failure cases B19/B20), an explicit
-  upper-case ``AND``/``NOT`` between terms is kept, ``OR`` is the default. BM25 then ranks rows
-  matching more (and rarer) terms first. CJK text is routed to the trigram side table
-  (failure case B23): see :class:`QueryPlan`.
+  ``TODO:``/``C:\\Users`` can never start a column filter, failure cases B19/B20), ``OR`` is
+  the default. Upper-case ``AND``/``OR``/``NOT``/``NEAR`` are ordinary words ("do NOT deploy"
+  searches *deploy*) unless the caller opts into query syntax (``syntax=True``): then they
+  are operators between terms, and a plan left with no positive term ("do NOT deploy" with the
+  stopword dropped, a query of only operators) falls back to reading the terms as words, so it
+  never reports "no results" for text that is there. BM25 then ranks rows matching more (and
+  rarer) terms first. CJK text is routed to the trigram side table (failure case B23): see
+  :class:`QueryPlan`.
 
 Nothing here touches the database; both functions are pure and never raise on ``str`` input.
 """
@@ -45,6 +49,8 @@ CJK_GLOB = "*[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\
 _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 _WORD_PIECE_RE = re.compile(r"[^\W_]+")
 _OPERATORS = frozenset({"AND", "OR", "NOT"})
+_SYNTAX_OPERATORS = frozenset({"AND", "OR", "NOT", "NEAR"})
+"""Upper-case words read as operators by :func:`build_query` when ``syntax=True``."""
 # Clitic endings dropped after an apostrophe: "Caroline's" -> caroline, "don't" -> don.
 _CLITICS = frozenset({"s", "t", "d", "m", "re", "ve", "ll"})
 
@@ -189,6 +195,9 @@ class QueryPlan:
     """Rendered terms written after ``NOT``: rows matching them are left out of the CJK side too."""
     exclude_like: list[str] = field(default_factory=list)
     """CJK literals written after ``NOT``: rows containing them are left out of every result."""
+    fell_back: bool = False
+    """True when query syntax was asked for but left no positive term (``NOT x`` after a dropped
+    stopword, only operators), so the words were searched as plain terms instead."""
 
     @property
     def empty(self) -> bool:
@@ -208,25 +217,42 @@ def _phrase_literal(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
-def build_query(query: str) -> QueryPlan:
+def build_query(query: str, syntax: bool = False) -> QueryPlan:
     """Plan the search for ``query`` (any string). Never raises; see :class:`QueryPlan`.
+
+    ``syntax``: read upper-case ``AND``/``OR``/``NOT``/``NEAR`` between terms as operators
+    (``a NEAR b`` -> ``NEAR("a" "b")``, FTS5's default distance of 10 tokens). Off by default:
+    they are ordinary words of the text. With ``syntax`` a plan with no positive term is
+    re-planned as words (``fell_back`` is then True). Quoted phrases and ``term*`` prefixes
+    are honoured in both modes.
 
     Examples: ``"What did Caroline say about adoption?"`` -> fts ``"Caroline" OR "say" OR
     "adoption"``; ``chat-send`` -> ``"chat send"``; ``it's`` -> ``"it"`` (only stopwords, so
-    they are kept); ``***`` -> empty plan; ``悬空`` -> cjk_like ``["悬空"]``.
+    they are kept); ``do NOT deploy`` -> ``"deploy"``; ``***`` -> empty plan; ``悬空`` ->
+    cjk_like ``["悬空"]``.
     """
+    plan = _plan(query, syntax)
+    if syntax and not (plan.fts or plan.cjk_trigram or plan.cjk_like):
+        words = _plan(query, False)
+        if not words.empty:
+            words.fell_back = True
+            return words
+    return plan
+
+
+def _plan(query: str, syntax: bool) -> QueryPlan:
     text = scrub_text(str(query) if query is not None else "")[:MAX_QUERY_CHARS]
     text = _CONTROL_RE.sub(" ", text)  # a NUL would end the FTS5 expression early
     # 1. split into tokens, keeping balanced "quoted phrases" whole
     items: list[tuple[str, str]] = []  # (kind, text) kind in {"phrase", "word", "op"}
     pos = 0
     for match in _PHRASE_RE.finditer(text):
-        items.extend(_words(text[pos : match.start()]))
+        items.extend(_words(text[pos : match.start()], syntax))
         inner = match.group(0)[1:-1]
         if inner.strip():
             items.append(("phrase", inner))
         pos = match.end()
-    items.extend(_words(text[pos:]))
+    items.extend(_words(text[pos:], syntax))
 
     # 2. classify
     seq: list[tuple[str, Term | str]] = []  # ("term", Term) | ("op", "AND") | ("cjk", raw)
@@ -257,13 +283,15 @@ def build_query(query: str) -> QueryPlan:
 
     terms = [t for k, t in seq if k == "term"]
     informative = [t for t in terms if isinstance(t, Term) and t.informative]
-    keep_all = not informative  # a query of only stopwords/one-letter words: search them as typed
+    # a query of only stopwords/one-letter words is searched as typed, unless CJK words carry it
+    keep_all = not informative and not any(k == "cjk" for k, _ in seq)
     plan = QueryPlan()
 
     # 3. main FTS expression: terms joined by OR unless the user wrote AND/NOT between them
     parts: list[str] = []
     pending_op: str | None = None
     seen: set[str] = set()
+    near: dict[int, list[str]] = {}  # index in parts -> the phrases of its NEAR group
     for i, (kind, item) in enumerate(seq):
         if kind == "op":
             if parts:
@@ -282,17 +310,25 @@ def build_query(query: str) -> QueryPlan:
             if not parts or pending_op != "NOT":  # "记忆 NOT word": FTS5 has no bare NOT
                 pending_op = None
                 continue
+        if pending_op == "NEAR" and parts:
+            # "a NEAR b NEAR c" -> NEAR("a" "b" "c"): the last part grows into a NEAR group
+            members = near.setdefault(len(parts) - 1, [parts[-1]])
+            members.append(rendered)
+            parts[-1] = "NEAR(" + " ".join(members) + ")"
+            plan.terms.append(" ".join(item.pieces))
+            pending_op = None
+            continue
         if rendered.lower() in seen:
             continue
         seen.add(rendered.lower())
         if parts:
-            parts.append(pending_op or "OR")
+            parts.append(pending_op if pending_op in _OPERATORS else "OR")
         parts.append(rendered)
         if i not in negated:
             plan.terms.append(" ".join(item.pieces))
         pending_op = None
     plan.fts = " ".join(parts) or None
-    if plan.fts and "AND" not in parts[1::2] and "NOT" not in parts[1::2]:
+    if plan.fts and not near and "AND" not in parts[1::2] and "NOT" not in parts[1::2]:
         plan.or_terms = [t for k, t in seq if k == "term" and isinstance(t, Term) and t.render() in parts]
         uniq: dict[str, Term] = {}
         for t in plan.or_terms:
@@ -312,7 +348,8 @@ def build_query(query: str) -> QueryPlan:
             if len(literal) >= 3:
                 trigram.append(_phrase_literal(literal))
             else:
-                plan.cjk_like.append(literal)
+                # LIKE folds only ASCII case, so "É记" is looked up by its CJK part alone
+                plan.cjk_like.extend(CJK_RUN_RE.findall(literal) or [literal])
         elif kind == "term" and isinstance(item, Term) and (keep_all or item.informative):
             word = "".join(item.pieces) if len(item.pieces) == 1 else None
             if word and len(word) >= 3 and word.isascii():
@@ -322,10 +359,10 @@ def build_query(query: str) -> QueryPlan:
     return plan
 
 
-def _words(chunk: str) -> list[tuple[str, str]]:
+def _words(chunk: str, syntax: bool) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for raw in chunk.replace('"', " ").split():
-        if raw in _OPERATORS:
+        if syntax and raw in _SYNTAX_OPERATORS:
             out.append(("op", raw))
         else:
             out.append(("word", raw))

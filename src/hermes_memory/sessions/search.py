@@ -5,7 +5,11 @@ The mode follows from the arguments (reference NEWEST):
 * **discovery** -- ``query`` given: full-text search (up to :data:`MAX_FTS_ROWS` rows, roles
   ``user`` and ``assistant`` unless ``role_filter`` says otherwise), hits grouped by lineage (a
   session and its compression children are one conversation), best ``limit`` conversations
-  (default 3, clamped to 1..10). The best conversation also gets a window of messages around its
+  (default 3, clamped to 1..10). Sessions whose title matches the query come first (an exact
+  title, then titles holding every query word); automated sessions (:data:`DEMOTED_SOURCES`)
+  rank after the user's own. ``sort`` ``"newest"``/``"oldest"`` orders hits by message time
+  instead of relevance; ``query_syntax`` reads upper-case ``AND``/``OR``/``NOT``/``NEAR`` as
+  operators (they are plain words otherwise). The best conversation also gets a window of messages around its
   top hit (``window`` before/after, default 5) plus bookends (its first and last 3
   user/assistant messages); the others list their hits only.
 * **scroll** -- ``session_id`` and ``around_message_id``: the messages around one message
@@ -21,7 +25,8 @@ already in the model's context); its compression ancestors stay findable.
 Returned JSON (always a string; ``json.loads`` gives a dict):
 
 ``{"success": true, "mode": "discovery", "query": str, "count": int, "results": [...]}`` where
-each result is ``{"session_id", "lineage_root", "lineage": [ids], "title", "source",
+each result is ``{"session_id", "lineage_root", "lineage": [ids], "title", "title_match"
+(``"exact"``, ``"terms"`` or None), "source",
 "started_at", "when" (ISO-8601 UTC), "model", "match_count", "hits" (best 5): [{"message_id",
 "session_id", "role", "snippet", "timestamp"}], "link": "@session:<id>"}`` and the first result
 also has ``"window": [messages]`` and ``"bookends": {"first": [...], "last": [...]}``; each
@@ -53,6 +58,7 @@ from typing import Any
 
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions.db import SessionDB
+from hermes_memory.sessions.fts import build_query
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +73,12 @@ MESSAGE_CHARS = 2000
 """Characters of one message's content returned by the tool (longer text is cut with "...")."""
 HIDDEN_SOURCES = ("tool", "subagent", "kanban")
 """Session sources left out of discovery/browse unless asked for explicitly (reference NEWEST)."""
+DEMOTED_SOURCES = ("cron",)
+"""Automated session sources ranked after the user's own sessions in discovery (still found when
+they are the only match): scheduled jobs repeat the same words and would otherwise crowd out
+interactive conversations (reference NEWEST)."""
+SORTS = ("newest", "oldest")
+"""Accepted ``sort`` values; omitted (or ``"relevance"``) means BM25 relevance."""
 
 SESSION_SEARCH_SCHEMA: dict[str, Any] = {
     "name": "session_search",
@@ -83,8 +95,21 @@ SESSION_SEARCH_SCHEMA: dict[str, Any] = {
         "properties": {
             "query": {
                 "type": "string",
-                "description": "Words or a question to look for. Quote \"exact phrases\"; OR is implied "
-                "between words, AND/NOT in capitals are honoured.",
+                "description": "Words or a question to look for (session titles are searched too). Quote "
+                "\"exact phrases\"; any of the words may match. Capitalised AND/OR/NOT/NEAR are ordinary "
+                "words unless query_syntax is true.",
+            },
+            "query_syntax": {
+                "type": "boolean",
+                "description": "Read upper-case AND, OR, NOT, NEAR between words as operators "
+                "(\"deploy NOT staging\", \"kafka NEAR timeout\"). Default false. A query left with no "
+                "positive word is searched as plain words.",
+            },
+            "sort": {
+                "type": "string",
+                "enum": list(SORTS),
+                "description": "Discovery only. Omit for best matches first; 'newest' for recency questions "
+                "('where did we leave X'), 'oldest' for origin questions ('how did X start').",
             },
             "session_id": {"type": "string", "description": "A session id (or unique prefix) to read or scroll."},
             "around_message_id": {
@@ -200,7 +225,25 @@ def _bad_filter_args(args: dict[str, Any]) -> str | None:
     user_id = args.get("user_id")
     if user_id is not None and not isinstance(user_id, (str, int)):
         return "user_id must be a string."
+    sort = args.get("sort")
+    if sort not in (None, "") and (not isinstance(sort, str) or sort.strip().lower() not in (*SORTS, "relevance")):
+        return f"sort must be one of {', '.join(SORTS)} (or omitted for best matches first); got {sort!r}."
+    syntax = args.get("query_syntax")
+    if syntax is not None and not isinstance(syntax, bool):
+        return "query_syntax must be true or false."
     return None
+
+
+def _sort(args: dict[str, Any]) -> str | None:
+    sort = args.get("sort")
+    sort = sort.strip().lower() if isinstance(sort, str) else None
+    return sort if sort in SORTS else None
+
+
+def demote_automated(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` with those from :data:`DEMOTED_SOURCES` moved after the others, each class keeping
+    its order (a stable sort)."""
+    return sorted(rows, key=lambda r: (r.get("source") or "") in DEMOTED_SOURCES)
 
 
 def _sources(args: dict[str, Any]) -> list[str] | None:
@@ -229,15 +272,19 @@ def discovery_rows(
     user_id: str | None = None,
     current_session_id: str | None = None,
     limit: int = MAX_FTS_ROWS,
+    sort: str | None = None,
+    query_syntax: bool = False,
 ) -> list[dict[str, Any]]:
     """The message rows discovery mode groups, best first (:meth:`SessionDB.search_messages` rows,
     without ``context`` and with ``snippet`` None: discovery builds snippets for the hits it shows).
 
     Roles default to user and assistant; hidden sources are left out unless ``source`` is given;
-    the live session is excluded. Raises :class:`SessionStoreError` on a database failure (so the
-    tool can report it). Used by ``bench/locomo_recall.py`` to measure exactly this path.
+    the live session is excluded; ``sort`` is ``None`` (relevance), ``"newest"`` or ``"oldest"``;
+    rows of automated sessions (:data:`DEMOTED_SOURCES`) come after the others. Raises
+    :class:`SessionStoreError` on a database failure (so the tool can report it). Used by
+    ``bench/locomo_recall.py`` to measure exactly this path.
     """
-    return db.search_messages(
+    return demote_automated(db.search_messages(
         query,
         source_filter=([source] if isinstance(source, str) else source) or None,
         exclude_sources=None if source else list(HIDDEN_SOURCES),
@@ -248,7 +295,9 @@ def discovery_rows(
         raise_errors=True,
         with_context=False,
         with_snippet=False,
-    )
+        sort=sort,
+        query_syntax=query_syntax,
+    ))
 
 
 def _discover(
@@ -260,38 +309,51 @@ def _discover(
 ) -> str:
     limit = _clamp(args.get("limit"), DEFAULT_LIMIT, 1, MAX_LIMIT)
     window = _clamp(args.get("window"), DEFAULT_WINDOW, 1, MAX_WINDOW)
+    sort = _sort(args)
+    syntax = args.get("query_syntax") is True
+    sources = _sources(args)
+    user_id = None if args.get("user_id") is None else str(args["user_id"])
     rows = discovery_rows(
         db,
         query,
         role_filter=_roles(args),
-        source=_sources(args),
-        user_id=None if args.get("user_id") is None else str(args["user_id"]),
+        source=sources,
+        user_id=user_id,
         current_session_id=current_session_id,
+        sort=sort,
+        query_syntax=syntax,
     )
+    titled = _title_hits(db, query, sources, user_id, current_session_id, sort, syntax)
     groups: dict[str, dict[str, Any]] = {}
     order: list[str] = []
-    root_cache = db.get_lineages(r["session_id"] for r in rows)
+    root_cache = db.get_lineages([*(t["id"] for t in titled), *(r["session_id"] for r in rows)])
+    for t in titled:  # a session found by its title comes first: the user named it so
+        root = (root_cache.get(t["id"]) or [t["id"]])[0]
+        if root not in groups:
+            groups[root] = {"root": root, "hits": [], "best_session": t["id"], "title_match": t["title_match"]}
+            order.append(root)
     for r in rows:
         sid = r["session_id"]
-        lineage = root_cache.get(sid) or [sid]
-        root = lineage[0]
+        root = (root_cache.get(sid) or [sid])[0]
         g = groups.get(root)
         if g is None:
-            g = groups[root] = {"root": root, "sessions": {}, "hits": [], "best": r}
+            g = groups[root] = {"root": root, "hits": [], "best_session": sid, "title_match": None}
             order.append(root)
-        g["sessions"].setdefault(sid, r)
+        if not g["hits"]:
+            g["best_session"] = sid
         g["hits"].append(r)
     results = []
     for root in order[:limit]:
         g = groups[root]
-        best = g["best"]
-        sess = db.get_session(best["session_id"]) or {}
+        best_sid = g["best_session"]
+        sess = db.get_session(best_sid) or {}
         results.append(
             {
-                "session_id": best["session_id"],
+                "session_id": best_sid,
                 "lineage_root": root,
-                "lineage": root_cache[best["session_id"]],
+                "lineage": root_cache.get(best_sid) or [best_sid],
                 "title": sess.get("title"),
+                "title_match": g["title_match"],
                 "source": sess.get("source"),
                 "started_at": sess.get("started_at"),
                 "when": _iso(sess.get("started_at")),
@@ -307,19 +369,25 @@ def _discover(
                     }
                     for h in g["hits"][:5]
                 ],
-                "link": f"@session:{best['session_id']}",
+                "link": f"@session:{best_sid}",
             }
         )
-    snippets = db.snippets_for(query, [h["message_id"] for res in results for h in res["hits"]])
+    snippets = db.snippets_for(query, [h["message_id"] for res in results for h in res["hits"]], query_syntax=syntax)
     for res in results:
         for h in res["hits"]:
             h["snippet"] = snippets.get(h["message_id"], "")
     if results:
         top = results[0]
-        anchor = top["hits"][0]
-        msgs, _, _ = db.get_messages_window(anchor["session_id"], anchor["message_id"], window)
-        top["window"] = [_msg(m) for m in msgs]
-        first, last, n_convo = db.get_bookends(anchor["session_id"], BOOKEND_COUNT)
+        if top["hits"]:
+            anchor_sid, anchor_id = top["hits"][0]["session_id"], top["hits"][0]["message_id"]
+        else:  # found by its title only: show how the conversation began
+            anchor_sid = top["session_id"]
+            first_msgs, _, _ = db.get_bookends(anchor_sid, 1)
+            anchor_id = first_msgs[0]["id"] if first_msgs else None
+        if anchor_id is not None:
+            msgs, _, _ = db.get_messages_window(anchor_sid, anchor_id, window)
+            top["window"] = [_msg(m) for m in msgs]
+        first, last, n_convo = db.get_bookends(anchor_sid, BOOKEND_COUNT)
         if n_convo > 2 * BOOKEND_COUNT:
             top["bookends"] = {"first": [_msg(m) for m in first], "last": [_msg(m) for m in last]}
     if summarizer is not None:
@@ -334,7 +402,38 @@ def _discover(
             except Exception as exc:  # an auxiliary model failure must not break the tool
                 logger.warning("session_search summary failed for %s: %s", res["session_id"], exc)
                 res["summary_error"] = f"{type(exc).__name__}: {exc}"
-    return _ok({"mode": "discovery", "query": query, "count": len(results), "results": results})
+    payload: dict[str, Any] = {"mode": "discovery", "query": query, "count": len(results), "results": results}
+    if syntax and build_query(query, syntax=True).fell_back:
+        payload["note"] = "query_syntax left no word to look for (only operators or NOT-ed words); searched the words as plain terms."
+    return _ok(payload)
+
+
+def _title_hits(
+    db: SessionDB,
+    query: str,
+    sources: list[str] | None,
+    user_id: str | None,
+    current_session_id: str | None,
+    sort: str | None,
+    syntax: bool,
+) -> list[dict[str, Any]]:
+    """Sessions found by their title (:meth:`SessionDB.search_titles`) that discovery may show:
+    the same source, user and live-session rules as message hits; automated sources last. Under
+    a ``sort`` the exact/terms classes stay in that order, each by start time."""
+    hits = []
+    for t in db.search_titles(query, limit=2 * MAX_LIMIT, query_syntax=syntax):
+        if t["id"] == current_session_id:
+            continue
+        if sources and t.get("source") not in sources:
+            continue
+        if not sources and t.get("source") in HIDDEN_SOURCES:
+            continue
+        if user_id is not None and str(t.get("user_id")) != user_id:
+            continue
+        hits.append(t)
+    if sort == "oldest":
+        hits.sort(key=lambda t: (t["title_match"] != "exact", t.get("started_at") or 0.0))
+    return demote_automated(hits)
 
 
 def _scroll(db: SessionDB, session_id: str, args: dict[str, Any]) -> str:

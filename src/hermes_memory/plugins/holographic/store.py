@@ -157,7 +157,7 @@ def _open(path: str) -> tuple[sqlite3.Connection, threading.RLock]:
         except sqlite3.DatabaseError as exc:  # network filesystems
             logger.info("holographic store %s: WAL unavailable (%s)", path, exc)
         conn.execute("PRAGMA foreign_keys=ON")
-        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA synchronous=FULL")  # an acknowledged fact survives a power cut
         rlock = threading.RLock()
         _Shared.conns[path] = (conn, rlock, 1)
         return conn, rlock
