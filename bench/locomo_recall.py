@@ -123,6 +123,50 @@ def measure(questions: list[tuple[str, str, str, set[str]]], search: Callable[[s
     }
 
 
+def prepare(data: list, data_path: Path, tmp: str) -> tuple:
+    """Import the file into a fresh SessionDB under ``tmp``; returns ``(db, dia, baseline, splits,
+    report, import_s, skipped)`` where ``dia`` maps message id -> (sample, "D<s>:<t>") and
+    ``splits`` maps split name -> [(sample, question, category, evidence ids)]."""
+    db = SessionDB(Path(tmp) / "state.db")
+    t0 = time.perf_counter()
+    report = import_path(db, data_path, "locomo")
+    import_s = time.perf_counter() - t0
+    dia: dict[int, tuple[str, str]] = {}
+    turns: list[tuple[int, str, str]] = []
+    for conv in data:
+        sample = str(conv["sample_id"])
+        for key in conv["conversation"]:
+            m = re.match(r"^session_(\d+)$", key)
+            if not m:
+                continue
+            n = int(m.group(1))
+            for t, msg in enumerate(db.get_messages(session_id_for(sample, n)), start=1):
+                dia[msg["id"]] = (sample, f"D{n}:{t}")
+                turns.append((msg["id"], str(msg["content"] or ""), sample))
+    skipped = {"no_evidence": 0, "malformed_evidence": 0}
+    splits: dict[str, list[tuple[str, str, str, set[str]]]] = {name: [] for name in SPLITS}
+    for ci, conv in enumerate(data):
+        split = next((name for name, idx in SPLITS.items() if ci in idx), None)
+        for qa in conv.get("qa", []):
+            good, bad = evidence(qa)
+            if bad:
+                skipped["malformed_evidence"] += 1
+            if not good:
+                skipped["no_evidence"] += 0 if bad else 1
+                continue
+            if split is not None:
+                cat = CATEGORIES.get(int(qa.get("category", 0)), "unknown")
+                splits[split].append((str(conv["sample_id"]), str(qa["question"]), cat, set(good)))
+    return db, dia, PlainBM25(turns), splits, report, import_s, skipped
+
+
+def ours_search(db: SessionDB) -> Callable[[str, str], list[int]]:
+    """The measured path: discovery rows for ``question`` within conversation ``sample``."""
+    return lambda question, sample: [
+        r["id"] for r in discovery_rows(db, question, user_id=sample, limit=max(KS))
+    ]
+
+
 def parse_set(items: list[str]) -> dict[str, float]:
     out = {}
     for item in items:
@@ -146,41 +190,8 @@ def main() -> None:
     data_path = Path(args.data) if args.data else shared_dir() / "data" / "locomo" / "locomo-dev.json"
     data = json.loads(data_path.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as tmp:
-        db = SessionDB(Path(tmp) / "state.db")
-        t0 = time.perf_counter()
-        report = import_path(db, data_path, "locomo")
-        import_s = time.perf_counter() - t0
-        dia: dict[int, tuple[str, str]] = {}  # message id -> (sample, "D<s>:<t>")
-        turns: list[tuple[int, str, str]] = []
-        for conv in data:
-            sample = str(conv["sample_id"])
-            for key in conv["conversation"]:
-                m = re.match(r"^session_(\d+)$", key)
-                if not m:
-                    continue
-                n = int(m.group(1))
-                for t, msg in enumerate(db.get_messages(session_id_for(sample, n)), start=1):
-                    dia[msg["id"]] = (sample, f"D{n}:{t}")
-                    turns.append((msg["id"], str(msg["content"] or ""), sample))
-        bm25 = PlainBM25(turns)
-        skipped = {"no_evidence": 0, "malformed_evidence": 0}
-        splits: dict[str, list[tuple[str, str, str, set[str]]]] = {name: [] for name in SPLITS}
-        for ci, conv in enumerate(data):
-            split = next((name for name, idx in SPLITS.items() if ci in idx), None)
-            for qa in conv.get("qa", []):
-                good, bad = evidence(qa)
-                if bad:
-                    skipped["malformed_evidence"] += 1
-                if not good:
-                    skipped["no_evidence"] += 0 if bad else 1
-                    continue
-                if split is not None:
-                    cat = CATEGORIES.get(int(qa.get("category", 0)), "unknown")
-                    splits[split].append((str(conv["sample_id"]), str(qa["question"]), cat, set(good)))
-
-        def ours(question: str, sample: str) -> list[int]:
-            return [r["id"] for r in discovery_rows(db, question, user_id=sample, limit=max(KS))]
-
+        db, dia, bm25, splits, report, import_s, skipped = prepare(data, data_path, tmp)
+        ours = ours_search(db)
         results = {}
         for name, qs in splits.items():
             results[name] = {

@@ -35,6 +35,14 @@ def test_bm25_idf_matches_fts5_formula_and_floor() -> None:
     assert ranking.bm25_idf(10, 10) == 1e-6
 
 
+@pytest.fixture
+def bonus_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The score bonuses alone: no BM25 head, no reserved session places."""
+    monkeypatch.setattr(ranking, "BM25_HEAD", 0)
+    monkeypatch.setattr(ranking, "NEW_SESSION_SLOTS", 0)
+
+
+@pytest.mark.usefixtures("bonus_only")
 def test_rerank_lifts_a_row_next_to_a_strong_match_in_its_session() -> None:
     # 2 is weaker than 9 on its own, but sits next to the strong row 1 of the same session
     hits = {1: -10.0, 2: -3.0, 9: -3.5}
@@ -42,6 +50,7 @@ def test_rerank_lifts_a_row_next_to_a_strong_match_in_its_session() -> None:
     assert ranking.rerank(hits, sessions) == [1, 2, 9]
 
 
+@pytest.mark.usefixtures("bonus_only")
 def test_rerank_neighbours_across_sessions_do_not_count() -> None:
     hits = {1: -10.0, 2: -3.0, 9: -3.5}
     sessions = {1: "a", 2: "c", 9: "b"}
@@ -50,3 +59,33 @@ def test_rerank_neighbours_across_sessions_do_not_count() -> None:
 
 def test_rerank_ties_go_to_the_newer_row() -> None:
     assert ranking.rerank({4: -1.0, 7: -1.0}, {4: "x", 7: "y"}) == [7, 4]
+
+
+def test_rerank_keeps_the_best_bm25_rows_on_top(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ranking, "BM25_HEAD", 1)
+    monkeypatch.setattr(ranking, "NEW_SESSION_SLOTS", 0)
+    # session a holds many matches, so its weaker rows outscore the single best match in b
+    hits = {1: -5.0, 2: -5.0, 3: -5.0, 9: -6.0}
+    sessions = {1: "a", 2: "a", 3: "a", 9: "b"}
+    order = ranking.rerank(hits, sessions)
+    assert order[0] == 9
+    assert sorted(order) == [1, 2, 3, 9]
+
+
+def test_session_slots_give_the_page_end_to_unseen_sessions() -> None:
+    order = [1, 2, 3, 4, 5, 6]
+    group = {1: "a", 2: "a", 3: "a", 4: "a", 5: "b", 6: "c"}
+    assert ranking.session_slots(order, group, page=4, slots=2) == [1, 2, 5, 6, 3, 4]
+
+
+def test_session_slots_fall_back_to_order_when_no_session_is_unseen() -> None:
+    order = [1, 2, 3, 4]
+    group = {1: "a", 2: "b", 3: "a", 4: "b"}
+    assert ranking.session_slots(order, group, page=3, slots=2) == [1, 2, 3, 4]
+
+
+def test_rerank_returns_every_candidate_once() -> None:
+    hits = {i: -float(i % 7) - 1 for i in range(40)}
+    sessions = {i: f"s{i // 5}" for i in range(40)}
+    order = ranking.rerank(hits, sessions)
+    assert sorted(order) == list(range(40))
