@@ -89,3 +89,12 @@ def test_rerank_returns_every_candidate_once() -> None:
     sessions = {i: f"s{i // 5}" for i in range(40)}
     order = ranking.rerank(hits, sessions)
     assert sorted(order) == list(range(40))
+
+
+@pytest.mark.usefixtures("bonus_only")
+def test_rerank_session_bonus_follows_its_best_row_not_its_row_count() -> None:
+    # session a: six weak matches; session b: one strong match and one slightly weaker row than a's
+    hits = {10 * k: -2.0 for k in range(1, 7)} | {100: -5.0, 102: -1.9}
+    sessions = {10 * k: "a" for k in range(1, 7)} | {100: "b", 102: "b"}
+    order = ranking.rerank(hits, sessions)
+    assert order[:2] == [100, 102]
