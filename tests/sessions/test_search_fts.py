@@ -372,7 +372,7 @@ def _shared_db(factory: pytest.TempPathFactory) -> SessionDB:
 def test_posting_budget_drops_frequent_terms_but_keeps_their_weight(
     db: SessionDB, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import hermes_memory.sessions.db as dbmod
+    from hermes_memory.sessions import ranking
 
     db.create_session("s")
     for i in range(10):
@@ -383,7 +383,7 @@ def test_posting_budget_drops_frequent_terms_but_keeps_their_weight(
     rare = db.append_message("s", "user", "zeppelin hangar opened")
     full = [r["id"] for r in db.search_messages("zeppelin weather", limit=20)]
     assert len(full) == 12 and full[:2] == [both, rare]
-    monkeypatch.setattr(dbmod, "POSTINGS_BUDGET", 3)
+    monkeypatch.setattr(ranking, "POSTINGS_BUDGET", 3)
     capped = [r["id"] for r in db.search_messages("zeppelin weather", limit=20)]
     assert capped[:2] == [both, rare]  # rows with the rare word first; the one also saying "weather" first
     assert set(capped) == set(full)  # the page is still filled with the frequent word's rows
@@ -392,12 +392,12 @@ def test_posting_budget_drops_frequent_terms_but_keeps_their_weight(
 def test_single_very_common_word_is_scored_in_a_recency_window(
     db: SessionDB, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import hermes_memory.sessions.db as dbmod
+    from hermes_memory.sessions import ranking
 
     db.create_session("s")
     ids = [db.append_message("s", "user", f"lantern entry {i}") for i in range(40)]
-    monkeypatch.setattr(dbmod, "POSTINGS_BUDGET", 5)
-    monkeypatch.setattr(dbmod, "SINGLE_TERM_WINDOW", 10)
+    monkeypatch.setattr(ranking, "POSTINGS_BUDGET", 5)
+    monkeypatch.setattr(ranking, "SINGLE_TERM_WINDOW", 10)
     got = [r["id"] for r in db.search_messages("lantern", limit=40)]
     assert set(got[:10]) <= set(ids[-12:]) and ids[-1] in got  # the best rows come from the newest window
     assert len(got) == 40  # a page larger than the window is filled, never cut short

@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import math
 import os
 import random
 import re
@@ -43,8 +42,16 @@ from typing import Any, TypeVar
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.home import HermesHome
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions import hmindex
+from hermes_memory.sessions import hmindex, ranking
 from hermes_memory.sessions.migrations import migrate
+from hermes_memory.sessions.ranking import (  # noqa: F401  (re-exported: importable here as before)
+    DROPPED_TERM_ROWS,
+    NEIGHBOUR_WEIGHT,
+    POSTINGS_BUDGET,
+    RERANK_POOL,
+    SESSION_WEIGHT,
+    SINGLE_TERM_WINDOW,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -63,29 +70,6 @@ SNIPPET_TOKENS = 40
 CONTEXT_CHARS = 200
 """Characters of the previous/next message shown as search ``context`` (reference)."""
 JSON_CONTENT_PREFIX = "\x1ejson:"
-POSTINGS_BUDGET = 2_500
-"""Most index postings (rows matching a term) a relevance search scores. When the terms of a
-plain-OR query together match more rows, the most frequent terms are dropped (rarest first
-kept; at least one term always stays). Frequent terms carry little BM25 weight (low IDF), so
-this bounds latency on large histories at little cost in ranking: the "dynamic stopword" trick.
-A page left short by it (rare kept terms, or filters excluding their rows) is filled with the
-newest rows of the full query, so no match is lost."""
-DROPPED_TERM_ROWS = 100
-"""How many of the best BM25 candidates are checked for the frequent terms the posting budget
-dropped (each found term adds its IDF). Reading more rows' text costs latency on large histories."""
-SINGLE_TERM_WINDOW = 5_000
-"""When even the rarest query word matches more rows than this, relevance search scores only the
-newest part of the history holding about this many of its matches (a recency window), so a
-query of one very common word stays fast. Newest/oldest sorts are not windowed."""
-RERANK_POOL = 300
-"""Relevance search reranks the best this-many BM25 rows (or more when a page needs more).
-LoCoMo dev any-evidence recall@10: 73.0 % with 100, 75.1 % with 300 (bench/locomo_recall.py)."""
-NEIGHBOUR_WEIGHT = 0.3
-"""Share of an adjacent (same-session) candidate's BM25 score added to a row: an answer next to
-a matching question rises. Tuned on LoCoMo dev (bench/locomo_recall.py)."""
-SESSION_WEIGHT = 0.3
-"""Weight of the row's session total (normalised to the best session, times the best row score):
-rows from sessions that match strongly overall rise. Tuned on LoCoMo dev."""
 """Prefix marking list/dict message content stored as JSON text."""
 BATCH_WRITES = 500
 """Writes per transaction inside :meth:`SessionDB.batch` (bounds what another process waits for)."""
@@ -1194,7 +1178,7 @@ class SessionDB:
             window = " AND hm_messages_fts.rowid >= ?" if min_rowid else ""
             wparams = [min_rowid] if min_rowid else []
             if fts_expr:
-                pool = max(want, RERANK_POOL) if relevance else want
+                pool = max(want, ranking.RERANK_POOL) if relevance else want
                 if not cond and not neg_like and relevance:
                     # fast path: FTS5 sorts by rank itself and stops at LIMIT
                     rows = conn.execute(
@@ -1212,7 +1196,7 @@ class SessionDB:
                 for r in rows:
                     hits[int(r["id"])] = float(r["rank"])
                 if hits and relevance and dropped:
-                    best = sorted(hits, key=hits.__getitem__)[:DROPPED_TERM_ROWS]
+                    best = sorted(hits, key=hits.__getitem__)[:ranking.DROPPED_TERM_ROWS]
                     self._score_dropped(conn, hits, dropped, self._candidates(conn, best, with_text=True))
                 if relevance and (dropped or min_rowid) and len(hits) < want and plan.fts:
                     # The posting budget or the recency window left the page short (the kept words
@@ -1260,7 +1244,7 @@ class SessionDB:
                     ):
                         found.setdefault(int(r["id"]), r["ts"])
             cjk_only = [i for i in found if i not in hits]
-            ids = self._rerank(hits, cand) if relevance and hits else list(hits)
+            ids = ranking.rerank(hits, {i: c[0] for i, c in cand.items()}) if relevance and hits else list(hits)
             if cjk_only:
                 cjk_only.sort(key=lambda i: (-found[i], -i))
                 ids += cjk_only
@@ -1308,7 +1292,7 @@ class SessionDB:
     def _cap_terms(
         self, conn: sqlite3.Connection, plan: fts_mod.QueryPlan
     ) -> tuple[str | None, list[tuple[fts_mod.Term, int]], int | None]:
-        """Bound the work of a relevance search (see :data:`POSTINGS_BUDGET`).
+        """Bound the work of a relevance search (see :data:`hermes_memory.sessions.ranking.POSTINGS_BUDGET`).
 
         Returns ``(fts_expression, dropped_terms_with_df, min_rowid)``: the expression is
         ``plan.fts`` minus the most frequent OR terms when together they match more than
@@ -1320,8 +1304,8 @@ class SessionDB:
         try:
             pieces = [p.lower() for t in plan.or_terms for p in t.pieces]
             stems = self._stems(conn, pieces)
-            dfs: list[tuple[int, int]] = []
-            for idx, t in enumerate(plan.or_terms):
+            dfs: list[int] = []  # document frequency of each OR term, in query order
+            for t in plan.or_terms:
                 df = None
                 for p in t.pieces:
                     stem = stems.get(p.lower())
@@ -1330,27 +1314,18 @@ class SessionDB:
                     row = conn.execute("SELECT doc FROM temp.hm_fts_v WHERE term = ?", (stem,)).fetchone()
                     n = int(row[0]) if row else 0
                     df = n if df is None else min(df, n)
-                dfs.append((df or 0, idx))
+                dfs.append(df or 0)
         except sqlite3.Error as exc:  # the cap is an optimisation; never fail a search over it
             logger.debug("term statistics unavailable: %s", exc)
             return plan.fts, [], None
-        if sum(d for d, _ in dfs) <= POSTINGS_BUDGET:
+        if sum(dfs) <= ranking.POSTINGS_BUDGET:
             return plan.fts, [], None
-        dfs.sort()
-        kept: list[int] = []
-        dropped: list[tuple[fts_mod.Term, int]] = []
-        total = 0
-        for df, idx in dfs:
-            if kept and total + df > POSTINGS_BUDGET:
-                dropped.append((plan.or_terms[idx], df))
-                continue
-            kept.append(idx)
-            total += df
-        kept.sort()
+        kept, dropped_idx, total = ranking.choose_terms(dfs)
+        dropped = [(plan.or_terms[i], dfs[i]) for i in dropped_idx]
         min_rowid = None
-        if total > SINGLE_TERM_WINDOW:
+        if total > ranking.SINGLE_TERM_WINDOW:
             max_id = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
-            min_rowid = max(0, max_id - int(max_id * SINGLE_TERM_WINDOW / total))
+            min_rowid = ranking.window_start(max_id, total)
         return " OR ".join(plan.or_terms[i].render() for i in kept), dropped, min_rowid
 
     def _candidates(self, conn: sqlite3.Connection, ids: list[int], with_text: bool) -> dict[int, tuple[str, str]]:
@@ -1378,33 +1353,12 @@ class SessionDB:
             return
         n_rows = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 1
         for term, df in dropped:
-            idf = max(1e-6, math.log((n_rows - df + 0.5) / (df + 0.5)))
+            idf = ranking.bm25_idf(n_rows, df)
             words = [p.lower() for p in term.pieces]
             pattern = fts_mod.Highlighter([" ".join(words)], list(self._stems(conn, words).values()))
             for i in hits:
                 if pattern.matches(cand.get(i, ("", ""))[1]):
                     hits[i] -= idf
-
-    def _rerank(self, hits: dict[int, float], cand: dict[int, tuple[str, str]]) -> list[int]:
-        """Order BM25 candidates by score + neighbour and session evidence (see
-        :data:`NEIGHBOUR_WEIGHT`, :data:`SESSION_WEIGHT`); ties by newer id first."""
-        if len(hits) < 2:
-            return list(hits)
-        ids = list(hits)
-        sess = {i: cand.get(i, ("", ""))[0] for i in ids}
-        score = {i: -hits[i] for i in ids}
-        per_session: dict[str, float] = {}
-        for i in ids:
-            per_session[sess[i]] = per_session.get(sess[i], 0.0) + score[i]
-        best_row = max(score.values()) or 1.0
-        best_sess = max(per_session.values()) or 1.0
-
-        def final(i: int) -> float:
-            s = sess[i]
-            nb = sum(score.get(j, 0.0) for j in (i - 1, i + 1) if sess.get(j) == s)
-            return score[i] + NEIGHBOUR_WEIGHT * nb + SESSION_WEIGHT * best_row * per_session[s] / best_sess
-
-        return sorted(ids, key=lambda i: (-final(i), -i))
 
     def _stems_for_terms(self, conn: sqlite3.Connection, terms: list[str]) -> list[str]:
         words = [w.lower() for t in terms for w in t.split() if not fts_mod.contains_cjk(w)]
