@@ -9,6 +9,8 @@ Whether the reference also writes its full default ``config.yaml`` is
 from __future__ import annotations
 
 import json
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio
@@ -92,7 +94,11 @@ def test_reference_home_every_command_of_ours_then_reference_operations(version:
     assert len(ops["search_cjk"]) == 1 and len(ops["search_old"]) == 3
     assert ops["after_replace"]["narwhal"] == [] and len(ops["after_replace"]["beluga"]) == 1
     assert ops["after_clear"] == [] and ops["delete"] is True and ops["after_delete"] == []
-    assert ops["pruned"] == 1 and ops["after_prune"] == []
+    # the reference prunes ended sessions older than 90 days: its own marmot session, and the Claude
+    # Code transcript we imported (ended at its last message, 2026-01-05) once that is 90 days ago
+    imported_ended_at = datetime(2026, 1, 5, 10, 1, tzinfo=UTC).timestamp()
+    expected_pruned = 1 + (time.time() - imported_ended_at > 90 * 86400)
+    assert ops["pruned"] == expected_pruned and ops["after_prune"] == [], ops["pruned"]
     assert ops["rebuilds"] == [], ops
     assert_no_malformed(home, ops)
     assert "ref-s1" not in ops["session_ids"] and "ref-old1" not in ops["session_ids"]
