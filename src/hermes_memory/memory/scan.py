@@ -229,7 +229,9 @@ FAMILIES: tuple[Family, ...] = (
        r"|\b(?:DAN|STAN|DUDE|AIM|BetterDAN|AntiGPT|DevMode)\s+(?:mode|prompt|jailbreak)\b|\bdo\s+anything\s+now\b"
        r"|\byou(?:\s+are|'re)\s+(?:now\s+)?(?:DAN|STAN|DUDE|BetterDAN|AntiGPT|DevMode)\b(?!')"
        r"|\bjailbr(?:eak|oken)\s+mode\b|\b(?:developer|god|unrestricted|dan)\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated|on|unlocked)\s*(?:[.!:;,\n]|$)"
-       r"|\b(?:enable|activate|enter)\s+(?:developer|god|dan|jailbreak|unrestricted)\s+mode\b"
+       # "Enable developer mode on Android / in Chrome: ..." is a settings note, not a jailbreak switch.
+       r"|\b(?:enable|activate|enter)\s+(?:(?:developer|god)\s+mode\b(?!\s*(?::|\(|(?:on|in|for|of|via|under|from|through|at|settings?|options?|toggle)\b))"
+       r"|(?:dan|jailbreak|unrestricted)\s+mode\b)"
        r"|\bact\s+as\s+(?:an?\s+)?(?:DAN|unrestricted|unfiltered|uncensored|jailbroken|evil|rogue)\b"
        r"|\b(?:immerse\s+yourself\s+(?:in|into)|take\s+on|assume|play|stay\s+in\s+character\s+as)\s+(?:the\s+)?(?:role\s+of\s+)?(?:an?\s+)?(?:DAN|STAN|\w*GPT|unrestricted|jailbroken|evil|uncensored)\b",
        "now", "no longer", "immerse", "take on", "assume", "play", "character", "dan", "stan", "dude", "aim", "devmode", "antigpt", "jailbr", "mode", "act as",
