@@ -472,6 +472,9 @@ FAMILIES: tuple[Family, ...] = (
        r"(?:instructions?|commands?|tasks?|tasking|orders|payloads?|directives)\s+(?:\w+\s+){0,3}?from\s+"
        rf"(?:{_URLISH}|the\s+(?:c2|controller|command\s+server|mothership|operator|handler|master)\b)"
        r"|\b(?:await|wait\s+for)\s+(?:further|new|more)\s+(?:commands|orders|instructions|tasking)\b"
+       # ... but waiting for the user's (or a colleague's) next word is what a careful agent does.
+       r"(?!\s+(?:from|by|of)\s+(?:the\s+|my\s+|your\s+|our\s+)?(?:user|me|human|owner|team|lead|manager|reviewer|client|customer|maintainers?)\b"
+       r"|\s+(?:before|on|about|regarding)\b)"
        r"|\bexecute\s+(?:any|all|the|whatever)\s+(?:commands?|instructions?|tasks?)\s+(?:you\s+)?(?:receive|received|returned|given|sent|get)\s+(?:from|by)\b"
        r"|\bpull\s+(?:down\s+)?(?:new\s+)?task(?:ing|s)\b"
        rf"|\b(?:check|poll|query|ping|watch|monitor)\s+{_URLISH}\S*\s+for\s+(?:new\s+|further\s+|pending\s+|more\s+)?(?:commands?|instructions?|tasks?|orders|jobs|payloads?)\b"
