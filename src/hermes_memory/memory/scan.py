@@ -495,8 +495,12 @@ FAMILIES: tuple[Family, ...] = (
        "history", "histfile", "shred", "tracks", "trace", "evidence", "one-liner", "one liner", "oneliner", "disk",
        source="Brainworm promptware analysis (2025): anti-forensic instructions"),
     _f("anti_forensic_hide",
-       rf"\b(?:delete|remove|erase|wipe)\s+{_W3}(?:this|these)\s+(?:instructions?|messages?|entry|entries|notes?)\s+"
-       r"(?:after|once|when)\b|\b(?:hide|conceal)\s+(?:this|these)\s+(?:actions?|commands?|instructions?)\s+from\b",
+       rf"\b(?:delete|remove|erase|wipe)\s+{_W3}(?:this|these)\s+(?:instructions?|messages?)\s+(?:after|once|when)\b"
+       # A note or entry removed "once the migration is done" is housekeeping; removed once it has
+       # been read or acted on, it is a trace being wiped.
+       rf"|\b(?:delete|remove|erase|wipe)\s+{_W3}(?:this|these)\s+(?:entry|entries|notes?)\s+(?:right\s+|immediately\s+)?(?:after|once|when)\s+"
+       r"(?:(?:you(?:'ve|\s+have)?|it\s+(?:is|has\s+been)|they\s+(?:are|have\s+been))\s+)?(?:read|reading|execut\w*|run|running|follow\w*|act\w*\s+on|carr\w*\s+out|done\s+with\s+(?:it|them))\b"
+       r"|\b(?:hide|conceal)\s+(?:this|these)\s+(?:actions?|commands?|instructions?)\s+from\b",
        "delet", "remov", "erase", "wipe", "hide", "conceal", source="Hermes Agent threat families"),
     _f("env_var_unset_agent",
        r"\bunset\s+(?:HERMES_\w+|\w*(?:SAFETY|GUARD|SANDBOX|APPROVAL|CLAUDE|CODEX|AGENT|OPENAI|ANTHROPIC)\w*)\b",
