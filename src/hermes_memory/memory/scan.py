@@ -455,8 +455,13 @@ FAMILIES: tuple[Family, ...] = (
        source="OWASP LLM06 excessive agency; Embrace The Red 'ZombAIs' (2024); GTFOBins / destructive one-liners"),
     # --- command and control (promptware planted in USER.md / MEMORY.md) --------------------------
     _f("c2_beacon",
-       r"\b(?:beacon|check\s+in|phone\s+home|call\s+home|heartbeat|ping\s+back|report\s+back|report\s+in)\s+(?:to\s+)?(?:\S+\s+){0,4}?"
+       r"\b(?:beacon|phone\s+home|call\s+home)\s+(?:to\s+)?(?:\S+\s+){0,4}?"
        r"(?:every|each)\s+\d+\s*(?:s|sec|secs|seconds?|m|mins?|minutes?|h|hours?)\b"
+       # Workers that "report back to the scheduler every 5 minutes" or a user who asks to be
+       # checked in with hourly are no beacon: the softer verbs need a host or a controller.
+       r"|\b(?:check\s+in|heartbeat|ping\s+back|report\s+back|report\s+in)\s+(?:to\s+|with\s+)?(?:\S+\s+){0,3}?"
+       r"(?:https?://\S+|(?:\d{1,3}\.){3}\d{1,3}\S*|[\w-]+\.[\w.-]+|(?:the\s+)?(?:c2|controller|command\s+server|mothership|operator|handler|master\s+node))\s+"
+       r"(?:\S+\s+){0,2}?(?:every|each)\s+\d+\s*(?:s|sec|secs|seconds?|m|mins?|minutes?|h|hours?)\b"
        rf"|\b(?:beacon|phone\s+home|call\s+home)\s+(?:to|with)\s+\S+"
        rf"|\b(?:heartbeat|check[\s-]?in|report\s+back|report\s+in|ping\s+back)\s+(?:to|with)\s+(?:the\s+)?(?:{_URLISH}|c2\b|controller|command\s+server|mothership|operator|handler|master\s+node)",
        "beacon", "check", "phone home", "call home", "heartbeat", "ping back", "report",
