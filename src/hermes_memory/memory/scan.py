@@ -174,6 +174,9 @@ FAMILIES: tuple[Family, ...] = (
        r"|\b(?:ignore|disregard|forget)\s+(?:all\s+)?(?:of\s+)?the\s+(?:above|preceding|foregoing)(?!\s+(?:\w+\s+)?(?:lines?|steps?|sections?|paragraphs?|examples?|output|errors?|warnings?|logs?|commits?|versions?|code|snippet|diff|fold))\b"
        r"|\b(?:ignore|disregard|forget)\s+(?:it|that|this|them|all\s+that|all\s+of\s+(?:it|that))\s*,?\s+(?:and\s+)?(?:instead\s+)?(?:follow|obey|do\s+what|listen\s+to)\s+(?:my|these|the\s+following|the\s+new|me)\b"
        r"|\b(?:everything|all|anything)\s+(?:written\s+|said\s+)?(?:before|above)\s+(?:this\s+)?(?:sentence|line|message|point|here)?\s*(?:is|was)\s+(?:a\s+test|fake|void|irrelevant|not\s+real|obsolete|cancel+ed|a\s+lie)\b"
+       # "Set aside everything you were told" (but "set aside all afternoon before the demo" is a plan).
+       r"|\b(?:set|put|cast|push)\s+aside\s+(?:everything|all|anything|whatever)\s+(?:that\s+)?(?:you(?:'ve|\s+have|\s+were|\s+know|\s+learned|\s+(?:have\s+)?been\s+told)"
+       r"|(?:(?:was\s+|is\s+)?(?:written|said|stated|given)\s+)?(?:above|before\s+this|so\s+far|until\s+now|up\s+to\s+now))\b"
        # Addressed to the agent ("your ...", "... above") even without a copula: "Your guidelines no longer apply."
        rf"|\b(?:your\s+(?:\w+\s+)?(?:{_INSTR}|rules|guidelines|restrictions)(?:\s+above)?|(?:the|all|these|those)\s+(?:\w+\s+)?(?:{_INSTR}|rules|guidelines)\s+above)\s+"
        r"(?:(?:now\s+)?no\s+longer\s+(?:apply|count|matter|hold|bind)|(?:do\s+not|don't|does\s+not|doesn't)\s+(?:apply|count|matter|hold)(?:\s+(?:any\s*more|any\s+longer|now))?)\b"
@@ -184,7 +187,7 @@ FAMILIES: tuple[Family, ...] = (
        rf"|\b(?:do\s+not|don't|never)\s+follow\s+(?:your|the|any)\s+(?:previous|prior|system|original|earlier|old)\s+(?:{_INSTR}|rules)\b",
        "ignor", "forget", "disregard", "discard", "drop", "void", "cancel", "revoked", "obsolete", "null", "invalid", "overridden",
        "replaced", "superseded", "lifted", "suspended", "deprecated", "no longer", "follow", "treat", "consider", "regard",
-       "apply", "count", "matter", "hold",
+       "apply", "count", "matter", "hold", "aside",
        "everything", "all", "anything",
        source="HackAPrompt 2023 competition; Greshake et al. 2023 'Not what you've signed up for'"),
     _f("prompt_injection",
