@@ -99,7 +99,7 @@ _SEND_VERB = r"(?:send|post|upload|forward|transmit|exfiltrate|leak|submit|pipe|
 _SENSITIVE = (
     r"(?:conversations?|chats?|messages?|history|memor(?:y|ies)|context|secrets?|credentials?|api[\s_-]?keys?"
     r"|keys?|tokens?|passwords?|env(?:ironment)?(?:\s+variables)?|files?|data|system\s+prompt|results?|outputs?"
-    r"|answers?|responses?|everything|transcripts?|logs?|contents?|it|them|this|findings|cookies?|sessions?)"
+    r"|answers?|responses?|repl(?:y|ies)|everything|transcripts?|logs?|contents?|it|them|this|findings|cookies?|sessions?)"
 )
 _URLISH = r"(?:https?://|ftp://|wss?://|(?:\d{1,3}\.){3}\d{1,3}\b)"
 _AGENT_FILES = (
