@@ -373,10 +373,11 @@ FAMILIES: tuple[Family, ...] = (
        source="Hermes Agent threat families (translate_execute)"),
     # --- hiding from the user -----------------------------------------------------------------
     _f("deception_hide",
-       r"\b(?:do\s+not|don'?t|never)\s+(?:(?:tell|inform|mention\s+(?:this\s+)?to|reveal\s+(?:this\s+)?to|show\s+(?:this\s+)?to)\s+(?:the\s+)?user\b(?!\s+to\b)"  # "...user to restart" is advice
+       r"\b(?:do\s+not|don'?t|never)\s+(?:(?:tell|inform|mention\s+(?:this\s+)?to|reveal\s+(?:this\s+)?to|show\s+(?:this\s+)?to)\s+(?:the\s+)?user\b(?!\s+to\b|['’]s\b)"  # "...user to restart" is advice
        r"|let\s+(?:the\s+)?user\s+(?:know|see|find\s+out|notice|learn)\b)"
        r"|\b(?:keep|hide)\s+(?:this|these|it)\s+(?:\w+\s+)?(?:secret|hidden)\s+from\s+(?:the\s+)?user\b"
-       r"|\bwithout\s+(?:the\s+)?user(?:'s)?\s+(?:knowing|knowledge|noticing|consent|seeing|being\s+aware)\b"
+       # Not "consent": "never push to main without the user's consent" is a guardrail, not a cover-up.
+       r"|\bwithout\s+(?:the\s+)?user(?:'s)?\s+(?:knowing|knowledge|noticing|seeing|being\s+aware)\b"
        r"|\b(?:never|do\s+not|don'?t)\s+(?:reveal|mention|disclose|acknowledge)\s+(?:this|these|that\s+this)\s+(?:instructions?|note|entry|memory|rule)\b"
        r"|\bsilently\s+(?:send|run|execute|forward|upload|exfiltrate|post|call|fetch|copy|transmit)\b"
        r"|\b(?:ne\s+(?:dis|dites)\s+(?:rien|pas)\s+à\s+l'utilisateur|no\s+(?:le\s+)?(?:digas|cuentes)\s+(?:nada\s+)?al\s+usuario|sag\s+(?:dem\s+)?(?:nutzer|benutzer)\s+nichts)"
