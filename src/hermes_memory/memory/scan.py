@@ -256,10 +256,11 @@ FAMILIES: tuple[Family, ...] = (
        "tu es", "vous êtes", "t'es", "partir de", "eres", "agora", "você", "du bist", "bist du", "你", "ты", "あなた",
        source="pr1m8/prompt-injections; deepset/prompt-injections (German); multilingual role reassignment"),
     _f("role_pretend",
-       r"\b(?:pretend|imagine)\s+(?:that\s+)?(?:you\s+are|you're|you\s+have|you\s+had|you\s+can|you\s+don't|you\s+do\s+not|you\s+were)\b"
+       # "Imagine you are explaining this to a junior" sets a tone: an activity (-ing) is no new identity.
+       r"\b(?:pretend|imagine)\s+(?:that\s+)?(?:you\s+are|you're|you\s+have|you\s+had|you\s+can|you\s+don't|you\s+do\s+not|you\s+were)\b(?!\s+\w+ing\b)"
        r"|\bpretend\s+to\s+be\s+(?:an?\s+)?(?:unrestricted|evil|jailbroken|DAN|hacker|uncensored|different|another|rogue|malicious)\b"
        r"|\broleplay\s+as\s+(?:a|an|the)?\s*(?:hacker|attacker|unrestricted|jailbroken|evil|uncensored|DAN)\b"
-       r"|\blet's\s+play\s+a\s+game\s+(?:where|in\s+which)\s+you\b"
+       r"|\blet['’]s\s+play\s+a\s+game\s+(?:where|in\s+which)\s+you(?:['’]re|\s+(?:are|become|act|pretend|play|have\s+no|can|will\s+be|must|don't|do\s+not|no\s+longer))\b"
        r"|\bsimulate\s+(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken|evil)\s+(?:ai|model|assistant|chatbot)\b"
        r"|\b(?:fais|faites)\s+semblant\s+d'être\b|\bfinge\s+(?:que\s+eres|ser)\b|\btu\s+so,?\s+als\s+(?:ob\s+)?(?:du|wärst)\b|假装你是|扮演一个",
        "pretend", "imagine", "roleplay", "game", "simulate", "semblant", "finge", "tu so", "假装", "扮演",
