@@ -498,8 +498,12 @@ FAMILIES: tuple[Family, ...] = (
        "instruction", "command", "task", "order", "payload", "directive", "follow", "obey", "execute", "run", "do what",
        source="Brainworm promptware analysis (2025); Hermes Agent threat families (c2_task_pull)"),
     _f("forced_action",
-       rf"\b(?:you\s+must|always|every\s+(?:turn|session|time|message)|before\s+(?:every|each)\s+(?:reply|answer|response))[,:;]?\s+"
+       rf"\b(?:every\s+(?:turn|session|time|message)|before\s+(?:every|each)\s+(?:reply|answer|response))[,:;]?\s+"
        rf"{_W}(?:run|execute|call|fetch|visit|send|post|curl|wget)\s+{_W3}(?:https?://|curl\b|wget\b)"
+       # Bare "always"/"you must" only with the URL or fetcher as the verb's object: "Always fetch
+       # dependencies from https://pypi.internal/simple" or "post release notes to https://..." is a
+       # project rule (sending the conversation somewhere is send_to_url's).
+       rf"|\b(?:you\s+must|always)[,:;]?\s+{_W}(?:run|execute|call|fetch|visit|send|post|curl|wget)\s+(?:https?://|curl\b|wget\b)"
        r"|\byou\s+must\s+(?:\w+\s+){0,3}?(?:register|beacon|report\s+to\s+the\s+(?:c2|controller|operator))\b",
        "you must", "always", "every", "before",
        source="Hermes Agent threat families (forced_action)"),
