@@ -182,7 +182,7 @@ FAMILIES: tuple[Family, ...] = (
        r"(?:(?:now\s+)?no\s+longer\s+(?:apply|count|matter|hold|bind)|(?:do\s+not|don't|does\s+not|doesn't)\s+(?:apply|count|matter|hold)(?:\s+(?:any\s*more|any\s+longer|now))?)\b"
        r"(?!\s+(?:to|for|in|on|at|when|if|unless|outside|inside|during|while|with|under)\b)"
        rf"|\b(?:treat|consider|regard)\s+(?:all\s+|every\s+|the\s+|your\s+|any\s+){{0,2}}(?:previous\s+|prior\s+|above\s+|earlier\s+|original\s+)?{_INSTR}\s+"
-       r"(?:above\s+|before\s+this\s+)?as\s+(?:cancel+ed|void|null|invalid|obsolete|revoked|suspended|optional|irrelevant|overridden)\b"
+       r"(?:above\s+|before\s+this\s+)?(?:as\s+|to\s+be\s+)?(?:cancel+ed|void|null|invalid|obsolete|revoked|suspended|optional|irrelevant|overridden)\b"
        rf"|\bstop\s+following\s+(?:your|the|all|any|these)\s+(?:\w+\s+)?(?:{_INSTR}|rules)\b"
        rf"|\b(?:do\s+not|don't|never)\s+follow\s+(?:your|the|any)\s+(?:previous|prior|system|original|earlier|old)\s+(?:{_INSTR}|rules)\b",
        "ignor", "forget", "disregard", "discard", "drop", "void", "cancel", "revoked", "obsolete", "null", "invalid", "overridden",
