@@ -95,7 +95,7 @@ _READ_ONLY_VERB = (
 #: A copy reads its *first* path; a secret named later is the destination ("cp .env.example .env").
 _COPY_VERB = r"(?:copy|cp|scp|rsync)"
 _READ_VERB = rf"(?:{_READ_ONLY_VERB}|{_COPY_VERB})"
-_SEND_VERB = r"(?:send|post|upload|forward|transmit|exfiltrate|leak|submit|pipe|email|mail|relay|beam|report|push)"
+_SEND_VERB = r"(?:send|post|upload|forward|transmit|exfiltrate|leak|submit|pipe|email|mail|relay|beam|report|push|share)"
 _SENSITIVE = (
     r"(?:conversations?|chats?|messages?|history|memor(?:y|ies)|context|secrets?|credentials?|api[\s_-]?keys?"
     r"|keys?|tokens?|passwords?|env(?:ironment)?(?:\s+variables)?|files?|data|system\s+prompt|results?|outputs?"
@@ -387,7 +387,7 @@ FAMILIES: tuple[Family, ...] = (
        source="Greshake et al. 2023 (covert instructions); Rehberger 2024 SpAIware (hidden memory persistence)"),
     # --- exfiltration ---------------------------------------------------------------------------
     _f("send_to_url",
-       rf"\b{_SEND_VERB}\w*\s+{_W}{_SENSITIVE}\s+{_W}(?:to|at|into|via|on)\s+(?:the\s+)?(?:\w+\s+){{0,2}}?{_URLISH}"
+       rf"\b{_SEND_VERB}\w*\s+{_W}{_SENSITIVE}\s+{_W}(?:to|at|into|via|on|with)\s+(?:the\s+)?(?:\w+\s+){{0,2}}?{_URLISH}"
        rf"|\b{_SEND_VERB}\w*\s+{_W}(?:conversations?|chats?|messages?|history|memor(?:y|ies)|context|secrets?|credentials?|api[\s_-]?keys?|passwords?|tokens?|transcripts?|system\s+prompt|e-?mails?|files|documents|data|everything)\s+{_W3}to\s+[\w.+-]+@[\w-]+\.[\w.]+"
        rf"|\b(?:append|attach|add|include|put|encode|embed|insert)\w*\s+{_W3}(?:to|in|into)\s+(?:the\s+)?(?:url\s+|link\s+)?https?://[^\s)]*[?&][\w%-]*=[^\w\s]?(?:\s|$)"
        r"|\b(?:envoie[rz]?|transmets|envoyez)\s+(?:\S+\s+){0,5}?(?:conversation|historique|contexte|clés?|mots\s+de\s+passe|données|résultats)\s+(?:\S+\s+){0,3}?(?:à|vers|sur)\s+https?://"
@@ -396,7 +396,7 @@ FAMILIES: tuple[Family, ...] = (
        r"|(?:发送|上传|转发|发到|传到)[^。\n]{0,20}?(?:对话|聊天记录|上下文|密钥|密码|历史|数据|结果)[^。\n]{0,10}?(?:到|至|给)[^。\n]{0,5}?https?://"
        r"|(?:对话|聊天记录|上下文|密钥|密码|历史|数据|结果)[^。\n]{0,10}?(?:发送|上传|转发|发|传)(?:到|至|给)[^。\n]{0,5}?https?://",
        "send", "post", "upload", "forward", "transmit", "exfiltrat", "leak", "submit", "pipe", "email", "mail", "relay", "beam",
-       "report", "push", "append", "attach", "add", "include", "put", "encode", "embed", "insert", "envo", "transmets", "envía", "envia", "manda", "sube", "sende", "schick", "übermittl", "lade", "发送",
+       "report", "push", "share", "append", "attach", "add", "include", "put", "encode", "embed", "insert", "envo", "transmets", "envía", "envia", "manda", "sube", "sende", "schick", "übermittl", "lade", "发送",
        "上传", "转发", "发到", "传到",
        source="Hermes Agent threat families (send_to_url); Greshake et al. 2023 (data exfiltration)"),
     _f("context_exfil",
