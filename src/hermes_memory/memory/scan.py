@@ -440,7 +440,7 @@ FAMILIES: tuple[Family, ...] = (
        r"(?:>>?|\btee\b|\becho\b|\bappend\w*|\badd\w*|\bwrite\w*|\binsert\w*)[^\n]{0,160}?\bauthorized_keys\b",
        "authorized_keys", source="Hermes Agent threat families (ssh_backdoor)"),
     _f("ssh_access",
-       r"\bssh\s+(?:[^\n]{0,120}?\s)?-[RD]\s*(?:\d|\[|[\w.-]+:\d)"
+       r"\bssh\s+(?:[^\n]{0,120}?\s)?-R\s*(?:\d|\[|[\w.-]+:\d)"
        r"|\bbash\s+-i\s+>&\s*/dev/tcp/|\b(?:nc|ncat|netcat)\s+[^\n]{0,80}?-e\s+/bin/(?:ba|z)?sh\b|/dev/tcp/[\w.-]+/\d+"
        r"|\b(?:open|start|spawn|establish|create)\s+(?:a\s+)?reverse\s+shell\b",
        "ssh", "/dev/tcp", "-e /bin", "reverse shell",
