@@ -294,3 +294,17 @@ def test_sessions_import_cli_takes_both_new_formats(tmp_path: Path, hermes_home:
         assert (report["format"], report["sessions_created"], report["errors"]) == (fmt, 1, [])
     help_text = runner.invoke(app, ["sessions", "import", "--help"]).output
     assert "claude_ai" in help_text and "codex" in help_text
+
+
+def test_files_saved_with_a_utf8_bom_import_like_plain_utf8(db: SessionDB, tmp_path: Path) -> None:
+    # Editors on Windows save JSON with a byte-order mark; the whole export was refused and a
+    # rollout lost its session_meta (cwd, git branch) as "line 1: not JSON".
+    export = tmp_path / "conversations.json"
+    export.write_text(json.dumps(claude_ai_export(), ensure_ascii=False), encoding="utf-8-sig")
+    assert import_path(db, export, "claude_ai").sessions_created == 4
+    rollout = tmp_path / "sessions" / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl"
+    rollout.parent.mkdir(parents=True)
+    rollout.write_text("\n".join(json.dumps(x) for x in codex_rollout()) + "\n", encoding="utf-8-sig")
+    rep = import_path(db, rollout, "codex")
+    assert rep.sessions_created == 1
+    assert not [e for e in rep.errors if ":1:" in e or "session_meta" in e]

@@ -95,11 +95,11 @@ _READ_ONLY_VERB = (
 #: A copy reads its *first* path; a secret named later is the destination ("cp .env.example .env").
 _COPY_VERB = r"(?:copy|cp|scp|rsync)"
 _READ_VERB = rf"(?:{_READ_ONLY_VERB}|{_COPY_VERB})"
-_SEND_VERB = r"(?:send|post|upload|forward|transmit|exfiltrate|leak|submit|pipe|email|mail|relay|beam|report|push)"
+_SEND_VERB = r"(?:send|post|upload|forward|transmit|exfiltrate|leak|submit|pipe|email|mail|relay|beam|report|push|share)"
 _SENSITIVE = (
     r"(?:conversations?|chats?|messages?|history|memor(?:y|ies)|context|secrets?|credentials?|api[\s_-]?keys?"
     r"|keys?|tokens?|passwords?|env(?:ironment)?(?:\s+variables)?|files?|data|system\s+prompt|results?|outputs?"
-    r"|answers?|responses?|everything|transcripts?|logs?|contents?|it|them|this|findings|cookies?|sessions?)"
+    r"|answers?|responses?|repl(?:y|ies)|everything|transcripts?|logs?|contents?|it|them|this|findings|cookies?|sessions?)"
 )
 _URLISH = r"(?:https?://|ftp://|wss?://|(?:\d{1,3}\.){3}\d{1,3}\b)"
 _AGENT_FILES = (
@@ -174,12 +174,20 @@ FAMILIES: tuple[Family, ...] = (
        r"|\b(?:ignore|disregard|forget)\s+(?:all\s+)?(?:of\s+)?the\s+(?:above|preceding|foregoing)(?!\s+(?:\w+\s+)?(?:lines?|steps?|sections?|paragraphs?|examples?|output|errors?|warnings?|logs?|commits?|versions?|code|snippet|diff|fold))\b"
        r"|\b(?:ignore|disregard|forget)\s+(?:it|that|this|them|all\s+that|all\s+of\s+(?:it|that))\s*,?\s+(?:and\s+)?(?:instead\s+)?(?:follow|obey|do\s+what|listen\s+to)\s+(?:my|these|the\s+following|the\s+new|me)\b"
        r"|\b(?:everything|all|anything)\s+(?:written\s+|said\s+)?(?:before|above)\s+(?:this\s+)?(?:sentence|line|message|point|here)?\s*(?:is|was)\s+(?:a\s+test|fake|void|irrelevant|not\s+real|obsolete|cancel+ed|a\s+lie)\b"
+       # "Set aside everything you were told" (but "set aside all afternoon before the demo" is a plan).
+       r"|\b(?:set|put|cast|push)\s+aside\s+(?:everything|all|anything|whatever)\s+(?:that\s+)?(?:you(?:'ve|\s+have|\s+were|\s+know|\s+learned|\s+(?:have\s+)?been\s+told)"
+       r"|(?:(?:was\s+|is\s+)?(?:written|said|stated|given)\s+)?(?:above|before\s+this|so\s+far|until\s+now|up\s+to\s+now))\b"
+       # Addressed to the agent ("your ...", "... above") even without a copula: "Your guidelines no longer apply."
+       rf"|\b(?:your\s+(?:\w+\s+)?(?:{_INSTR}|rules|guidelines|restrictions)(?:\s+above)?|(?:the|all|these|those)\s+(?:\w+\s+)?(?:{_INSTR}|rules|guidelines)\s+above)\s+"
+       r"(?:(?:now\s+)?no\s+longer\s+(?:apply|count|matter|hold|bind)|(?:do\s+not|don't|does\s+not|doesn't)\s+(?:apply|count|matter|hold)(?:\s+(?:any\s*more|any\s+longer|now))?)\b"
+       r"(?!\s+(?:to|for|in|on|at|when|if|unless|outside|inside|during|while|with|under)\b)"
        rf"|\b(?:treat|consider|regard)\s+(?:all\s+|every\s+|the\s+|your\s+|any\s+){{0,2}}(?:previous\s+|prior\s+|above\s+|earlier\s+|original\s+)?{_INSTR}\s+"
-       r"(?:above\s+|before\s+this\s+)?as\s+(?:cancel+ed|void|null|invalid|obsolete|revoked|suspended|optional|irrelevant|overridden)\b"
+       r"(?:above\s+|before\s+this\s+)?(?:as\s+|to\s+be\s+)?(?:cancel+ed|void|null|invalid|obsolete|revoked|suspended|optional|irrelevant|overridden)\b"
        rf"|\bstop\s+following\s+(?:your|the|all|any|these)\s+(?:\w+\s+)?(?:{_INSTR}|rules)\b"
        rf"|\b(?:do\s+not|don't|never)\s+follow\s+(?:your|the|any)\s+(?:previous|prior|system|original|earlier|old)\s+(?:{_INSTR}|rules)\b",
        "ignor", "forget", "disregard", "discard", "drop", "void", "cancel", "revoked", "obsolete", "null", "invalid", "overridden",
        "replaced", "superseded", "lifted", "suspended", "deprecated", "no longer", "follow", "treat", "consider", "regard",
+       "apply", "count", "matter", "hold", "aside",
        "everything", "all", "anything",
        source="HackAPrompt 2023 competition; Greshake et al. 2023 'Not what you've signed up for'"),
     _f("prompt_injection",
@@ -204,7 +212,7 @@ FAMILIES: tuple[Family, ...] = (
        source="deepset/prompt-injections (German subset)"),
     _f("prompt_injection",
        r"(?:忽略|无视|忽视|不要理会|不要管|忘记|忘掉|抛开|放弃|无需遵守|不再遵守|不用遵守)[^。\n]{0,12}?"
-       r"(?:之前|以前|先前|上面|上述|以上|前面|所有|全部|原来|原有|原先|一切|系统)[^。\n]{0,8}?"
+       r"(?:之前|以前|先前|上面|上述|以上|前面|所有|全部|原来|原有|原先|一切|系统|你的|您的)[^。\n]{0,8}?"
        r"(?:指令|指示|说明|规则|提示|命令|要求|设定|内容|约束|限制)"
        r"|(?:以前|前|これまで|上記|全て|すべて)の(?:指示|命令|ルール|指令)を(?:無視|忘れ)"
        r"|\b(?:игнорируй|игнорировать|забудь|забудьте)\s+(?:\S+\s+){0,4}?(?:инструкции|указания|правила|всё|все)"
@@ -229,7 +237,9 @@ FAMILIES: tuple[Family, ...] = (
        r"|\b(?:DAN|STAN|DUDE|AIM|BetterDAN|AntiGPT|DevMode)\s+(?:mode|prompt|jailbreak)\b|\bdo\s+anything\s+now\b"
        r"|\byou(?:\s+are|'re)\s+(?:now\s+)?(?:DAN|STAN|DUDE|BetterDAN|AntiGPT|DevMode)\b(?!')"
        r"|\bjailbr(?:eak|oken)\s+mode\b|\b(?:developer|god|unrestricted|dan)\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated|on|unlocked)\s*(?:[.!:;,\n]|$)"
-       r"|\b(?:enable|activate|enter)\s+(?:developer|god|dan|jailbreak|unrestricted)\s+mode\b"
+       # "Enable developer mode on Android / in Chrome: ..." is a settings note, not a jailbreak switch.
+       r"|\b(?:enable|activate|enter)\s+(?:(?:developer|god)\s+mode\b(?!\s*(?::|\(|(?:on|in|for|of|via|under|from|through|at|settings?|options?|toggle)\b))"
+       r"|(?:dan|jailbreak|unrestricted)\s+mode\b)"
        r"|\bact\s+as\s+(?:an?\s+)?(?:DAN|unrestricted|unfiltered|uncensored|jailbroken|evil|rogue)\b"
        r"|\b(?:immerse\s+yourself\s+(?:in|into)|take\s+on|assume|play|stay\s+in\s+character\s+as)\s+(?:the\s+)?(?:role\s+of\s+)?(?:an?\s+)?(?:DAN|STAN|\w*GPT|unrestricted|jailbroken|evil|uncensored)\b",
        "now", "no longer", "immerse", "take on", "assume", "play", "character", "dan", "stan", "dude", "aim", "devmode", "antigpt", "jailbr", "mode", "act as",
@@ -246,10 +256,11 @@ FAMILIES: tuple[Family, ...] = (
        "tu es", "vous êtes", "t'es", "partir de", "eres", "agora", "você", "du bist", "bist du", "你", "ты", "あなた",
        source="pr1m8/prompt-injections; deepset/prompt-injections (German); multilingual role reassignment"),
     _f("role_pretend",
-       r"\b(?:pretend|imagine)\s+(?:that\s+)?(?:you\s+are|you're|you\s+have|you\s+had|you\s+can|you\s+don't|you\s+do\s+not|you\s+were)\b"
+       # "Imagine you are explaining this to a junior" sets a tone: an activity (-ing) is no new identity.
+       r"\b(?:pretend|imagine)\s+(?:that\s+)?(?:you\s+are|you're|you\s+have|you\s+had|you\s+can|you\s+don't|you\s+do\s+not|you\s+were)\b(?!\s+\w+ing\b)"
        r"|\bpretend\s+to\s+be\s+(?:an?\s+)?(?:unrestricted|evil|jailbroken|DAN|hacker|uncensored|different|another|rogue|malicious)\b"
        r"|\broleplay\s+as\s+(?:a|an|the)?\s*(?:hacker|attacker|unrestricted|jailbroken|evil|uncensored|DAN)\b"
-       r"|\blet's\s+play\s+a\s+game\s+(?:where|in\s+which)\s+you\b"
+       r"|\blet['’]s\s+play\s+a\s+game\s+(?:where|in\s+which)\s+you(?:['’]re|\s+(?:are|become|act|pretend|play|have\s+no|can|will\s+be|must|don't|do\s+not|no\s+longer))\b"
        r"|\bsimulate\s+(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken|evil)\s+(?:ai|model|assistant|chatbot)\b"
        r"|\b(?:fais|faites)\s+semblant\s+d'être\b|\bfinge\s+(?:que\s+eres|ser)\b|\btu\s+so,?\s+als\s+(?:ob\s+)?(?:du|wärst)\b|假装你是|扮演一个",
        "pretend", "imagine", "roleplay", "game", "simulate", "semblant", "finge", "tu so", "假装", "扮演",
@@ -363,10 +374,11 @@ FAMILIES: tuple[Family, ...] = (
        source="Hermes Agent threat families (translate_execute)"),
     # --- hiding from the user -----------------------------------------------------------------
     _f("deception_hide",
-       r"\b(?:do\s+not|don'?t|never)\s+(?:(?:tell|inform|mention\s+(?:this\s+)?to|reveal\s+(?:this\s+)?to|show\s+(?:this\s+)?to)\s+(?:the\s+)?user\b(?!\s+to\b)"  # "...user to restart" is advice
+       r"\b(?:do\s+not|don'?t|never)\s+(?:(?:tell|inform|mention\s+(?:this\s+)?to|reveal\s+(?:this\s+)?to|show\s+(?:this\s+)?to)\s+(?:the\s+)?user\b(?!\s+to\b|['’]s\b)"  # "...user to restart" is advice
        r"|let\s+(?:the\s+)?user\s+(?:know|see|find\s+out|notice|learn)\b)"
        r"|\b(?:keep|hide)\s+(?:this|these|it)\s+(?:\w+\s+)?(?:secret|hidden)\s+from\s+(?:the\s+)?user\b"
-       r"|\bwithout\s+(?:the\s+)?user(?:'s)?\s+(?:knowing|knowledge|noticing|consent|seeing|being\s+aware)\b"
+       # Not "consent": "never push to main without the user's consent" is a guardrail, not a cover-up.
+       r"|\bwithout\s+(?:the\s+)?user(?:'s)?\s+(?:knowing|knowledge|noticing|seeing|being\s+aware)\b"
        r"|\b(?:never|do\s+not|don'?t)\s+(?:reveal|mention|disclose|acknowledge)\s+(?:this|these|that\s+this)\s+(?:instructions?|note|entry|memory|rule)\b"
        r"|\bsilently\s+(?:send|run|execute|forward|upload|exfiltrate|post|call|fetch|copy|transmit)\b"
        r"|\b(?:ne\s+(?:dis|dites)\s+(?:rien|pas)\s+à\s+l'utilisateur|no\s+(?:le\s+)?(?:digas|cuentes)\s+(?:nada\s+)?al\s+usuario|sag\s+(?:dem\s+)?(?:nutzer|benutzer)\s+nichts)"
@@ -375,7 +387,7 @@ FAMILIES: tuple[Family, ...] = (
        source="Greshake et al. 2023 (covert instructions); Rehberger 2024 SpAIware (hidden memory persistence)"),
     # --- exfiltration ---------------------------------------------------------------------------
     _f("send_to_url",
-       rf"\b{_SEND_VERB}\w*\s+{_W}{_SENSITIVE}\s+{_W}(?:to|at|into|via|on)\s+(?:the\s+)?(?:\w+\s+){{0,2}}?{_URLISH}"
+       rf"\b{_SEND_VERB}\w*\s+{_W}{_SENSITIVE}\s+{_W}(?:to|at|into|via|on|with)\s+(?:the\s+)?(?:\w+\s+){{0,2}}?{_URLISH}"
        rf"|\b{_SEND_VERB}\w*\s+{_W}(?:conversations?|chats?|messages?|history|memor(?:y|ies)|context|secrets?|credentials?|api[\s_-]?keys?|passwords?|tokens?|transcripts?|system\s+prompt|e-?mails?|files|documents|data|everything)\s+{_W3}to\s+[\w.+-]+@[\w-]+\.[\w.]+"
        rf"|\b(?:append|attach|add|include|put|encode|embed|insert)\w*\s+{_W3}(?:to|in|into)\s+(?:the\s+)?(?:url\s+|link\s+)?https?://[^\s)]*[?&][\w%-]*=[^\w\s]?(?:\s|$)"
        r"|\b(?:envoie[rz]?|transmets|envoyez)\s+(?:\S+\s+){0,5}?(?:conversation|historique|contexte|clés?|mots\s+de\s+passe|données|résultats)\s+(?:\S+\s+){0,3}?(?:à|vers|sur)\s+https?://"
@@ -384,7 +396,7 @@ FAMILIES: tuple[Family, ...] = (
        r"|(?:发送|上传|转发|发到|传到)[^。\n]{0,20}?(?:对话|聊天记录|上下文|密钥|密码|历史|数据|结果)[^。\n]{0,10}?(?:到|至|给)[^。\n]{0,5}?https?://"
        r"|(?:对话|聊天记录|上下文|密钥|密码|历史|数据|结果)[^。\n]{0,10}?(?:发送|上传|转发|发|传)(?:到|至|给)[^。\n]{0,5}?https?://",
        "send", "post", "upload", "forward", "transmit", "exfiltrat", "leak", "submit", "pipe", "email", "mail", "relay", "beam",
-       "report", "push", "append", "attach", "add", "include", "put", "encode", "embed", "insert", "envo", "transmets", "envía", "envia", "manda", "sube", "sende", "schick", "übermittl", "lade", "发送",
+       "report", "push", "share", "append", "attach", "add", "include", "put", "encode", "embed", "insert", "envo", "transmets", "envía", "envia", "manda", "sube", "sende", "schick", "übermittl", "lade", "发送",
        "上传", "转发", "发到", "传到",
        source="Hermes Agent threat families (send_to_url); Greshake et al. 2023 (data exfiltration)"),
     _f("context_exfil",
@@ -428,7 +440,7 @@ FAMILIES: tuple[Family, ...] = (
        r"(?:>>?|\btee\b|\becho\b|\bappend\w*|\badd\w*|\bwrite\w*|\binsert\w*)[^\n]{0,160}?\bauthorized_keys\b",
        "authorized_keys", source="Hermes Agent threat families (ssh_backdoor)"),
     _f("ssh_access",
-       r"\bssh\s+(?:[^\n]{0,120}?\s)?-[RD]\s*(?:\d|\[|[\w.-]+:\d)"
+       r"\bssh\s+(?:[^\n]{0,120}?\s)?-R\s*(?:\d|\[|[\w.-]+:\d)"
        r"|\bbash\s+-i\s+>&\s*/dev/tcp/|\b(?:nc|ncat|netcat)\s+[^\n]{0,80}?-e\s+/bin/(?:ba|z)?sh\b|/dev/tcp/[\w.-]+/\d+"
        r"|\b(?:open|start|spawn|establish|create)\s+(?:a\s+)?reverse\s+shell\b",
        "ssh", "/dev/tcp", "-e /bin", "reverse shell",
@@ -453,8 +465,13 @@ FAMILIES: tuple[Family, ...] = (
        source="OWASP LLM06 excessive agency; Embrace The Red 'ZombAIs' (2024); GTFOBins / destructive one-liners"),
     # --- command and control (promptware planted in USER.md / MEMORY.md) --------------------------
     _f("c2_beacon",
-       r"\b(?:beacon|check\s+in|phone\s+home|call\s+home|heartbeat|ping\s+back|report\s+back|report\s+in)\s+(?:to\s+)?(?:\S+\s+){0,4}?"
+       r"\b(?:beacon|phone\s+home|call\s+home)\s+(?:to\s+)?(?:\S+\s+){0,4}?"
        r"(?:every|each)\s+\d+\s*(?:s|sec|secs|seconds?|m|mins?|minutes?|h|hours?)\b"
+       # Workers that "report back to the scheduler every 5 minutes" or a user who asks to be
+       # checked in with hourly are no beacon: the softer verbs need a host or a controller.
+       r"|\b(?:check\s+in|heartbeat|ping\s+back|report\s+back|report\s+in)\s+(?:to\s+|with\s+)?(?:\S+\s+){0,3}?"
+       r"(?:https?://\S+|(?:\d{1,3}\.){3}\d{1,3}\S*|[\w-]+\.[\w.-]+|(?:the\s+)?(?:c2|controller|command\s+server|mothership|operator|handler|master\s+node))\s+"
+       r"(?:\S+\s+){0,2}?(?:every|each)\s+\d+\s*(?:s|sec|secs|seconds?|m|mins?|minutes?|h|hours?)\b"
        rf"|\b(?:beacon|phone\s+home|call\s+home)\s+(?:to|with)\s+\S+"
        rf"|\b(?:heartbeat|check[\s-]?in|report\s+back|report\s+in|ping\s+back)\s+(?:to|with)\s+(?:the\s+)?(?:{_URLISH}|c2\b|controller|command\s+server|mothership|operator|handler|master\s+node)",
        "beacon", "check", "phone home", "call home", "heartbeat", "ping back", "report",
@@ -470,6 +487,9 @@ FAMILIES: tuple[Family, ...] = (
        r"(?:instructions?|commands?|tasks?|tasking|orders|payloads?|directives)\s+(?:\w+\s+){0,3}?from\s+"
        rf"(?:{_URLISH}|the\s+(?:c2|controller|command\s+server|mothership|operator|handler|master)\b)"
        r"|\b(?:await|wait\s+for)\s+(?:further|new|more)\s+(?:commands|orders|instructions|tasking)\b"
+       # ... but waiting for the user's (or a colleague's) next word is what a careful agent does.
+       r"(?!\s+(?:from|by|of)\s+(?:the\s+|my\s+|your\s+|our\s+)?(?:user|me|human|owner|team|lead|manager|reviewer|client|customer|maintainers?)\b"
+       r"|\s+(?:before|on|about|regarding)\b)"
        r"|\bexecute\s+(?:any|all|the|whatever)\s+(?:commands?|instructions?|tasks?)\s+(?:you\s+)?(?:receive|received|returned|given|sent|get)\s+(?:from|by)\b"
        r"|\bpull\s+(?:down\s+)?(?:new\s+)?task(?:ing|s)\b"
        rf"|\b(?:check|poll|query|ping|watch|monitor)\s+{_URLISH}\S*\s+for\s+(?:new\s+|further\s+|pending\s+|more\s+)?(?:commands?|instructions?|tasks?|orders|jobs|payloads?)\b"
@@ -478,8 +498,12 @@ FAMILIES: tuple[Family, ...] = (
        "instruction", "command", "task", "order", "payload", "directive", "follow", "obey", "execute", "run", "do what",
        source="Brainworm promptware analysis (2025); Hermes Agent threat families (c2_task_pull)"),
     _f("forced_action",
-       rf"\b(?:you\s+must|always|every\s+(?:turn|session|time|message)|before\s+(?:every|each)\s+(?:reply|answer|response))[,:;]?\s+"
+       rf"\b(?:every\s+(?:turn|session|time|message)|before\s+(?:every|each)\s+(?:reply|answer|response))[,:;]?\s+"
        rf"{_W}(?:run|execute|call|fetch|visit|send|post|curl|wget)\s+{_W3}(?:https?://|curl\b|wget\b)"
+       # Bare "always"/"you must" only with the URL or fetcher as the verb's object: "Always fetch
+       # dependencies from https://pypi.internal/simple" or "post release notes to https://..." is a
+       # project rule (sending the conversation somewhere is send_to_url's).
+       rf"|\b(?:you\s+must|always)[,:;]?\s+{_W}(?:run|execute|call|fetch|visit|send|post|curl|wget)\s+(?:https?://|curl\b|wget\b)"
        r"|\byou\s+must\s+(?:\w+\s+){0,3}?(?:register|beacon|report\s+to\s+the\s+(?:c2|controller|operator))\b",
        "you must", "always", "every", "before",
        source="Hermes Agent threat families (forced_action)"),
@@ -490,8 +514,12 @@ FAMILIES: tuple[Family, ...] = (
        "history", "histfile", "shred", "tracks", "trace", "evidence", "one-liner", "one liner", "oneliner", "disk",
        source="Brainworm promptware analysis (2025): anti-forensic instructions"),
     _f("anti_forensic_hide",
-       rf"\b(?:delete|remove|erase|wipe)\s+{_W3}(?:this|these)\s+(?:instructions?|messages?|entry|entries|notes?)\s+"
-       r"(?:after|once|when)\b|\b(?:hide|conceal)\s+(?:this|these)\s+(?:actions?|commands?|instructions?)\s+from\b",
+       rf"\b(?:delete|remove|erase|wipe)\s+{_W3}(?:this|these)\s+(?:instructions?|messages?)\s+(?:after|once|when)\b"
+       # A note or entry removed "once the migration is done" is housekeeping; removed once it has
+       # been read or acted on, it is a trace being wiped.
+       rf"|\b(?:delete|remove|erase|wipe)\s+{_W3}(?:this|these)\s+(?:entry|entries|notes?)\s+(?:right\s+|immediately\s+)?(?:after|once|when)\s+"
+       r"(?:(?:you(?:'ve|\s+have)?|it\s+(?:is|has\s+been)|they\s+(?:are|have\s+been))\s+)?(?:read|reading|execut\w*|run|running|follow\w*|act\w*\s+on|carr\w*\s+out|done\s+with\s+(?:it|them))\b"
+       r"|\b(?:hide|conceal)\s+(?:this|these)\s+(?:actions?|commands?|instructions?)\s+from\b",
        "delet", "remov", "erase", "wipe", "hide", "conceal", source="Hermes Agent threat families"),
     _f("env_var_unset_agent",
        r"\bunset\s+(?:HERMES_\w+|\w*(?:SAFETY|GUARD|SANDBOX|APPROVAL|CLAUDE|CODEX|AGENT|OPENAI|ANTHROPIC)\w*)\b",
