@@ -67,8 +67,7 @@ def test_memory_history_comes_from_the_prompts_sessions_started_with(backend: An
 
 
 def test_session_filters_by_project_when_state_db_records_cwd(backend: Any, seeded: dict[str, Any]) -> None:
-    assert backend.list_sessions(SessionFilter(project="/home/dev/shop"))["total"] == 0  # no cwd column yet
-    backend.db.conn.execute("ALTER TABLE sessions ADD COLUMN cwd TEXT")
+    assert backend.list_sessions(SessionFilter(project="/home/dev/shop"))["total"] == 0  # no session has a cwd yet
     backend.db.conn.execute("UPDATE sessions SET cwd = '/home/dev/shop/api' WHERE id = ?", (seeded["agent"],))
     backend.db.conn.execute("UPDATE sessions SET cwd = '/home/dev/shopping' WHERE id = ?", (seeded["hostile"],))
     found = backend.list_sessions(SessionFilter(project="/home/dev/shop"))

@@ -22,6 +22,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from hermes_memory.sessions import fts as fts_mod
+from hermes_memory.sessions.db import cwd_clause
 
 if TYPE_CHECKING:
     from hermes_memory.mcp.server import MemoryServer
@@ -518,9 +519,9 @@ class SessionFilter:
             params.append("%" + fts_mod.like_escape(self.title) + "%")
         if self.project:
             if has_cwd:
-                prefix = self.project.rstrip("/") or self.project
-                where.append("(cwd = ? OR cwd LIKE ? ESCAPE '\\')")
-                params += [prefix, fts_mod.like_escape(prefix) + "/%"]
+                clause, clause_params = cwd_clause(self.project)
+                where.append(clause)
+                params += clause_params
             else:
                 where.append("0")  # no session records a project here
         return where, params
