@@ -1,6 +1,6 @@
 """hermes-memory: the four-layer memory of the Hermes Agent design for any LLM agent.
 
-Layers (each its own subpackage, imports point downward only; see architecture.md):
+Layers (each its own subpackage, imports point downward only; see docs/architecture.md):
 
 1. ``memory``    bounded, curated ``MEMORY.md`` / ``USER.md`` (``MemoryStore``, the ``memory`` tool)
 2. ``sessions``  every message in SQLite + FTS5 (``SessionDB``, the ``session_search`` tool)

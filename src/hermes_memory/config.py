@@ -1,6 +1,6 @@
 """``config.yaml`` loading and validation (pydantic), plus the ``.env`` secrets file.
 
-Sections and defaults follow the reference Hermes Agent (reference-behaviour.md §10), so the file
+Sections and defaults follow the reference Hermes Agent (docs/reference.md §10), so the file
 the Hermes Agent writes itself (its whole default config, or the stripped one its ``save_config``
 keeps) loads unchanged; sections and keys we do not use are kept and ignored.
 

@@ -5,8 +5,8 @@ the product.
 
 Original docstring: schema of ``state.db`` and its versioned migrations.
 
-Core tables and column names follow the reference agent's ``hermes_state.py`` (reference-behaviour.md
-§6), so a reference ``state.db`` opens here and ours opens there. On every open
+Core tables and column names follow the reference agent's ``hermes_state.py`` (docs/reference.md §6),
+so a reference ``state.db`` opens here and ours opens there. On every open
 :func:`migrate` (1) creates missing tables, (2) adds any missing core column whatever the recorded
 version (a v2 database gains ``title`` and ``api_call_count``), (3) makes sure the full-text
 objects are ours -- an external-content FTS5 table ``messages_fts(content, tool_name, tool_calls)``

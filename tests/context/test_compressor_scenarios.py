@@ -1,4 +1,4 @@
-"""reference-behaviour.md §12 "ContextCompressor" scenarios (ctx 100K, threshold 0.85 -> 85K)."""
+"""docs/reference.md §12 "ContextCompressor" scenarios (ctx 100K, threshold 0.85 -> 85K)."""
 
 import copy
 import json

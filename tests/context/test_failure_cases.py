@@ -1,4 +1,4 @@
-"""Failure cases B27, B29, B30, B31, B33, B34 of failure-cases.md, named after their id and kind."""
+"""Failure cases B27, B29, B30, B31, B33, B34 of docs/failure-cases.md, named after their id and kind."""
 
 import copy
 import json

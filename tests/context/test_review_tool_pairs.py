@@ -30,7 +30,7 @@ def _filler(k: int) -> dict:
 
 def test_review_call_id_wins_over_item_id_when_both_are_present():
     """Repro: a call with ``id="fc_1", call_id="call_1"`` and its result ``tool_call_id="call_1"``
-    was treated as an orphan pair and both were deleted. §5: call id = ``call_id`` or ``id``."""
+    was treated as an orphan pair and both were deleted. docs/reference.md §5: call id = ``call_id`` or ``id``."""
     messages = [
         user("list files"),
         assistant(None, _responses_call("fc_1", "call_1")),

@@ -1,4 +1,4 @@
-"""Fixtures for Layer 1: a memory folder with the §12 test limits (memory=500, user=300 chars)."""
+"""Fixtures for Layer 1: a memory folder with the docs/reference.md §12 test limits (memory=500, user=300 chars)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def store(mem_dir: Path) -> MemoryStore:
 
 @pytest.fixture
 def big_store(mem_dir: Path) -> MemoryStore:
-    """Default limits (2,200 / 1,375), as in the failure cases."""
+    """The reference's default limits, 2,200 / 1,375 chars (docs/reference.md §1)."""
     s = MemoryStore(mem_dir)
     s.load_from_disk()
     return s

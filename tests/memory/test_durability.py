@@ -1,4 +1,4 @@
-"""Locks, atomic writes, symlinks, real-process concurrency and SIGKILL crash safety (reference §1.4, B11)."""
+"""Locks, atomic writes, symlinks, real-process concurrency and SIGKILL crash safety (docs/reference.md §1, B11)."""
 
 from __future__ import annotations
 

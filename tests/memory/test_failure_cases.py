@@ -1,4 +1,4 @@
-"""Failure cases B01-B15 of shared/cases/failure-cases.md, one test (or more) per case and kind."""
+"""Failure cases B01-B15 of docs/failure-cases.md, one test (or more) per case and kind."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Threat scan (reference §1.2, §12 scanner scenarios, failure case B15)."""
+"""Threat scan (docs/security.md §1, docs/reference.md §1.2, failure case B15)."""
 
 from __future__ import annotations
 

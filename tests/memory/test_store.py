@@ -1,4 +1,4 @@
-"""MemoryStore scenarios of reference-behaviour.md §12 (limits memory=500, user=300)."""
+"""MemoryStore scenarios of docs/reference.md §12 (limits memory=500, user=300)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``memory_tool`` dispatcher and schema (reference §1.6, §12 dispatcher scenarios)."""
+"""``memory_tool`` dispatcher and schema (docs/reference.md §1: messages and result shapes)."""
 
 from __future__ import annotations
 

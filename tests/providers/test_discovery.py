@@ -1,4 +1,4 @@
-"""Plugin discovery: bundled, $HERMES_HOME/plugins, project plugins, entry points (reference §10, §12)."""
+"""Plugin discovery: bundled, $HERMES_HOME/plugins, project plugins, entry points (docs/reference.md §10, §12)."""
 
 from __future__ import annotations
 

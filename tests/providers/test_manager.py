@@ -1,4 +1,4 @@
-"""MemoryManager: the provider/manager scenarios of reference-behaviour.md §12, B16 and B17."""
+"""MemoryManager: the provider/manager scenarios of docs/reference.md §12, B16 and B17."""
 
 from __future__ import annotations
 

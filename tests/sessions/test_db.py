@@ -1,4 +1,4 @@
-"""SessionDB scenarios of reference-behaviour.md §12 (sessions, messages, titles, export, prune)."""
+"""SessionDB scenarios of docs/reference.md §12 (sessions, messages, titles, export, prune)."""
 
 from __future__ import annotations
 

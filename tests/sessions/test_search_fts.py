@@ -1,4 +1,5 @@
-"""search_messages and the FTS query planner: §12 search/sanitiser/CJK scenarios, B19, B20, B22, B23, B24."""
+"""search_messages and the FTS query planner (docs/reference.md §6): search, sanitiser and CJK
+scenarios, failure cases B19, B20, B22, B23, B24."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ def _contents(rows: list[dict]) -> set[str]:
     return {r["context"][[c["id"] for c in r["context"]].index(r["id"])]["content"] for r in rows}
 
 
-# ----------------------------------------------------------------- sanitiser (reference §12)
+# ----------------------------------------------------------------- sanitiser (docs/reference.md §6)
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
@@ -53,7 +54,7 @@ def test_build_query_drops_stopwords_and_keeps_explicit_operators() -> None:
     assert build_query("***").empty and build_query("").empty and build_query('""').empty
 
 
-# ----------------------------------------------------------------- search behaviour (reference §12)
+# ----------------------------------------------------------------- search behaviour (docs/reference.md §6)
 @pytest.fixture
 def seeded(db: SessionDB) -> SessionDB:
     db.create_session("cli1", source="cli")

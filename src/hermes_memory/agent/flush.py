@@ -1,6 +1,6 @@
 """``flush_memories``: one extra model call that may only save memories before history is lost.
 
-Behaviour (reference-behaviour.md §9, §11.20; failure case B34): a user message tagged with a
+Behaviour (docs/reference.md §9, §11 item 20; failure case B34): a user message tagged with a
 unique ``_flush_sentinel`` is appended to the history, the model is called once, the memory calls
 it returns are run against the store, and in a ``finally`` the history is popped back through the
 sentinel, so the caller's list is exactly what it was before, even when the model call raises.
@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 
 SENTINEL_KEY = "_flush_sentinel"
 FLUSH_TEMPERATURE = 0.3
-"""Reference value for the flush call (reference-behaviour.md §9)."""
+"""Reference value for the flush call (docs/reference.md §9)."""
 FLUSH_MAX_TOKENS = 5120
 """Reference cap on the flush reply, in tokens."""
 

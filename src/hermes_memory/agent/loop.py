@@ -1,4 +1,4 @@
-"""``Agent``: the turn loop where the four memory layers meet (architecture.md "What flows where").
+"""``Agent``: the turn loop where the four memory layers meet (docs/architecture.md "One turn, end to end").
 
 One :class:`Agent` holds one live session at a time:
 
@@ -80,11 +80,11 @@ log = logging.getLogger(__name__)
 MAX_TOOL_ITERATIONS = 20
 """Model calls per user turn before the loop gives up on a final answer."""
 REVIEW_MAX_ITERATIONS = 8
-"""Model calls a memory review may make (reference-behaviour.md §9)."""
+"""Model calls a memory review may make (docs/reference.md §9)."""
 _MEMORY_INTERNAL_ARGS = frozenset({"store", "origin"})
 """``memory_tool`` keywords set by the loop, never taken from the model's arguments."""
 PREFLIGHT_MAX_PASSES = 3
-"""Compression passes before one model call (reference-behaviour.md §9)."""
+"""Compression passes before one model call (docs/reference.md §9)."""
 
 
 def new_session_id() -> str:

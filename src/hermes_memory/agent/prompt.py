@@ -5,7 +5,7 @@ identity, memory guidance (full, or profile-only when only ``USER.md`` is enable
 session-search guidance, and the memory manager's blocks (the frozen MEMORY/USER snapshots of the
 built-in provider plus the external provider's ``system_prompt_block``). Nothing in it depends on
 the clock or on writes made during the session, so the prompt is byte-identical for the whole
-session and the provider's prompt cache keeps serving it (reference-behaviour.md §0, §8).
+session and the provider's prompt cache keeps serving it (docs/reference.md §0, §8).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``memory setup`` (provider wizard) and ``memory status``.
 
-The wizard follows reference-behaviour.md §10: pick a provider (default "Built-in only" →
+The wizard follows docs/reference.md §10: pick a provider (default "Built-in only" →
 ``memory.provider: ""``), then walk the provider's ``get_config_schema()``: choices become a
 selector, secrets are asked without echo and written to ``$HERMES_HOME/.env`` (mode 0600) under
 their ``env_var``, everything else goes to ``config.yaml`` under a section named after the provider

@@ -2,7 +2,7 @@
 
 Anthropic caches the longest request prefix that ends at a ``cache_control`` breakpoint written by
 an earlier request; at most 4 breakpoints are allowed per request. The reference agent
-(reference-behaviour.md §8) marks the system message and the last 3 non-system messages, so each
+(docs/reference.md §8) marks the system message and the last 3 non-system messages, so each
 turn reads the whole previous turn from the cache and writes the new tail. This only pays off if
 the system prompt does not change mid-session, which is why memory is a *frozen snapshot*.
 """

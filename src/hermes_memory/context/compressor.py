@@ -1,7 +1,7 @@
 """``ContextCompressor``: keeps a long conversation inside the model's context window.
 
-Behaviour follows the reference agent's ``agent/context_compressor.py`` (reference-behaviour.md
-§5, NEWEST safety fixes), with the failure cases B27, B29-B31, B33, B34 of failure-cases.md:
+Behaviour follows the reference agent's ``agent/context_compressor.py`` (docs/reference.md §5,
+NEWEST safety fixes), with the failure cases B27, B29-B31, B33, B34 of docs/failure-cases.md:
 
 1. **Prune** (no model call, :func:`prune_tool_outputs`): outside the protected tail, tool results
    over 200 chars become a one-line record of what the call did (tool, target, size, exit status),
@@ -257,7 +257,7 @@ def normalize_messages(messages: Sequence[Any]) -> list[Message]:
 
 def _call_id(call: Mapping[str, Any]) -> str:
     # ``call_id`` first: Responses-API calls carry an item ``id`` ("fc_...") besides the
-    # ``call_id`` ("call_...") that their result's ``tool_call_id`` refers to (§5).
+    # ``call_id`` ("call_...") that their result's ``tool_call_id`` refers to (docs/reference.md §5).
     return str(call.get("call_id") or call.get("id") or "")
 
 

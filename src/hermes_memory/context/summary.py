@@ -4,7 +4,7 @@ Everything here is a pure function of its arguments (no model call, no clock, no
 
 * :func:`serialize_turns` turns the middle of a conversation into the plain-text transcript sent
   to the summariser (``[USER]: ...``, ``[ASSISTANT]: ... [Tool calls: name(args)]``,
-  ``[TOOL RESULT id]: ...``), with the reference's caps (reference-behaviour.md §5 phase 3).
+  ``[TOOL RESULT id]: ...``), with the reference's caps (docs/reference.md §5, "Phase 3").
 * :func:`build_summary_prompt` wraps it in the first-time or the iterative ("update the previous
   summary") instruction plus the structured :data:`TEMPLATE_SECTIONS` template.
 * :func:`build_fallback_summary` is the LLM-free summary: the same template filled by rules from

@@ -1,7 +1,7 @@
 """Rough token estimation for OpenAI-style message lists (no tokenizer needed).
 
 Units: every function here returns **tokens** (estimated). The rule is the reference agent's
-(reference-behaviour.md §5): ``ceil(chars / 4)`` for text, a fixed :data:`IMAGE_TOKENS` per image
+(docs/reference.md §5): ``ceil(chars / 4)`` for text, a fixed :data:`IMAGE_TOKENS` per image
 part, a flat :data:`MESSAGE_OVERHEAD_TOKENS` per message for role/framing, and the JSON text of
 every tool call counted like text. Providers' real counts (``update_from_response``) always win
 over these estimates when they exist; the estimates only have to be stable and monotone.

@@ -1,4 +1,4 @@
-"""Threat scan for curated memory (reference-behaviour.md §1.2, NEWEST "strict" scope).
+"""Threat scan for curated memory (docs/security.md §1; docs/reference.md §1.2, NEWEST "strict" scope).
 
 Memory entries are pasted into the system prompt of every future session, so anything written to
 ``MEMORY.md`` / ``USER.md`` is checked here first, and every entry is checked again when the frozen

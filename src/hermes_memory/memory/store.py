@@ -1,6 +1,6 @@
 """``MemoryStore``: the bounded, curated memory files ``MEMORY.md`` and ``USER.md`` (Layer 1).
 
-Behaviour follows reference-behaviour.md §1 (NEWEST where versions differ) and §11:
+Behaviour follows docs/reference.md §1 and §11 (NEWEST where versions differ):
 
 * A file holds entries joined by :data:`ENTRY_DELIMITER` (``"\\n§\\n"``), no trailing newline; an
   empty store is an empty file. Limits are characters (not bytes) of that joined string, the

@@ -1,4 +1,4 @@
-"""The ``memory`` tool: JSON schema for the model and ``memory_tool(...)`` dispatch (reference §1.6).
+"""The ``memory`` tool: JSON schema for the model and ``memory_tool(...)`` dispatch (docs/reference.md §1).
 
 ``memory_tool`` never raises: every outcome is a JSON string. Success (NEWEST shape)::
 

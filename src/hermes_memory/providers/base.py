@@ -1,6 +1,6 @@
 """The ``MemoryProvider`` ABC: the contract every external memory provider implements.
 
-Behaviour follows the reference design (reference-behaviour.md §2). Four members are required:
+Behaviour follows the reference design (docs/reference.md §2). Four members are required:
 :attr:`name`, :meth:`is_available`, :meth:`initialize` and :meth:`get_tool_schemas`; every other
 hook has a harmless default, so a provider implements only what it needs.
 
@@ -247,7 +247,7 @@ _PUNCT_TAIL = re.compile(r"[\s.!?,;:…]+$")
 def is_trivial_prompt(text: str | None) -> bool:
     """True for prompts not worth a recall: empty, a ``/command``, or a bare ack/greeting.
 
-    The list of acks follows the reference (reference-behaviour.md §2); trailing punctuation is
+    The list of acks follows the reference (docs/reference.md §2); trailing punctuation is
     ignored, so ``"ok!"`` is trivial while ``"k8s"`` is not.
     """
     if text is None:

@@ -1,6 +1,6 @@
 """``BuiltinMemoryProvider``: the curated ``MEMORY.md`` / ``USER.md`` store seen as a provider.
 
-Reference-behaviour.md §3. It contributes the frozen snapshots to the system prompt and nothing
+docs/reference.md §3. It contributes the frozen snapshots to the system prompt and nothing
 else: it has no tools of its own (the agent loop intercepts the ``memory`` tool and calls the
 store directly), its ``prefetch`` is empty and it never syncs turns.
 """

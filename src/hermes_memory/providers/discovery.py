@@ -1,7 +1,7 @@
 """Find and load memory-provider plugins.
 
 Sources, in order; the first source that has a name wins (a bundled plugin shadows a user plugin
-of the same name, which is then not listed twice) — reference-behaviour.md §10:
+of the same name, which is then not listed twice) — docs/reference.md §10:
 
 1. ``bundled``  — ``hermes_memory/plugins/<name>/`` (a package with ``__init__.py``).
 2. ``user``     — ``$HERMES_HOME/plugins/<name>/__init__.py``, only if the file mentions

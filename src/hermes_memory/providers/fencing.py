@@ -2,9 +2,9 @@
 
 Recalled memory is untrusted text (it came from a provider, which may have stored anything a
 user or a web page once said). It is added to the API copy of the user message inside a fence
-with a note telling the model it is *not* new user input (reference-behaviour.md §4, failure
-case B16). Provider text must never be able to close that fence early, open a second one, or
-pose as a system or user turn, so every piece of it goes through :func:`sanitize_context`.
+with a note telling the model it is *not* new user input (docs/reference.md §4, docs/security.md §2,
+failure case B16). Provider text must never be able to close that fence early, open a second one,
+or pose as a system or user turn, so every piece of it goes through :func:`sanitize_context`.
 
 :class:`StreamingContextScrubber` removes fenced spans from streamed assistant text (a model
 sometimes echoes the block back), holding back a partial tag at a chunk boundary.

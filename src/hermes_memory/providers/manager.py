@@ -1,6 +1,6 @@
 """``MemoryManager``: the built-in provider plus at most one external :class:`MemoryProvider`.
 
-Behaviour follows reference-behaviour.md §4 (NEWEST where it differs), with these guarantees:
+Behaviour follows docs/reference.md §4 (NEWEST where it differs), with these guarantees:
 
 * **Isolation.** Every per-provider call is wrapped: an exception is logged and that provider's
   contribution is dropped; it never reaches the other providers or the agent's turn.

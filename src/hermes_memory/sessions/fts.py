@@ -2,7 +2,7 @@
 
 Two entry points:
 
-* :func:`sanitize_fts5_query` -- the reference agent's sanitiser (reference-behaviour.md §6):
+* :func:`sanitize_fts5_query` -- the reference agent's sanitiser (docs/reference.md §6):
   keeps FTS5 syntax the user clearly meant (balanced ``"phrases"``, ``term*`` prefixes,
   ``AND``/``OR``/``NOT`` between terms) and neutralises the rest. Its output is valid FTS5
   syntax for every input (no ``+{}():^``, no unbalanced quote, no dangling operator).

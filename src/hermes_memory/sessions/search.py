@@ -1,4 +1,4 @@
-"""The ``session_search`` tool: the agent's view of its own past sessions (reference-behaviour.md §7).
+"""The ``session_search`` tool: the agent's view of its own past sessions (docs/reference.md §7).
 
 The mode follows from the arguments (reference NEWEST):
 

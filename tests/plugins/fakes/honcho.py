@@ -1,4 +1,4 @@
-"""Fake Honcho v3 API on 127.0.0.1: the routes the ``honcho-ai`` 2.x SDK calls (providers.md §1.4).
+"""Fake Honcho v3 API on 127.0.0.1: the routes the ``honcho-ai`` 2.x SDK calls (docs/providers.md §1.4).
 
 All under ``/v3``, ``Authorization: Bearer <key>`` (a wrong key gets 401). Get-or-create for
 workspaces, peers and sessions; session peers with their observation config; messages; session

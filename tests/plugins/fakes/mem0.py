@@ -1,6 +1,6 @@
 """Fake Mem0 Platform API (the routes `mem0ai`'s ``MemoryClient`` 2.2 calls), on 127.0.0.1.
 
-Routes (providers.md §2.4): ``GET /v1/ping/``; ``POST /v3/memories/add/`` (async add: replies
+Routes (docs/providers.md §2.4): ``GET /v1/ping/``; ``POST /v3/memories/add/`` (async add: replies
 ``{event_id, status: "PENDING"}``, the memory is stored at once) and the older ``POST /v1/memories/``;
 ``GET /v1/event/{id}/``; ``POST /v3/memories/search/`` and ``/v2/memories/search/``
 (``{query, filters:{user_id}, top_k, rerank}`` -> ``{results:[{id, memory, score, metadata,

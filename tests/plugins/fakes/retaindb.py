@@ -1,4 +1,4 @@
-"""Fake RetainDB API on 127.0.0.1: the routes the reference plugin's client calls (providers.md §5.4).
+"""Fake RetainDB API on 127.0.0.1: the routes the reference plugin's client calls (docs/providers.md §5.4).
 
 Memories, files and ingested sessions live in dicts. Auth: ``Authorization: Bearer <key>`` on every
 route, plus ``X-API-Key: <key>`` under ``/v1/memory`` and ``/v1/context``; a wrong key gets 401.

@@ -1,4 +1,4 @@
-"""Fake Supermemory API on 127.0.0.1: the 5 routes the provider calls (providers.md §6.4), camelCase JSON.
+"""Fake Supermemory API on 127.0.0.1: the 5 routes the provider calls (docs/providers.md §6.4), camelCase JSON.
 
 * ``POST /v3/documents`` ``{content, containerTags|containerTag, metadata, entityContext?}`` -> ``{id, status}``;
   the fake turns each document into one memory (its content) in the first container tag.

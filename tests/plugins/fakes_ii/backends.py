@@ -132,7 +132,7 @@ def _tail(log: Path) -> str:
 
 
 def server_env(home: Path, **extra: str) -> dict[str, str]:
-    """Environment for a backend process: no PYTHONPATH leak from the tests (providers.md §8.6 #78153)."""
+    """Environment for a backend process: no PYTHONPATH leak from the tests (docs/providers.md §8.6)."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
     env.update(HOME=str(home), NO_PROXY="127.0.0.1,localhost", **extra)
     return env

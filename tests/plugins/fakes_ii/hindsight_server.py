@@ -1,4 +1,4 @@
-"""Fake Hindsight API (the routes, request fields and reply shapes of providers.md §3.4).
+"""Fake Hindsight API (the routes, request fields and reply shapes of docs/providers.md §3.4).
 
 Routes: ``GET /health``, ``GET /version``, ``POST /v1/default/banks/{bank}/memories`` (retain),
 ``POST …/memories/recall``, ``POST …/reflect``, ``GET …/operations/{op}``. Replies carry every field the

@@ -1,4 +1,4 @@
-"""Fake OpenViking server (the HTTP contract of providers.md §8.4, replies shaped like openviking 0.5.2's).
+"""Fake OpenViking server (the HTTP contract of docs/providers.md §8.4, replies shaped like openviking 0.5.2's).
 
 Keeps a ``viking://`` file tree in memory and answers with the ``{status, result}`` envelope:
 

@@ -1,6 +1,6 @@
 """ByteRover memory provider: a local, Markdown "context tree" curated and queried through the ``brv`` CLI.
 
-Behaviour follows the reference plugin (providers.md §7). Every call runs ``brv`` as a subprocess with
+Behaviour follows the reference plugin (docs/providers.md §7). Every call runs ``brv`` as a subprocess with
 an argument list (never a shell), a timeout in seconds, and the working directory
 ``$HERMES_HOME/byterover/`` (the context tree lives in its ``.brv/context-tree/``). Free text is passed
 after ``--`` so it can never be read as an option.

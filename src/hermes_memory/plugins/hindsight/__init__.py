@@ -1,6 +1,6 @@
 """Hindsight memory provider: a bank of facts, observations and reflections behind the Hindsight HTTP API.
 
-Behaviour follows the reference plugin (providers.md §3), reached through the official ``hindsight-client``
+Behaviour follows the reference plugin (docs/providers.md §3), reached through the official ``hindsight-client``
 SDK (PyPI, ``Hindsight(base_url=..., api_key=..., timeout=...)``), which targets any base URL: the cloud,
 a self-hosted ``hindsight-api`` or a local fake. The SDK is async (aiohttp); this provider runs it on one
 private event loop in a daemon thread and waits for every call at most ``timeout`` seconds.

@@ -1,6 +1,6 @@
 """Holographic memory provider: a fully local fact store (SQLite + FTS5 + HRR vectors).
 
-providers.md §4. Tools: ``fact_store`` (add, search, probe, related, reason, contradict, update,
+docs/providers.md §4. Tools: ``fact_store`` (add, search, probe, related, reason, contradict, update,
 remove, list) and ``fact_feedback`` (helpful / unhelpful trust scoring). Recall before each turn
 is a hybrid keyword + HRR search formatted as ``## Holographic Memory`` bullets. Built-in memory
 writes are mirrored as facts. numpy is optional: without it the provider works on keywords

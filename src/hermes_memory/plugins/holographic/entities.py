@@ -1,4 +1,4 @@
-"""Precision-oriented entity extraction for facts (providers.md §4.4).
+"""Precision-oriented entity extraction for facts (docs/providers.md §4.4).
 
 Candidates, in priority order: quoted strings (``"…"``, ``'…'``, curly quotes); both sides of
 ``X aka Y`` / ``X also known as Y``; capitalised phrases outside quotes. Each is NFKC-normalised,

@@ -1,4 +1,4 @@
-"""Holographic reduced representations over phase vectors (providers.md §4.5).
+"""Holographic reduced representations over phase vectors (docs/providers.md §4.5).
 
 A vector is ``dim`` phase angles in [0, 2π). Binding adds phases, unbinding subtracts them,
 bundling takes the circular mean, similarity is the mean cosine of the phase differences

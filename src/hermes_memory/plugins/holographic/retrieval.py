@@ -1,4 +1,4 @@
-"""``FactRetriever``: hybrid search and the HRR reasoning operations (providers.md §4.5).
+"""``FactRetriever``: hybrid search and the HRR reasoning operations (docs/providers.md §4.5).
 
 * ``search`` — FTS5 candidates (3 × limit) re-ranked by ``0.4·fts + 0.3·jaccard + 0.3·hrr``
   (``hrr_weight`` sets the last weight; without numpy ``0.6·fts + 0.4·jaccard``), times trust,

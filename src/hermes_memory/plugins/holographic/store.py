@@ -1,6 +1,6 @@
 """SQLite storage of the Holographic provider: facts, entities, links, FTS5 and HRR banks.
 
-Schema (providers.md §4.4): ``facts`` (content UNIQUE, category, tags, trust_score, retrieval and
+Schema (docs/providers.md §4.4): ``facts`` (content UNIQUE, category, tags, trust_score, retrieval and
 helpful counts, created/updated times, ``hrr_vector``), ``entities``, ``fact_entities``, the
 ``facts_fts`` FTS5 external-content index kept in sync by triggers, and ``memory_banks`` (one
 HRR bundle per category).

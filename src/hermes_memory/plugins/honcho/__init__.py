@@ -1,6 +1,6 @@
 """Honcho provider, built on the official ``honcho-ai`` SDK (2.x, Honcho's v3 REST API).
 
-Behaviour follows the reference plugin (providers.md §1):
+Behaviour follows the reference plugin (docs/providers.md §1):
 
 * Two peers per conversation: the user (``peerName``, else the gateway ``user_id``, else ``user``)
   and the assistant (``aiPeer``, default ``hermes``), in workspace ``workspace`` (default

@@ -1,6 +1,6 @@
 """Mem0 memory provider: the Mem0 Platform API or mem0's open-source library, in process.
 
-Behaviour follows the reference plugin (providers.md §2), built on the official ``mem0ai`` SDK:
+Behaviour follows the reference plugin (docs/providers.md §2), built on the official ``mem0ai`` SDK:
 
 * ``platform`` mode: ``mem0.MemoryClient`` against ``host`` (default ``https://api.mem0.ai``;
   ``MEM0_HOST`` or ``host`` points it at any server speaking the Platform API), with our own

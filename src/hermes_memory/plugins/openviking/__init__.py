@@ -1,7 +1,7 @@
 """OpenViking memory provider: a self-hosted context database (memories, resources, skills as ``viking://`` files).
 
-Behaviour follows the reference plugin (providers.md §8). Transport: ``httpx`` against OpenViking's documented
-HTTP contract (providers.md §8.4), like the reference plugin itself. The ``openviking`` PyPI package is the
+Behaviour follows the reference plugin (docs/providers.md §8). Transport: ``httpx`` against OpenViking's documented
+HTTP contract (docs/providers.md §8.4), like the reference plugin itself. The ``openviking`` PyPI package is the
 *server* (with litellm, scrapy, tree-sitter, volcengine SDKs... and ``mcp<2``, which conflicts with this
 project's ``mcp>=2``), so it is not imported here; the server runs as its own process.
 

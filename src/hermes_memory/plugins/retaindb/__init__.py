@@ -1,6 +1,6 @@
 """RetainDB memory provider: the RetainDB cloud REST API through ``httpx`` (there is no SDK on PyPI).
 
-Behaviour follows the reference plugin (providers.md §5):
+Behaviour follows the reference plugin (docs/providers.md §5):
 
 * Tools (10): ``retaindb_profile``, ``retaindb_search``, ``retaindb_context``, ``retaindb_remember``,
   ``retaindb_forget``, ``retaindb_upload_file``, ``retaindb_list_files``, ``retaindb_read_file``,
@@ -99,7 +99,7 @@ class RetainDBError(Exception):
 
 
 class _Client:
-    """Thin ``httpx`` client for the routes the reference plugin calls (providers.md §5.4)."""
+    """Thin ``httpx`` client for the routes the reference plugin calls (docs/providers.md §5.4)."""
 
     def __init__(self, base_url: str, api_key: str, project: str, timeout: float) -> None:
         self.project = project

@@ -1,6 +1,6 @@
 """Supermemory provider, built on the official ``supermemory`` SDK (3.x, the v3/v4 REST API).
 
-Behaviour follows the reference plugin (providers.md §6):
+Behaviour follows the reference plugin (docs/providers.md §6):
 
 * Tools (4, each also under a kebab-case alias, so 8 schemas): ``supermemory_store``
   (alias ``supermemory-save``), ``supermemory_search``, ``supermemory_forget``,

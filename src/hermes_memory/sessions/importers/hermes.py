@@ -1,10 +1,10 @@
 """Import a reference Hermes agent's ``state.db`` (another home's session history).
 
 Sessions keep their ids, sources, timestamps, titles, token counters and lineage; messages keep
-their roles, content, tool calls and reasoning fields (the core columns of reference-behaviour.md
-§6; columns the source lacks are left empty). The source file is opened read-only and never
-changed. A session whose ``parent_session_id`` is not in the source or here is imported without
-the link (reported).
+their roles, content, tool calls and reasoning fields (the core columns of docs/reference.md §6;
+columns the source lacks are left empty). The source file is opened read-only and never changed.
+A session whose ``parent_session_id`` is not in the source or here is imported without the link
+(reported).
 """
 
 from __future__ import annotations
