@@ -140,3 +140,24 @@ def test_a_50k_message_folder_imports_with_a_progress_bar(tmp_path: Path, hermes
     print(f"50,000 Claude Code messages in 100 files imported in {took:.1f} s (CLI, incl. start-up)")
     with _db(hermes_home) as db:
         assert db.message_count() == 50_000
+
+
+def test_incremental_import_after_the_transcript_shrank_then_grew_adds_nothing_twice(tmp_path: Path,
+                                                                                    hermes_home: Path) -> None:
+    t = _session(tmp_path)
+    t.turn("second question", "second answer")
+    original = t.path.read_text(encoding="utf-8")
+    first_two = "".join(original.splitlines(keepends=True)[:2])
+    with _db(hermes_home) as db:
+        _, state = import_incremental(db, t.path, None)
+        assert db.message_count("cc-s1") == 7
+        t.path.write_text(first_two, encoding="utf-8")  # rewritten in place, shorter (same inode)
+        _, state = import_incremental(db, t.path, state)
+        t.path.write_text(original, encoding="utf-8")  # and back to the full text
+        report, state = import_incremental(db, t.path, state)
+        assert db.message_count("cc-s1") == 7 and report.messages_imported == 0
+        t.path.write_text("", encoding="utf-8")  # emptied, then written again from the start
+        _, state = import_incremental(db, t.path, state)
+        t.path.write_text(original, encoding="utf-8")
+        report, _ = import_incremental(db, t.path, state)
+        assert db.message_count("cc-s1") == 7 and report.messages_imported == 0

@@ -318,6 +318,8 @@ def import_incremental(db: SessionDB, path: Path, state: dict[str, Any] | None) 
     fast = fast and all(sid in counts or db.message_count(f"cc-{sid}") == 0 for sid in reader.sessions)
     if not fast and prev and first_line > 1:
         return import_incremental(db, path, None)
+    if not fast:  # counts describe this read of the file, so a later fast path follows the file
+        counts = {}
     for sid, acc in reader.sessions.items():
         if not acc.messages:
             continue
@@ -331,7 +333,9 @@ def import_incremental(db: SessionDB, path: Path, state: dict[str, Any] | None) 
             _set_metadata(db, sess, acc, last_ts=None, end=False)
             if any(acc.usage.values()):
                 db.update_token_counts(sess, **acc.usage, model=acc.model, api_call_count=acc.api_calls)
-        counts[sid] = db.message_count(sess)
+        # by position, the file's count: a database holding more (the file shrank) or other
+        # messages keeps the next call off the fast path, which would append after the offset
+        counts[sid] = db.message_count(sess) if fast else len(acc.messages)
     return report, {"file": ident, "offset": (offset if fast else 0) + end,
                     "lines": first_line - 1 + len(lines), "counts": counts,
                     "tools": dict(list(reader.tool_names.items())[-TOOL_NAMES_KEPT:]),
