@@ -236,3 +236,16 @@ def test_install_with_home_pins_that_data_home_in_every_command(claude_home: Pat
     assert (other / "hooks" / "installs.json").exists()
     r = cli("--home", str(other), "hooks", "uninstall", "claude-code", env=_env(claude_home))
     assert r.returncode == 0 and not (claude_home / ".claude" / "settings.json").exists()
+
+
+def test_a_settings_file_nested_too_deep_is_refused_and_status_still_answers(claude_home: Path) -> None:
+    settings = claude_home / ".claude" / "settings.json"
+    content = '{"a": ' + "[" * 5000 + "]" * 5000 + "}"
+    settings.write_text(content)
+    r = cli("hooks", "install", "claude-code", env=_env(claude_home))
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "nothing was changed" in r.stderr
+    r = cli("hooks", "status", "--json", env=_env(claude_home))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert settings.read_text() == content
+

@@ -364,7 +364,7 @@ def installed(path: Path) -> dict[str, list[dict[str, Any]]]:
         return {}
     try:
         data = json.loads(_strip_bom(text)[1])
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     out: dict[str, list[dict[str, Any]]] = {}
     hooks = data.get("hooks") if isinstance(data, dict) else None
