@@ -249,3 +249,15 @@ def test_a_settings_file_nested_too_deep_is_refused_and_status_still_answers(cla
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
     assert settings.read_text() == content
 
+
+def test_uninstall_through_a_dangling_symlink_keeps_the_link(claude_home: Path, tmp_path: Path,
+                                                             hermes_home: Path) -> None:
+    target = tmp_path / "dotfiles" / "claude-settings.json"
+    target.parent.mkdir()
+    link = claude_home / ".claude" / "settings.json"
+    os.symlink(target, link)  # a dotfiles link whose target is not there yet
+    install(link, planned_groups(CLAUDE_CODE), hermes_home)
+    assert link.is_symlink() and _ours(target)
+    change, _, _ = uninstall(link, hermes_home)
+    assert change.deleted
+    assert link.is_symlink() and not target.exists()  # back as it was: the link, dangling

@@ -342,8 +342,8 @@ def uninstall(path: Path, hm_root: Path, *, dry_run: bool = False) -> tuple[Chan
         if _read(path) != before:
             continue
         try:
-            if delete:
-                path.unlink()
+            if delete:  # the file install created; a symlink to it stays, as it was before
+                (path.resolve() if path.is_symlink() else path).unlink()
             else:
                 write_atomic(path, after)
         except OSError as exc:
