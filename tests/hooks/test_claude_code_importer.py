@@ -161,3 +161,19 @@ def test_incremental_import_after_the_transcript_shrank_then_grew_adds_nothing_t
         t.path.write_text(original, encoding="utf-8")
         report, _ = import_incremental(db, t.path, state)
         assert db.message_count("cc-s1") == 7 and report.messages_imported == 0
+
+
+def test_a_record_whose_content_is_neither_text_nor_blocks_is_reported_and_the_rest_imported(
+        tmp_path: Path, hermes_home: Path) -> None:
+    t = Transcript(tmp_path / "odd.jsonl", "odd")
+    t.write(t.user("first question"))
+    bad = t.user("placeholder")
+    bad["message"]["content"] = 5
+    odd = t.user("placeholder")
+    odd["message"]["content"] = {"text": "an object"}
+    t.write(bad, odd, t.assistant_text("an answer"))
+    with _db(hermes_home) as db:
+        report = import_path(db, t.path, "claude_code")
+        assert [m["content"] for m in db.get_messages("cc-odd")] == ["first question", "an answer"]
+        assert any(":2:" in e and "content" in e for e in report.errors), report.errors
+        assert any(":3:" in e for e in report.errors), report.errors

@@ -20,7 +20,8 @@ it up moves that end time forward.
 A ``<memory-context>`` block inside a user message (recall our own hooks injected) is removed
 before storing, as the agent never stores it either.
 
-A line that is not JSON, or a user/assistant record without a message, is reported as
+A line that is not JSON, or a user/assistant record without a message (or whose content is
+neither a string nor a list of blocks), is reported as
 ``<file>:<line>: <reason>``. ``path`` may be one file or a folder (searched recursively).
 
 :func:`import_incremental` reads only what a transcript gained since the last call (from a byte
@@ -166,6 +167,9 @@ class _Reader:
         msg = rec.get("message")
         if not isinstance(msg, dict):
             self.report.errors.append(f"{self.file}:{ln}: {rec.get('type')} record without a message object")
+            return
+        if not isinstance(msg.get("content"), (str, list, type(None))):
+            self.report.errors.append(f"{self.file}:{ln}: message content is neither text nor a list of blocks")
             return
         sid = str(rec.get("sessionId") or self.file.stem)
         self.records += 1
