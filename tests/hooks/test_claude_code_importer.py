@@ -177,3 +177,16 @@ def test_a_record_whose_content_is_neither_text_nor_blocks_is_reported_and_the_r
         assert [m["content"] for m in db.get_messages("cc-odd")] == ["first question", "an answer"]
         assert any(":2:" in e and "content" in e for e in report.errors), report.errors
         assert any(":3:" in e for e in report.errors), report.errors
+
+
+def test_a_timestamp_that_is_not_a_finite_time_is_dropped_not_a_failed_import(tmp_path: Path,
+                                                                               hermes_home: Path) -> None:
+    t = Transcript(tmp_path / "times.jsonl", "times")
+    recs = [t.user("not a number"), t.user("too big"), t.user("a fine one")]
+    recs[0]["timestamp"] = float("nan")  # json writes NaN, and json.loads reads it back
+    recs[1]["timestamp"] = 10**400
+    t.write(*recs)
+    with _db(hermes_home) as db:
+        report = import_path(db, t.path, "claude_code")
+        assert [m["content"] for m in db.get_messages("cc-times")] == ["not a number", "too big", "a fine one"]
+        assert report.messages_imported == 3

@@ -31,6 +31,7 @@ offset kept by the caller), for hooks that import a live session after every tur
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -48,8 +49,12 @@ TOOL_NAMES_KEPT = 500
 
 
 def _ts(value: Any) -> float | None:
-    if isinstance(value, (int, float)):
-        return float(value) / (1000.0 if value > 1e11 else 1.0)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:  # NaN, infinities and integers beyond a float are no time at all
+            seconds = float(value) / (1000.0 if value > 1e11 else 1.0)
+        except OverflowError:
+            return None
+        return seconds if math.isfinite(seconds) else None
     if isinstance(value, str) and value:
         try:
             return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
