@@ -261,3 +261,13 @@ def test_uninstall_through_a_dangling_symlink_keeps_the_link(claude_home: Path, 
     change, _, _ = uninstall(link, hermes_home)
     assert change.deleted
     assert link.is_symlink() and not target.exists()  # back as it was: the link, dangling
+
+
+def test_a_read_only_settings_file_is_refused_and_left_byte_identical(claude_home: Path) -> None:
+    settings = claude_home / ".claude" / "settings.json"
+    settings.write_text(PRETTY)
+    settings.chmod(0o444)  # the user's way of saying "do not touch" (root could write it anyway)
+    r = cli("hooks", "install", "claude-code", env=_env(claude_home))
+    assert r.returncode == 1, r.stdout
+    assert "read-only" in r.stderr and "nothing was changed" in r.stderr
+    assert settings.read_text() == PRETTY and oct(settings.stat().st_mode & 0o777) == "0o444"

@@ -12,9 +12,9 @@ deleted again). Whether a container was empty before we filled it is remembered 
 ``$HERMES_HOME/hooks/installs.json`` so uninstall can put back exactly what it held.
 
 Writes are atomic (temporary file in the same folder, ``fsync``, ``os.replace``; a symlinked
-settings file is written through to its target, mode kept). A file that is not a JSON object, or
-whose ``hooks`` (or an event in it) has the wrong type, is refused with :class:`HooksError` and
-left byte-identical. The file is read again just before the replace; if the client changed it in
+settings file is written through to its target, mode kept; a read-only one is refused). A file
+that is not a JSON object, or whose ``hooks`` (or an event in it) has the wrong type, is refused
+with :class:`HooksError` and left byte-identical. The file is read again just before the replace; if the client changed it in
 the meantime the edit is redone on the new text.
 """
 
@@ -253,13 +253,17 @@ def add_groups(text: str, groups: list[tuple[str, dict[str, Any]]],
 
 def write_atomic(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` (UTF-8) atomically; a symlink is written through to its target
-    and the file's mode is kept (0600 for a new file). Raises ``OSError``."""
+    and the file's mode is kept (0600 for a new file). Raises ``OSError`` (``PermissionError`` for a
+    file without any write permission bit, which is left as it is)."""
     target = path.resolve() if path.is_symlink() else path
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = target.stat().st_mode & 0o7777
     except FileNotFoundError:
         mode = 0o600
+    else:
+        if not mode & 0o222:  # nobody may write it: replacing it would override the owner's choice
+            raise PermissionError(f"{target} is read-only")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
