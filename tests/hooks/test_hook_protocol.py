@@ -261,3 +261,13 @@ def test_a_session_resumed_after_its_end_is_live_again(hermes_home: Path, tmp_pa
     assert r.returncode == 0 and json.loads(r.stdout)
     with SessionDB(hermes_home / "state.db") as db:
         assert db.get_session("cc-again")["ended_at"] is None
+
+
+def test_recall_of_a_prompt_longer_than_a_title_still_finds_the_earlier_session(hermes_home: Path,
+                                                                                earlier_session: Transcript) -> None:
+    prompt = ("Before I change anything in the deploy scripts today, remind me: which cluster do we deploy "
+              "the zebrafish service to, and did we write down why we picked it?")
+    assert len(prompt) > 100
+    r = run_hook("UserPromptSubmit", _payload("UserPromptSubmit", "new-session", None, prompt=prompt), budget=20)
+    assert r.returncode == 0 and r.stdout, r.stderr
+    assert "quokka-seven" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
