@@ -271,3 +271,15 @@ def test_a_read_only_settings_file_is_refused_and_left_byte_identical(claude_hom
     assert r.returncode == 1, r.stdout
     assert "read-only" in r.stderr and "nothing was changed" in r.stderr
     assert settings.read_text() == PRETTY and oct(settings.stat().st_mode & 0o777) == "0o444"
+
+
+@pytest.mark.parametrize("blank", ["", "\n", "  \r\n"])
+def test_an_empty_settings_file_is_filled_and_uninstall_gives_it_back_empty(claude_home: Path, hermes_home: Path,
+                                                                            blank: str) -> None:
+    settings = claude_home / ".claude" / "settings.json"
+    settings.write_bytes(blank.encode())  # `touch ~/.claude/settings.json`
+    install(settings, planned_groups(CLAUDE_CODE), hermes_home)
+    assert set(_ours(settings)) == {e for e, _ in CLAUDE_CODE.events}
+    change, _, _ = uninstall(settings, hermes_home)
+    assert change.changed and not change.deleted
+    assert settings.read_bytes() == blank.encode()
