@@ -294,3 +294,10 @@ def test_sessions_import_cli_takes_both_new_formats(tmp_path: Path, hermes_home:
         assert (report["format"], report["sessions_created"], report["errors"]) == (fmt, 1, [])
     help_text = runner.invoke(app, ["sessions", "import", "--help"]).output
     assert "claude_ai" in help_text and "codex" in help_text
+
+
+def test_a_claude_ai_export_nested_too_deep_is_reported_not_raised(db: SessionDB, tmp_path: Path) -> None:
+    f = tmp_path / "conversations.json"
+    f.write_text("[" * 100_000 + "]" * 100_000)
+    rep = import_path(db, f, "claude_ai")
+    assert rep.sessions_created == 0 and len(rep.errors) == 1 and str(f) in rep.errors[0]
