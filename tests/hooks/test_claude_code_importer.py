@@ -190,3 +190,15 @@ def test_a_timestamp_that_is_not_a_finite_time_is_dropped_not_a_failed_import(tm
         report = import_path(db, t.path, "claude_code")
         assert [m["content"] for m in db.get_messages("cc-times")] == ["not a number", "too big", "a fine one"]
         assert report.messages_imported == 3
+
+
+def test_a_transcript_saved_with_a_utf8_bom_keeps_its_first_record(tmp_path: Path, hermes_home: Path) -> None:
+    t = Transcript(tmp_path / "bom.jsonl", "bom")
+    t.turn("the first question", "the first answer")
+    t.path.write_bytes(b"\xef\xbb\xbf" + t.path.read_bytes())
+    with _db(hermes_home) as db:
+        report = import_path(db, t.path, "claude_code")
+        assert report.errors == [] and db.message_count("cc-bom") == 2
+    with _db(tmp_path / "other-home") as db:
+        report, _ = import_incremental(db, t.path, None)
+        assert report.errors == [] and db.message_count("cc-bom") == 2

@@ -301,3 +301,14 @@ def test_a_claude_ai_export_nested_too_deep_is_reported_not_raised(db: SessionDB
     f.write_text("[" * 100_000 + "]" * 100_000)
     rep = import_path(db, f, "claude_ai")
     assert rep.sessions_created == 0 and len(rep.errors) == 1 and str(f) in rep.errors[0]
+
+
+def test_exports_saved_with_a_utf8_bom_import_as_without_one(db: SessionDB, tmp_path: Path) -> None:
+    export = _write_json(tmp_path / "conversations.json", claude_ai_export()[:2])
+    export.write_bytes(b"\xef\xbb\xbf" + export.read_bytes())  # as Windows editors save "UTF-8"
+    rep = import_path(db, export, "claude_ai")
+    assert (rep.sessions_created, rep.errors) == (2, [])
+    rollout = _write_jsonl(tmp_path / "codex" / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl", codex_rollout())
+    rollout.write_bytes(b"\xef\xbb\xbf" + rollout.read_bytes())
+    rep = import_path(db, rollout, "codex")
+    assert rep.errors == [] and db.get_session(f"codex-{CODEX_ID}")["source"] == "codex"

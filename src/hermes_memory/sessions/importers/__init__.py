@@ -20,7 +20,8 @@ When the messages it holds no longer match the file (edited, or a ChatGPT conver
 continued on another branch) nothing is appended and the session is reported.
 Malformed records are reported in :attr:`ImportReport.errors` as ``"<path>:<line or key>:
 <reason>"`` and the rest is imported. ``progress(done, total)`` is called as work proceeds
-(``total`` may be ``None``) so the CLI can draw a progress bar.
+(``total`` may be ``None``) so the CLI can draw a progress bar. A UTF-8 byte-order mark at the
+start of a Claude Code, Claude.ai or Codex file is ignored.
 """
 
 from __future__ import annotations

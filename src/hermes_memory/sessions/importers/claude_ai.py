@@ -145,8 +145,8 @@ def _load(path: Path, report: ImportReport) -> tuple[Path | str, Any]:
                 if not names:
                     report.errors.append(f"{path}: no conversations.json in this archive")
                     return path, None
-                return f"{path}!{names[0]}", json.loads(zf.read(names[0]).decode("utf-8"))
-        return path, json.loads(path.read_text(encoding="utf-8"))
+                return f"{path}!{names[0]}", json.loads(zf.read(names[0]).decode("utf-8-sig"))
+        return path, json.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, ValueError, zipfile.BadZipFile) as exc:
         report.errors.append(f"{path}: not a Claude.ai conversations.json: {exc}")
         return path, None

@@ -256,7 +256,7 @@ def _store(db: SessionDB, report: ImportReport, sid: str, acc: _Session, *, end:
 
 def _read_text(f: Path, report: ImportReport) -> list[str] | None:
     try:
-        return f.read_text(encoding="utf-8", errors="replace").splitlines()
+        return f.read_text(encoding="utf-8-sig", errors="replace").splitlines()
     except OSError as exc:
         report.errors.append(f"{f}: cannot read: {exc}")
         return None
@@ -319,7 +319,7 @@ def import_incremental(db: SessionDB, path: Path, state: dict[str, Any] | None) 
         fh.seek(offset if fast else 0)
         data = fh.read()
     end = data.rfind(b"\n") + 1
-    lines = data[:end].decode("utf-8", errors="replace").splitlines()
+    lines = data[:end].decode("utf-8-sig", errors="replace").splitlines()
     first_line = int(prev.get("lines") or 0) + 1 if fast else 1
     for i, line in enumerate(lines):
         reader.line(first_line + i, line)
