@@ -202,3 +202,26 @@ def test_a_transcript_saved_with_a_utf8_bom_keeps_its_first_record(tmp_path: Pat
     with _db(tmp_path / "other-home") as db:
         report, _ = import_incremental(db, t.path, None)
         assert report.errors == [] and db.message_count("cc-bom") == 2
+
+
+def test_a_subagent_transcript_beside_its_session_does_not_block_the_session_import(tmp_path: Path,
+                                                                                    hermes_home: Path) -> None:
+    # Claude Code keeps a subagent's transcript at <project>/<session>/subagents/agent-<id>.jsonl; its
+    # records carry the parent's sessionId with isSidechain true and the agentId
+    project = tmp_path / "projects" / "-home-dev-proj"
+    main = Transcript(project / "s-main.jsonl", "s-main")
+    main.turn("please explore the repository layout", "It has src/ and tests/.")
+    sub = Transcript(project / "s-main" / "subagents" / "agent-a7f3.jsonl", "s-main")
+    recs = [sub.user("Explore the repository layout and report"), sub.assistant_text("src/ and tests/ found")]
+    for r in recs:
+        r.update(isSidechain=True, agentId="a7f3")
+    sub.write(*recs)
+    with _db(hermes_home) as db:
+        report = import_path(db, tmp_path / "projects", "claude_code")
+        assert report.errors == []
+        assert [m["content"] for m in db.get_messages("cc-s-main")] == [
+            "please explore the repository layout", "It has src/ and tests/."]
+        assert [m["content"] for m in db.get_messages("cc-s-main-agent-a7f3")] == [
+            "Explore the repository layout and report", "src/ and tests/ found"]
+        again = import_path(db, tmp_path / "projects", "claude_code")
+        assert again.errors == [] and again.messages_imported == 0

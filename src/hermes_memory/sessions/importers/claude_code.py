@@ -7,7 +7,9 @@ Each line is one JSON record. Records with ``type`` ``user`` or ``assistant`` ca
 message carrying the name of the tool that was called). Other record types (``summary``,
 ``system``, ``file-history-snapshot``, ``attachment`` ...) are skipped.
 
-``sessionId`` groups records (session id ``cc-<sessionId>``, source ``claude_code``); ISO
+``sessionId`` groups records (session id ``cc-<sessionId>``, source ``claude_code``); a subagent's
+records (``isSidechain``: in ``<session>/subagents/agent-<agentId>.jsonl``, carrying the parent's
+``sessionId``) are a session of their own, ``cc-<sessionId>-agent-<agentId>``; ISO
 ``timestamp`` becomes the message time. Session metadata kept: ``cwd`` and ``gitBranch`` (the
 first ones recorded) in the ``cwd``/``git_branch`` columns, the model, and token usage: an
 assistant message's ``usage`` (``input_tokens``, ``output_tokens``, ``cache_read_input_tokens``,
@@ -177,6 +179,8 @@ class _Reader:
             self.report.errors.append(f"{self.file}:{ln}: message content is neither text nor a list of blocks")
             return
         sid = str(rec.get("sessionId") or self.file.stem)
+        if rec.get("isSidechain") is True:  # a subagent's records carry its parent's sessionId
+            sid = f"{sid}-agent-{rec.get('agentId') or self.file.stem.removeprefix('agent-')}"
         self.records += 1
         acc = self.sessions.setdefault(sid, _Session())
         if acc.cwd is None and isinstance(rec.get("cwd"), str) and rec["cwd"]:
