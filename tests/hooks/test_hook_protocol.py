@@ -285,8 +285,8 @@ def _import_together(home: str, payload: str, event: str, barrier: object) -> No
 
 
 def test_stop_and_session_end_running_at_once_import_each_message_once(tmp_path: Path, hermes_home: Path) -> None:
-    # Claude Code runs a hook command per installed entry in parallel (user + project scope), and a
-    # SessionEnd may start while the last Stop is still importing
+    # a SessionEnd may start while the last Stop is still importing (and Claude Code runs the hooks of
+    # one event in parallel: two entries of ours with different commands, e.g. two scopes, run at once)
     import multiprocessing
 
     t = Transcript(tmp_path / "projects" / "p" / "both.jsonl", "both")

@@ -319,8 +319,8 @@ class HookRunner:
 
         state_file = self._offset_file()
         state_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        # one import of a transcript at a time: two at once (Stop and SessionEnd, or our entry in
-        # two settings scopes) would both append what lies past the same offset
+        # one import of a transcript at a time: two at once (SessionEnd during the last Stop, or two
+        # entries of ours installed with different commands) would both append past the same offset
         try:
             with FileLock(f"{state_file}.lock", timeout=IMPORT_LOCK_WAIT):
                 try:
