@@ -312,3 +312,19 @@ def test_exports_saved_with_a_utf8_bom_import_as_without_one(db: SessionDB, tmp_
     rollout.write_bytes(b"\xef\xbb\xbf" + rollout.read_bytes())
     rep = import_path(db, rollout, "codex")
     assert rep.errors == [] and db.get_session(f"codex-{CODEX_ID}")["source"] == "codex"
+
+
+def test_a_codex_session_continued_later_ends_at_its_new_last_line_so_prune_keeps_it(db: SessionDB,
+                                                                                     tmp_path: Path) -> None:
+    from hermes_memory.sessions.importers import iso_time
+
+    f = _write_jsonl(tmp_path / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl", codex_rollout())
+    import_path(db, f, "codex")
+    with open(f, "a", encoding="utf-8") as fh:  # `codex resume` a month later appends to the rollout
+        for ts, role, kind, text in (("2025-11-30T09:00:00.000Z", "user", "input_text", "And the read replica?"),
+                                     ("2025-11-30T09:00:05.000Z", "assistant", "output_text", "Same limit there.")):
+            fh.write(json.dumps(_line(ts, "response_item", {"type": "message", "role": role,
+                                                            "content": [{"type": kind, "text": text}]})) + "\n")
+    rep = import_path(db, f, "codex")
+    assert rep.messages_imported == 2
+    assert db.get_session(f"codex-{CODEX_ID}")["ended_at"] == iso_time("2025-11-30T09:00:05.000Z")
