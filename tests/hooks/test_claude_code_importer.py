@@ -140,3 +140,88 @@ def test_a_50k_message_folder_imports_with_a_progress_bar(tmp_path: Path, hermes
     print(f"50,000 Claude Code messages in 100 files imported in {took:.1f} s (CLI, incl. start-up)")
     with _db(hermes_home) as db:
         assert db.message_count() == 50_000
+
+
+def test_incremental_import_after_the_transcript_shrank_then_grew_adds_nothing_twice(tmp_path: Path,
+                                                                                    hermes_home: Path) -> None:
+    t = _session(tmp_path)
+    t.turn("second question", "second answer")
+    original = t.path.read_text(encoding="utf-8")
+    first_two = "".join(original.splitlines(keepends=True)[:2])
+    with _db(hermes_home) as db:
+        _, state = import_incremental(db, t.path, None)
+        assert db.message_count("cc-s1") == 7
+        t.path.write_text(first_two, encoding="utf-8")  # rewritten in place, shorter (same inode)
+        _, state = import_incremental(db, t.path, state)
+        t.path.write_text(original, encoding="utf-8")  # and back to the full text
+        report, state = import_incremental(db, t.path, state)
+        assert db.message_count("cc-s1") == 7 and report.messages_imported == 0
+        t.path.write_text("", encoding="utf-8")  # emptied, then written again from the start
+        _, state = import_incremental(db, t.path, state)
+        t.path.write_text(original, encoding="utf-8")
+        report, _ = import_incremental(db, t.path, state)
+        assert db.message_count("cc-s1") == 7 and report.messages_imported == 0
+
+
+def test_a_record_whose_content_is_neither_text_nor_blocks_is_reported_and_the_rest_imported(
+        tmp_path: Path, hermes_home: Path) -> None:
+    t = Transcript(tmp_path / "odd.jsonl", "odd")
+    t.write(t.user("first question"))
+    bad = t.user("placeholder")
+    bad["message"]["content"] = 5
+    odd = t.user("placeholder")
+    odd["message"]["content"] = {"text": "an object"}
+    t.write(bad, odd, t.assistant_text("an answer"))
+    with _db(hermes_home) as db:
+        report = import_path(db, t.path, "claude_code")
+        assert [m["content"] for m in db.get_messages("cc-odd")] == ["first question", "an answer"]
+        assert any(":2:" in e and "content" in e for e in report.errors), report.errors
+        assert any(":3:" in e for e in report.errors), report.errors
+
+
+def test_a_timestamp_that_is_not_a_finite_time_is_dropped_not_a_failed_import(tmp_path: Path,
+                                                                               hermes_home: Path) -> None:
+    t = Transcript(tmp_path / "times.jsonl", "times")
+    recs = [t.user("not a number"), t.user("too big"), t.user("a fine one")]
+    recs[0]["timestamp"] = float("nan")  # json writes NaN, and json.loads reads it back
+    recs[1]["timestamp"] = 10**400
+    t.write(*recs)
+    with _db(hermes_home) as db:
+        report = import_path(db, t.path, "claude_code")
+        assert [m["content"] for m in db.get_messages("cc-times")] == ["not a number", "too big", "a fine one"]
+        assert report.messages_imported == 3
+
+
+def test_a_transcript_saved_with_a_utf8_bom_keeps_its_first_record(tmp_path: Path, hermes_home: Path) -> None:
+    t = Transcript(tmp_path / "bom.jsonl", "bom")
+    t.turn("the first question", "the first answer")
+    t.path.write_bytes(b"\xef\xbb\xbf" + t.path.read_bytes())
+    with _db(hermes_home) as db:
+        report = import_path(db, t.path, "claude_code")
+        assert report.errors == [] and db.message_count("cc-bom") == 2
+    with _db(tmp_path / "other-home") as db:
+        report, _ = import_incremental(db, t.path, None)
+        assert report.errors == [] and db.message_count("cc-bom") == 2
+
+
+def test_a_subagent_transcript_beside_its_session_does_not_block_the_session_import(tmp_path: Path,
+                                                                                    hermes_home: Path) -> None:
+    # Claude Code keeps a subagent's transcript at <project>/<session>/subagents/agent-<id>.jsonl; its
+    # records carry the parent's sessionId with isSidechain true and the agentId
+    project = tmp_path / "projects" / "-home-dev-proj"
+    main = Transcript(project / "s-main.jsonl", "s-main")
+    main.turn("please explore the repository layout", "It has src/ and tests/.")
+    sub = Transcript(project / "s-main" / "subagents" / "agent-a7f3.jsonl", "s-main")
+    recs = [sub.user("Explore the repository layout and report"), sub.assistant_text("src/ and tests/ found")]
+    for r in recs:
+        r.update(isSidechain=True, agentId="a7f3")
+    sub.write(*recs)
+    with _db(hermes_home) as db:
+        report = import_path(db, tmp_path / "projects", "claude_code")
+        assert report.errors == []
+        assert [m["content"] for m in db.get_messages("cc-s-main")] == [
+            "please explore the repository layout", "It has src/ and tests/."]
+        assert [m["content"] for m in db.get_messages("cc-s-main-agent-a7f3")] == [
+            "Explore the repository layout and report", "src/ and tests/ found"]
+        again = import_path(db, tmp_path / "projects", "claude_code")
+        assert again.errors == [] and again.messages_imported == 0

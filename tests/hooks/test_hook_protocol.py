@@ -261,3 +261,47 @@ def test_a_session_resumed_after_its_end_is_live_again(hermes_home: Path, tmp_pa
     assert r.returncode == 0 and json.loads(r.stdout)
     with SessionDB(hermes_home / "state.db") as db:
         assert db.get_session("cc-again")["ended_at"] is None
+
+
+def test_recall_of_a_prompt_longer_than_a_title_still_finds_the_earlier_session(hermes_home: Path,
+                                                                                earlier_session: Transcript) -> None:
+    prompt = ("Before I change anything in the deploy scripts today, remind me: which cluster do we deploy "
+              "the zebrafish service to, and did we write down why we picked it?")
+    assert len(prompt) > 100
+    r = run_hook("UserPromptSubmit", _payload("UserPromptSubmit", "new-session", None, prompt=prompt), budget=20)
+    assert r.returncode == 0 and r.stdout, r.stderr
+    assert "quokka-seven" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+
+def _import_together(home: str, payload: str, event: str, barrier: object) -> None:
+    from hermes_memory.home import HermesHome
+    from hermes_memory.hooks.runtime import run_hook as run_in_process
+    from hermes_memory.sessions.importers import claude_code  # noqa: F401 - loaded before the start line
+
+    data_home = HermesHome.resolve(home)
+    barrier.wait()  # type: ignore[attr-defined]
+    run_in_process(CLAUDE_CODE, event, payload, data_home)
+
+
+def test_stop_and_session_end_running_at_once_import_each_message_once(tmp_path: Path, hermes_home: Path) -> None:
+    # a SessionEnd may start while the last Stop is still importing (and Claude Code runs the hooks of
+    # one event in parallel: two entries of ours with different commands, e.g. two scopes, run at once)
+    import multiprocessing
+
+    t = Transcript(tmp_path / "projects" / "p" / "both.jsonl", "both")
+    payload = json.dumps(_payload("Stop", "both", t.path))
+    ctx = multiprocessing.get_context("spawn")
+    for round_ in range(4):
+        t.write(*[t.user(f"message {round_}-{i}") for i in range(200)])
+        barrier = ctx.Barrier(2)
+        procs = [ctx.Process(target=_import_together, args=(str(hermes_home), payload, ev, barrier))
+                 for ev in ("Stop", "SessionEnd")]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(120)
+        assert [p.exitcode for p in procs] == [0, 0]
+    with SessionDB(hermes_home / "state.db") as db:
+        contents = [m["content"] for m in db.get_messages("cc-both")]
+    assert len(contents) == 800 and len(set(contents)) == 800

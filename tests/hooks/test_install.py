@@ -236,3 +236,50 @@ def test_install_with_home_pins_that_data_home_in_every_command(claude_home: Pat
     assert (other / "hooks" / "installs.json").exists()
     r = cli("--home", str(other), "hooks", "uninstall", "claude-code", env=_env(claude_home))
     assert r.returncode == 0 and not (claude_home / ".claude" / "settings.json").exists()
+
+
+def test_a_settings_file_nested_too_deep_is_refused_and_status_still_answers(claude_home: Path) -> None:
+    settings = claude_home / ".claude" / "settings.json"
+    content = '{"a": ' + "[" * 5000 + "]" * 5000 + "}"
+    settings.write_text(content)
+    r = cli("hooks", "install", "claude-code", env=_env(claude_home))
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "nothing was changed" in r.stderr
+    r = cli("hooks", "status", "--json", env=_env(claude_home))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert settings.read_text() == content
+
+
+def test_uninstall_through_a_dangling_symlink_keeps_the_link(claude_home: Path, tmp_path: Path,
+                                                             hermes_home: Path) -> None:
+    target = tmp_path / "dotfiles" / "claude-settings.json"
+    target.parent.mkdir()
+    link = claude_home / ".claude" / "settings.json"
+    os.symlink(target, link)  # a dotfiles link whose target is not there yet
+    install(link, planned_groups(CLAUDE_CODE), hermes_home)
+    assert link.is_symlink() and _ours(target)
+    change, _, _ = uninstall(link, hermes_home)
+    assert change.deleted
+    assert link.is_symlink() and not target.exists()  # back as it was: the link, dangling
+
+
+def test_a_read_only_settings_file_is_refused_and_left_byte_identical(claude_home: Path) -> None:
+    settings = claude_home / ".claude" / "settings.json"
+    settings.write_text(PRETTY)
+    settings.chmod(0o444)  # the user's way of saying "do not touch" (root could write it anyway)
+    r = cli("hooks", "install", "claude-code", env=_env(claude_home))
+    assert r.returncode == 1, r.stdout
+    assert "read-only" in r.stderr and "nothing was changed" in r.stderr
+    assert settings.read_text() == PRETTY and oct(settings.stat().st_mode & 0o777) == "0o444"
+
+
+@pytest.mark.parametrize("blank", ["", "\n", "  \r\n"])
+def test_an_empty_settings_file_is_filled_and_uninstall_gives_it_back_empty(claude_home: Path, hermes_home: Path,
+                                                                            blank: str) -> None:
+    settings = claude_home / ".claude" / "settings.json"
+    settings.write_bytes(blank.encode())  # `touch ~/.claude/settings.json`
+    install(settings, planned_groups(CLAUDE_CODE), hermes_home)
+    assert set(_ours(settings)) == {e for e, _ in CLAUDE_CODE.events}
+    change, _, _ = uninstall(settings, hermes_home)
+    assert change.changed and not change.deleted
+    assert settings.read_bytes() == blank.encode()

@@ -206,6 +206,8 @@ def test_each_uri_maps_to_exactly_one_handler_with_its_variables(uri: str, handl
     ("hermes-memory://memory/nope", "uri"),
     ("hermes-memory://memory/users/..%2F..%2Fetc/USER.md", "user_id"),
     ("hermes-memory://memory/users/a%00b/USER.md", "user_id"),
+    ("hermes-memory://memory/users/%FF/USER.md", "user_id"),  # not UTF-8 once decoded: -32602, not -32603
+    ("hermes-memory://sessions/%C3", "session_id"),
     ("hermes-memory://memory/snapshot?x=1", "uri"),
     ("hermes-memory://sessions/s1/messages?around=five", "around"),
     ("hermes-memory://sessions/s1/messages?window=3", "window"),

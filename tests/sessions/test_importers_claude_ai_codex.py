@@ -308,3 +308,37 @@ def test_files_saved_with_a_utf8_bom_import_like_plain_utf8(db: SessionDB, tmp_p
     rep = import_path(db, rollout, "codex")
     assert rep.sessions_created == 1
     assert not [e for e in rep.errors if ":1:" in e or "session_meta" in e]
+
+
+def test_a_claude_ai_export_nested_too_deep_is_reported_not_raised(db: SessionDB, tmp_path: Path) -> None:
+    f = tmp_path / "conversations.json"
+    f.write_text("[" * 100_000 + "]" * 100_000)
+    rep = import_path(db, f, "claude_ai")
+    assert rep.sessions_created == 0 and len(rep.errors) == 1 and str(f) in rep.errors[0]
+
+
+def test_exports_saved_with_a_utf8_bom_import_as_without_one(db: SessionDB, tmp_path: Path) -> None:
+    export = _write_json(tmp_path / "conversations.json", claude_ai_export()[:2])
+    export.write_bytes(b"\xef\xbb\xbf" + export.read_bytes())  # as Windows editors save "UTF-8"
+    rep = import_path(db, export, "claude_ai")
+    assert (rep.sessions_created, rep.errors) == (2, [])
+    rollout = _write_jsonl(tmp_path / "codex" / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl", codex_rollout())
+    rollout.write_bytes(b"\xef\xbb\xbf" + rollout.read_bytes())
+    rep = import_path(db, rollout, "codex")
+    assert rep.errors == [] and db.get_session(f"codex-{CODEX_ID}")["source"] == "codex"
+
+
+def test_a_codex_session_continued_later_ends_at_its_new_last_line_so_prune_keeps_it(db: SessionDB,
+                                                                                     tmp_path: Path) -> None:
+    from hermes_memory.sessions.importers import iso_time
+
+    f = _write_jsonl(tmp_path / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl", codex_rollout())
+    import_path(db, f, "codex")
+    with open(f, "a", encoding="utf-8") as fh:  # `codex resume` a month later appends to the rollout
+        for ts, role, kind, text in (("2025-11-30T09:00:00.000Z", "user", "input_text", "And the read replica?"),
+                                     ("2025-11-30T09:00:05.000Z", "assistant", "output_text", "Same limit there.")):
+            fh.write(json.dumps(_line(ts, "response_item", {"type": "message", "role": role,
+                                                            "content": [{"type": kind, "text": text}]})) + "\n")
+    rep = import_path(db, f, "codex")
+    assert rep.messages_imported == 2
+    assert db.get_session(f"codex-{CODEX_ID}")["ended_at"] == iso_time("2025-11-30T09:00:05.000Z")

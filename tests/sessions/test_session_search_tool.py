@@ -131,3 +131,13 @@ def test_summarizer_is_optional_and_failures_are_reported(db: SessionDB) -> None
     out = _call(db, {"query": "kafka"}, summarizer=broken)
     assert out["success"] is True and "aux model down" in out["results"][0]["summary_error"]
     assert "summary" not in _call(db, {"query": "kafka"})["results"][0]
+
+
+def test_a_query_longer_than_a_title_can_be_still_searches_messages(db: SessionDB) -> None:
+    _seed(db)
+    query = ("why is the kafka consumer lag so huge after we deployed the new build on friday, "
+             "and which setting did we raise to fix it in the end?")
+    assert len(query) > 100  # longer than any session title may be
+    out = _call(db, {"query": query})
+    assert out["success"] is True, out
+    assert "root" in {r["session_id"] for r in out["results"]}

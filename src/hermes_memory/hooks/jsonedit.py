@@ -114,9 +114,13 @@ def _value(text: str, i: int) -> Node:
 def parse(text: str) -> Node:
     """The span tree of ``text`` (one JSON document, surrounding whitespace allowed).
 
-    Raises ``ValueError`` (with the character offset) when ``text`` is not exactly one JSON value.
+    Raises ``ValueError`` (with the character offset) when ``text`` is not exactly one JSON value,
+    or is nested deeper than the interpreter's recursion limit.
     """
-    root = _value(text, 0)
+    try:
+        root = _value(text, 0)
+    except RecursionError:
+        raise ValueError("the document is nested too deeply to edit") from None
     if _skip(text, root.end) != len(text):
         raise ValueError(f"extra data after the JSON document at character {root.end}")
     return root

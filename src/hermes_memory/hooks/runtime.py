@@ -13,7 +13,8 @@ Actions (see :mod:`hermes_memory.hooks.clients` for which event runs which):
               seconds (default 1 s); past it nothing is injected.
 ``import``    The transcript (``transcript_path``, else found by ``session_id`` in the client's
               projects folder) is imported incrementally (``claude_code.import_incremental``); the
-              read offset lives in ``$HERMES_HOME/hooks/transcripts/<client>/<session>.json``.
+              read offset lives in ``$HERMES_HOME/hooks/transcripts/<client>/<session>.json``,
+              under a lock beside it so two hooks never import the same lines at once.
               When it brought new messages and an external provider is configured, the latest
               exchange goes to the provider's ``sync_turn`` (``MemoryManager.sync_all``).
 ``end``       ``import``, then ``SessionDB.end_session`` (reason ``<client>:<reason>``).
@@ -54,6 +55,9 @@ SYNC_DRAIN = 10.0
 """Seconds a Stop hook waits for the external provider's ``sync_turn`` to finish."""
 DB_BUSY_TIMEOUT, DB_WRITE_RETRIES = 1.0, 3
 """state.db busy timeout (s) and write retries in a hook: a locked database costs at most ~4 s."""
+IMPORT_LOCK_WAIT = 20.0
+"""Seconds a hook waits for another hook importing the same transcript (inside the 30 s Stop and
+SessionEnd timeouts); past it this hook imports nothing and the next one catches up."""
 LOG_BYTES = 1_000_000
 """``hooks.log`` rotates at about 1 MB (3 old files kept)."""
 
@@ -311,19 +315,29 @@ class HookRunner:
         if path is None:
             log.info("%s: no transcript for session %r; nothing imported", self.event, self.client_sid)
             return
+        from filelock import FileLock, Timeout
+
         state_file = self._offset_file()
-        try:
-            state = json.loads(state_file.read_text(encoding="utf-8"))
-            if not isinstance(state, dict) or state.get("path") != str(path):
-                state = None
-        except (OSError, ValueError):
-            state = None
-        with self._db() as db:
-            self._ensure_session(db)
-            report, new_state = import_incremental(db, path, state)
-        new_state["path"] = str(path)
         state_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        write_atomic(state_file, json.dumps(new_state))
+        # one import of a transcript at a time: two at once (SessionEnd during the last Stop, or two
+        # entries of ours installed with different commands) would both append past the same offset
+        try:
+            with FileLock(f"{state_file}.lock", timeout=IMPORT_LOCK_WAIT):
+                try:
+                    state = json.loads(state_file.read_text(encoding="utf-8"))
+                    if not isinstance(state, dict) or state.get("path") != str(path):
+                        state = None
+                except (OSError, ValueError):
+                    state = None
+                with self._db() as db:
+                    self._ensure_session(db)
+                    report, new_state = import_incremental(db, path, state)
+                new_state["path"] = str(path)
+                write_atomic(state_file, json.dumps(new_state))
+        except Timeout:
+            log.warning("%s: another hook kept importing %s for %g s; left to the next hook",
+                        self.event, path, IMPORT_LOCK_WAIT)
+            return
         for e in report.errors[:5]:
             log.warning("%s: %s", self.event, e)
         log.info("%s: %d message(s) imported from %s", self.event, report.messages_imported, path)

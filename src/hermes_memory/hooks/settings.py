@@ -8,13 +8,14 @@ Byte for byte: edits go through :mod:`hermes_memory.hooks.jsonedit`, which chang
 the members added or removed. Our group is appended at the end of the event's list (the event, or
 ``hooks`` itself, is created at the end of its object when missing); removing it is the exact
 inverse, so install then uninstall leaves the file byte-identical (a file the install created is
-deleted again). Whether a container was empty before we filled it is remembered in
+deleted again; an empty or whitespace-only file is treated as ``{}`` and given back as it was).
+Whether a container was empty before we filled it is remembered in
 ``$HERMES_HOME/hooks/installs.json`` so uninstall can put back exactly what it held.
 
 Writes are atomic (temporary file in the same folder, ``fsync``, ``os.replace``; a symlinked
-settings file is written through to its target, mode kept). A file that is not a JSON object, or
-whose ``hooks`` (or an event in it) has the wrong type, is refused with :class:`HooksError` and
-left byte-identical. The file is read again just before the replace; if the client changed it in
+settings file is written through to its target, mode kept; a read-only one is refused). A file
+that is not a JSON object, or whose ``hooks`` (or an event in it) has the wrong type, is refused
+with :class:`HooksError` and left byte-identical. The file is read again just before the replace; if the client changed it in
 the meantime the edit is redone on the new text.
 """
 
@@ -253,13 +254,17 @@ def add_groups(text: str, groups: list[tuple[str, dict[str, Any]]],
 
 def write_atomic(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` (UTF-8) atomically; a symlink is written through to its target
-    and the file's mode is kept (0600 for a new file). Raises ``OSError``."""
+    and the file's mode is kept (0600 for a new file). Raises ``OSError`` (``PermissionError`` for a
+    file without any write permission bit, which is left as it is)."""
     target = path.resolve() if path.is_symlink() else path
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = target.stat().st_mode & 0o7777
     except FileNotFoundError:
         mode = 0o600
+    else:
+        if not mode & 0o222:  # nobody may write it: replacing it would override the owner's choice
+            raise PermissionError(f"{target} is read-only")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -300,7 +305,8 @@ def install(path: Path, groups: list[tuple[str, dict[str, Any]]], hm_root: Path,
     key = str(path)
     for _attempt in range(3):
         before = _read(path)
-        base = before if before is not None else "{}\n"
+        blank = before is not None and not before.strip(_BOM + " \t\r\n")  # e.g. made by `touch`
+        base = before if before is not None and not blank else "{}\n"
         _parse(path, base)
         record = dict(state.get(key) or {})
         stripped, _ = remove_ours(base, record.get("empty"))
@@ -317,6 +323,8 @@ def install(path: Path, groups: list[tuple[str, dict[str, Any]]], hm_root: Path,
             raise HooksError(f"cannot write {path}: {exc}; nothing was changed.") from exc
         merged_empty = {**(record.get("empty") or {}), **empty}
         state[key] = {"created": bool(record.get("created")) or before is None, "empty": merged_empty}
+        if blank or "blank" in record:  # uninstall gives back the file's original whitespace
+            state[key]["blank"] = before if blank else record["blank"]
         _save_state(hm_root, state)
         return change, before, after
     raise HooksError(f"{path} kept changing while we edited it; run the command again.")
@@ -334,6 +342,8 @@ def uninstall(path: Path, hm_root: Path, *, dry_run: bool = False) -> tuple[Chan
             return Change(path, False), None, None
         _parse(path, before)
         after, events = remove_ours(before, record.get("empty"))
+        if isinstance(record.get("blank"), str) and _strip_bom(after)[1].strip() == "{}":
+            after = record["blank"]
         delete = bool(record.get("created")) and _strip_bom(after)[1].strip() == "{}"
         change = Change(path, after != before or delete, deleted=delete, events=events,
                         before_sha256=_sha(before), after_sha256=None if delete else _sha(after))
@@ -342,8 +352,8 @@ def uninstall(path: Path, hm_root: Path, *, dry_run: bool = False) -> tuple[Chan
         if _read(path) != before:
             continue
         try:
-            if delete:
-                path.unlink()
+            if delete:  # the file install created; a symlink to it stays, as it was before
+                (path.resolve() if path.is_symlink() else path).unlink()
             else:
                 write_atomic(path, after)
         except OSError as exc:
@@ -364,7 +374,7 @@ def installed(path: Path) -> dict[str, list[dict[str, Any]]]:
         return {}
     try:
         data = json.loads(_strip_bom(text)[1])
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     out: dict[str, list[dict[str, Any]]] = {}
     hooks = data.get("hooks") if isinstance(data, dict) else None

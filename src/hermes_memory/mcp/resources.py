@@ -22,8 +22,8 @@ Templates (listed by ``resources/templates/list`` only, RFC 6570)::
 :func:`match_uri` maps a URI to exactly one of these or raises :class:`BadResource` (the server
 answers JSON-RPC ``-32602``): unknown scheme, host or path, a fixed resource with a query, an
 unknown or repeated query parameter, a bad number, or a path segment that decodes to ``.``/``..``
-or holds ``/``, ``\\`` or NUL (so ``..%2F..%2Fetc`` never reaches a file). Session ids are looked
-up exactly, never as prefixes.
+or holds ``/``, ``\\`` or NUL, or is not UTF-8 (so ``..%2F..%2Fetc`` never reaches a file).
+Session ids are looked up exactly, never as prefixes.
 """
 
 from __future__ import annotations
@@ -67,7 +67,10 @@ class ResourceMatch:
 
 
 def _segment(raw: str, name: str) -> str:
-    value = unquote(raw, errors="strict")
+    try:
+        value = unquote(raw, errors="strict")
+    except UnicodeDecodeError:
+        raise BadResource(f"invalid {name} {raw!r} in the resource URI (not UTF-8 once decoded)", field=name) from None
     if not value or value in (".", "..") or any(c in value for c in "/\\\x00"):
         raise BadResource(f"invalid {name} {value!r} in the resource URI", field=name)
     return value

@@ -624,8 +624,12 @@ class SessionDB:
         return f"{base} #{highest + 1}" if highest else base
 
     def resolve_session_by_title(self, title: str) -> str | None:
-        """Session id whose title is ``title``, preferring the highest ``"title #N"``; else ``None``."""
-        base = sanitize_title(title)
+        """Session id whose title is ``title``, preferring the highest ``"title #N"``; else ``None``
+        (also for text longer than any title may be)."""
+        try:
+            base = sanitize_title(title)
+        except ValueError:  # too long to be a title, so no session has it
+            return None
         if not base:
             return None
         rows = self._read(  # a range, not LIKE: it uses the title index

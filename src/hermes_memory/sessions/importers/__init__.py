@@ -16,11 +16,13 @@ format         input                                            session ids
 
 Re-importing adds nothing twice: a session that already exists only receives the messages
 beyond those it already holds (so a transcript that grew since the last import is topped up).
+A session an earlier import ended is ended again at the new end when it was topped up.
 When the messages it holds no longer match the file (edited, or a ChatGPT conversation
 continued on another branch) nothing is appended and the session is reported.
 Malformed records are reported in :attr:`ImportReport.errors` as ``"<path>:<line or key>:
 <reason>"`` and the rest is imported. ``progress(done, total)`` is called as work proceeds
-(``total`` may be ``None``) so the CLI can draw a progress bar.
+(``total`` may be ``None``) so the CLI can draw a progress bar. A UTF-8 byte-order mark at the
+start of a Claude Code, Claude.ai or Codex file is ignored.
 """
 
 from __future__ import annotations
@@ -138,6 +140,16 @@ def store_session(
             )
 
         db._execute_write(_end)
+    elif session.get("ended_at") is not None and new:
+        # a conversation continued since the last import ends later now (else `sessions prune`
+        # would count it by its old end); only an end an import set is moved
+        def _later(conn: Any) -> None:
+            conn.execute(
+                "UPDATE sessions SET ended_at = ? WHERE id = ? AND end_reason = ? AND ended_at < ?",
+                (session["ended_at"], sid, session.get("end_reason") or "imported", session["ended_at"]),
+            )
+
+        db._execute_write(_later)
     if existing is None:
         return "created"
     return "updated" if new else "unchanged"

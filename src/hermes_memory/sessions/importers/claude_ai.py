@@ -150,6 +150,9 @@ def _load(path: Path, report: ImportReport) -> tuple[Path | str, Any]:
     except (OSError, ValueError, zipfile.BadZipFile) as exc:
         report.errors.append(f"{path}: not a Claude.ai conversations.json: {exc}")
         return path, None
+    except RecursionError:
+        report.errors.append(f"{path}: not a Claude.ai conversations.json: nested too deeply to read")
+        return path, None
 
 
 def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> ImportReport:

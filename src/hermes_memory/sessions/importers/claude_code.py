@@ -7,7 +7,9 @@ Each line is one JSON record. Records with ``type`` ``user`` or ``assistant`` ca
 message carrying the name of the tool that was called). Other record types (``summary``,
 ``system``, ``file-history-snapshot``, ``attachment`` ...) are skipped.
 
-``sessionId`` groups records (session id ``cc-<sessionId>``, source ``claude_code``); ISO
+``sessionId`` groups records (session id ``cc-<sessionId>``, source ``claude_code``); a subagent's
+records (``isSidechain``: in ``<session>/subagents/agent-<agentId>.jsonl``, carrying the parent's
+``sessionId``) are a session of their own, ``cc-<sessionId>-agent-<agentId>``; ISO
 ``timestamp`` becomes the message time. Session metadata kept: ``cwd`` and ``gitBranch`` (the
 first ones recorded) in the ``cwd``/``git_branch`` columns, the model, and token usage: an
 assistant message's ``usage`` (``input_tokens``, ``output_tokens``, ``cache_read_input_tokens``,
@@ -20,7 +22,8 @@ it up moves that end time forward.
 A ``<memory-context>`` block inside a user message (recall our own hooks injected) is removed
 before storing, as the agent never stores it either.
 
-A line that is not JSON, or a user/assistant record without a message, is reported as
+A line that is not JSON, or a user/assistant record without a message (or whose content is
+neither a string nor a list of blocks), is reported as
 ``<file>:<line>: <reason>``. ``path`` may be one file or a folder (searched recursively).
 
 :func:`import_incremental` reads only what a transcript gained since the last call (from a byte
@@ -30,6 +33,7 @@ offset kept by the caller), for hooks that import a live session after every tur
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -47,8 +51,12 @@ TOOL_NAMES_KEPT = 500
 
 
 def _ts(value: Any) -> float | None:
-    if isinstance(value, (int, float)):
-        return float(value) / (1000.0 if value > 1e11 else 1.0)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:  # NaN, infinities and integers beyond a float are no time at all
+            seconds = float(value) / (1000.0 if value > 1e11 else 1.0)
+        except OverflowError:
+            return None
+        return seconds if math.isfinite(seconds) else None
     if isinstance(value, str) and value:
         try:
             return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
@@ -167,7 +175,12 @@ class _Reader:
         if not isinstance(msg, dict):
             self.report.errors.append(f"{self.file}:{ln}: {rec.get('type')} record without a message object")
             return
+        if not isinstance(msg.get("content"), (str, list, type(None))):
+            self.report.errors.append(f"{self.file}:{ln}: message content is neither text nor a list of blocks")
+            return
         sid = str(rec.get("sessionId") or self.file.stem)
+        if rec.get("isSidechain") is True:  # a subagent's records carry its parent's sessionId
+            sid = f"{sid}-agent-{rec.get('agentId') or self.file.stem.removeprefix('agent-')}"
         self.records += 1
         acc = self.sessions.setdefault(sid, _Session())
         if acc.cwd is None and isinstance(rec.get("cwd"), str) and rec["cwd"]:
@@ -247,7 +260,7 @@ def _store(db: SessionDB, report: ImportReport, sid: str, acc: _Session, *, end:
 
 def _read_text(f: Path, report: ImportReport) -> list[str] | None:
     try:
-        return f.read_text(encoding="utf-8", errors="replace").splitlines()
+        return f.read_text(encoding="utf-8-sig", errors="replace").splitlines()
     except OSError as exc:
         report.errors.append(f"{f}: cannot read: {exc}")
         return None
@@ -310,7 +323,7 @@ def import_incremental(db: SessionDB, path: Path, state: dict[str, Any] | None) 
         fh.seek(offset if fast else 0)
         data = fh.read()
     end = data.rfind(b"\n") + 1
-    lines = data[:end].decode("utf-8", errors="replace").splitlines()
+    lines = data[:end].decode("utf-8-sig", errors="replace").splitlines()
     first_line = int(prev.get("lines") or 0) + 1 if fast else 1
     for i, line in enumerate(lines):
         reader.line(first_line + i, line)
@@ -318,6 +331,8 @@ def import_incremental(db: SessionDB, path: Path, state: dict[str, Any] | None) 
     fast = fast and all(sid in counts or db.message_count(f"cc-{sid}") == 0 for sid in reader.sessions)
     if not fast and prev and first_line > 1:
         return import_incremental(db, path, None)
+    if not fast:  # counts describe this read of the file, so a later fast path follows the file
+        counts = {}
     for sid, acc in reader.sessions.items():
         if not acc.messages:
             continue
@@ -331,7 +346,9 @@ def import_incremental(db: SessionDB, path: Path, state: dict[str, Any] | None) 
             _set_metadata(db, sess, acc, last_ts=None, end=False)
             if any(acc.usage.values()):
                 db.update_token_counts(sess, **acc.usage, model=acc.model, api_call_count=acc.api_calls)
-        counts[sid] = db.message_count(sess)
+        # by position, the file's count: a database holding more (the file shrank) or other
+        # messages keeps the next call off the fast path, which would append after the offset
+        counts[sid] = db.message_count(sess) if fast else len(acc.messages)
     return report, {"file": ident, "offset": (offset if fast else 0) + end,
                     "lines": first_line - 1 + len(lines), "counts": counts,
                     "tools": dict(list(reader.tool_names.items())[-TOOL_NAMES_KEPT:]),
