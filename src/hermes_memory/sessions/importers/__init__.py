@@ -132,24 +132,19 @@ def store_session(
         report.sessions_unchanged += 1
     if session.get("ended_at") is not None and (existing is None or existing.get("ended_at") is None):
         reason = session.get("end_reason") or "imported"
-
-        def _end(conn: Any) -> None:
+        with db.atomic() as conn:
             conn.execute(
                 "UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL",
                 (session["ended_at"], reason, sid),
             )
-
-        db._execute_write(_end)
     elif session.get("ended_at") is not None and new:
         # a conversation continued since the last import ends later now (else `sessions prune`
         # would count it by its old end); only an end an import set is moved
-        def _later(conn: Any) -> None:
+        with db.atomic() as conn:
             conn.execute(
                 "UPDATE sessions SET ended_at = ? WHERE id = ? AND end_reason = ? AND ended_at < ?",
                 (session["ended_at"], sid, session.get("end_reason") or "imported", session["ended_at"]),
             )
-
-        db._execute_write(_later)
     if existing is None:
         return "created"
     return "updated" if new else "unchanged"
@@ -158,17 +153,17 @@ def store_session(
 def _first_difference(stored: list[dict[str, Any]], incoming: list[dict[str, Any]]) -> int | None:
     """Index of the first stored message whose role or content differs from the incoming
     message at the same position (compared as the database would store it), else ``None``."""
-    from hermes_memory.sessions.db import _decode_content, _encode_content
+    from hermes_memory.sessions.codec import decode_content, encode_content
 
     for i, (old, new) in enumerate(zip(stored, incoming, strict=False)):
-        content = _decode_content(_encode_content(new.get("content")))
+        content = decode_content(encode_content(new.get("content")))
         if old.get("role") != str(new.get("role") or "user") or old.get("content") != content:
             return i
     return None
 
 
 def _free_title(db: SessionDB, title: str | None) -> str | None:
-    from hermes_memory.sessions.db import sanitize_title
+    from hermes_memory.sessions.titles import sanitize_title
 
     try:
         clean = sanitize_title(title)

@@ -216,14 +216,12 @@ def _first_user_title(msgs: list[dict[str, Any]]) -> str | None:
 def _set_metadata(db: SessionDB, sid: str, acc: _Session, *, last_ts: float | None, end: bool) -> None:
     """cwd/git branch (when not set yet) and, when ``end``, move an import's end time forward."""
 
-    def _do(conn: Any) -> None:
+    with db.atomic() as conn:
         conn.execute("UPDATE sessions SET cwd = coalesce(cwd, ?), git_branch = coalesce(git_branch, ?) WHERE id = ?",
                      (acc.cwd, acc.git_branch, sid))
         if end and last_ts is not None:
             conn.execute("UPDATE sessions SET ended_at = ? WHERE id = ? AND end_reason = ? AND ended_at < ?",
                          (last_ts, sid, END_REASON, last_ts))
-
-    db._execute_write(_do)
 
 
 def _store(db: SessionDB, report: ImportReport, sid: str, acc: _Session, *, end: bool,

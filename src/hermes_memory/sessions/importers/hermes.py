@@ -107,7 +107,8 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
             if sets:
                 sql = "UPDATE sessions SET " + ", ".join(f"{c} = ?" for c in sets) + " WHERE id = ?"
                 vals = [*sets.values(), sid]
-                db._execute_write(lambda c, sql=sql, vals=vals: c.execute(sql, vals))
+                with db.atomic() as conn:
+                    conn.execute(sql, vals)
     src.close()
     if progress:
         progress(total, total)

@@ -1,0 +1,90 @@
+"""How values are stored in the text columns of ``state.db`` (``messages``, ``sessions``).
+
+* Message ``content`` that is a list or dict (multi-part content) is stored as JSON text behind
+  :data:`JSON_CONTENT_PREFIX`, and decoded back on read; text is stored as it is.
+* JSON columns (``tool_calls``, ``reasoning_details``, codex items) hold JSON text; a value that
+  is already text is stored unchanged.
+* Lone surrogates (which SQLite cannot store as UTF-8) are replaced before any write
+  (:func:`hermes_memory.sessions.fts.scrub_text`).
+
+Pure functions: no database access.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from hermes_memory.sessions import fts as fts_mod
+
+JSON_CONTENT_PREFIX = "\x1ejson:"
+"""Prefix marking list/dict message content stored as JSON text."""
+
+JSON_COLUMNS = ("tool_calls", "reasoning_details", "codex_reasoning_items", "codex_message_items")
+"""Message columns holding JSON text, decoded by :func:`row_to_message`."""
+
+
+def encode_content(content: Any) -> str | None:
+    """Message content as stored: ``None`` stays ``None``, a list/dict becomes
+    ``JSON_CONTENT_PREFIX + json``, anything else ``str(content)``; lone surrogates scrubbed."""
+    if content is None:
+        return None
+    if isinstance(content, (list, dict)):
+        return JSON_CONTENT_PREFIX + fts_mod.scrub_text(json.dumps(content, ensure_ascii=False))
+    return fts_mod.scrub_text(str(content))
+
+
+def decode_content(content: str | None) -> Any:
+    """Inverse of :func:`encode_content`: prefixed JSON is decoded (left as text when it is not
+    valid JSON); any other value is returned unchanged."""
+    if isinstance(content, str) and content.startswith(JSON_CONTENT_PREFIX):
+        try:
+            return json.loads(content[len(JSON_CONTENT_PREFIX) :])
+        except ValueError:
+            return content
+    return content
+
+
+def encode_json(value: Any) -> str | None:
+    """A JSON column's stored text: ``None`` stays ``None``, text is kept, anything else is dumped
+    as JSON; lone surrogates scrubbed."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return fts_mod.scrub_text(value)
+    return fts_mod.scrub_text(json.dumps(value, ensure_ascii=False))
+
+
+def decode_json(value: str | None) -> Any:
+    """A JSON column's value: parsed JSON, or the text itself when it is not JSON; ``None`` kept."""
+    if value is None:
+        return None
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+def scrub(value: Any) -> Any:
+    """``value`` with lone surrogates replaced when it is text (SQLite cannot store them)."""
+    return fts_mod.scrub_text(value) if isinstance(value, str) else value
+
+
+def row_to_message(row: sqlite3.Row) -> dict[str, Any]:
+    """A ``messages`` row as a dict: every selected column, ``content`` and the JSON columns decoded."""
+    d = dict(row)
+    d["content"] = decode_content(d.get("content"))
+    for key in JSON_COLUMNS:
+        if key in d:
+            d[key] = decode_json(d[key])
+    return d
+
+
+def storable(text: str) -> bool:
+    """False for text SQLite cannot hold (lone surrogates): no stored id can equal it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -1,0 +1,348 @@
+"""The SQLite connection behind :class:`~hermes_memory.sessions.db.SessionDB`: open, pragmas,
+file modes, bounded-retry writes and reads, batches, close.
+
+* WAL journal, foreign keys on, files mode 0600, ``synchronous=FULL`` by default (``"normal"``
+  on request; see :mod:`hermes_memory.sessions.db`).
+* Every write runs in ``BEGIN IMMEDIATE`` under a per-object lock, with a SQLite busy timeout
+  (``timeout`` seconds) and up to ``write_retries`` retries after a random
+  :data:`RETRY_SLEEP_RANGE` sleep while the database is locked/busy; then
+  :class:`~hermes_memory.errors.SessionStoreError` is raised, never swallowed (failure case B26).
+  Every :data:`CHECKPOINT_EVERY` writes a passive WAL checkpoint is attempted.
+* Opening migrates the file (:func:`hermes_memory.sessions.migrations.migrate`) and finishes any
+  pending build of our ``hm_*`` index (:mod:`hermes_memory.sessions.hmindex`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import random
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from hermes_memory.errors import SessionStoreError
+from hermes_memory.home import HermesHome
+from hermes_memory.sessions import hmindex
+from hermes_memory.sessions.migrations import migrate
+
+logger = logging.getLogger("hermes_memory.sessions.db")
+
+T = TypeVar("T")
+_S = TypeVar("_S", bound="SQLiteStore")
+
+WRITE_RETRIES = 15
+"""Retries of a locked/busy write before :class:`SessionStoreError` (reference: 15)."""
+RETRY_SLEEP_RANGE = (0.020, 0.150)
+"""Random sleep between write retries, seconds (reference: 20-150 ms)."""
+CHECKPOINT_EVERY = 50
+"""A passive WAL checkpoint is attempted after this many writes (reference: 50)."""
+BATCH_WRITES = 500
+"""Writes per transaction inside :meth:`SQLiteStore.batch` (bounds what another process waits for)."""
+SYNCHRONOUS_MODES = ("full", "normal")
+"""Accepted ``synchronous`` settings of :class:`SessionDB` (SQLite ``PRAGMA synchronous``)."""
+
+CLOSED_MESSAGE = "SessionDB is closed; open a new SessionDB."
+
+
+def _is_lock_error(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+class SQLiteStore:
+    """One SQLite connection shared between threads (one lock), with bounded-retry writes.
+
+    The base of :class:`~hermes_memory.sessions.db.SessionDB`, which documents the constructor's
+    arguments. Raises :class:`SessionStoreError` if the file cannot be opened or migrated, and
+    ``ValueError`` for an unknown ``synchronous`` mode.
+    """
+
+    def __init__(
+        self,
+        db_path: str | os.PathLike[str] | None = None,
+        *,
+        timeout: float = 1.0,
+        write_retries: int = WRITE_RETRIES,
+        synchronous: str = "full",
+    ) -> None:
+        sync = str(synchronous).strip().lower()
+        if sync not in SYNCHRONOUS_MODES:
+            raise ValueError(f"synchronous must be one of {', '.join(SYNCHRONOUS_MODES)}; got {synchronous!r}")
+        self.synchronous = sync
+        path = Path(db_path) if db_path is not None else HermesHome.resolve().state_db
+        self.db_path = path.expanduser().resolve()
+        self.timeout = float(timeout)
+        self.write_retries = int(write_retries)
+        self._lock = threading.RLock()
+        self._writes = 0
+        self._batch: dict[str, int] | None = None
+        try:
+            self.db_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if not self.db_path.exists():
+                fd = os.open(self.db_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                os.close(fd)
+            self._conn = sqlite3.connect(
+                str(self.db_path), timeout=self.timeout, isolation_level=None, check_same_thread=False
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise SessionStoreError(
+                f"cannot open session database {self.db_path}: {exc}. Check the path and its permissions."
+            ) from exc
+        self._conn.row_factory = sqlite3.Row
+        try:
+            mode = self._conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                logger.warning("state.db journal_mode is %s, not WAL (filesystem without shared memory?)", mode)
+            self._conn.execute("PRAGMA foreign_keys=ON")
+            self._conn.execute(f"PRAGMA synchronous={sync.upper()}")
+
+            self.migration = self._execute_write(migrate)
+            hmindex.finish_backfill(self._execute_write, self.migration["index"])
+            self._schema_cookie = self._conn.execute("PRAGMA schema_version").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            raise SessionStoreError(
+                f"{self.db_path} is not a usable session database: {exc}. Move it aside to start a new one."
+            ) from exc
+        except SessionStoreError:
+            self._conn.close()
+            raise
+        self._secure_files()
+
+    def _secure_files(self) -> None:
+        if os.name == "nt":
+            return
+        for suffix in ("", "-wal", "-shm"):
+            p = Path(str(self.db_path) + suffix)
+            try:
+                if p.exists() and not p.is_symlink():
+                    os.chmod(p, 0o600)
+            except OSError:
+                pass
+
+    def _live(self) -> sqlite3.Connection:
+        """The open connection; raises :class:`SessionStoreError` once closed. Call under ``_lock``."""
+        if self._conn is None:
+            raise SessionStoreError(CLOSED_MESSAGE)
+        return self._conn
+
+    def _resync_if_schema_changed(self) -> None:
+        """Catch our ``hm_*`` index up when another program changed the schema since we looked (for
+        example rebuilt ``messages``, which drops our triggers): a long-running ``serve`` then keeps
+        finding what the reference writes. One ``PRAGMA schema_version`` read when nothing changed."""
+        with self._lock:
+            if self._conn is None:
+                return
+            cookie = self._conn.execute("PRAGMA schema_version").fetchone()[0]
+            if cookie == self._schema_cookie:
+                return
+            report = self._execute_write(hmindex.sync)
+            hmindex.finish_backfill(self._execute_write, report)
+            self._schema_cookie = self._conn.execute("PRAGMA schema_version").fetchone()[0]
+        if report["action"] != "none":
+            logger.info("state.db schema changed by another program; our index: %s", report)
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The underlying connection (for tests, benchmarks and importers; prefer the methods)."""
+        return self._conn
+
+    def close(self) -> None:
+        """Checkpoint (passive) and close the connection. Safe to call twice."""
+        with self._lock:
+            if self._conn is None:
+                return
+            try:
+                self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            except sqlite3.Error:
+                pass
+            self._conn.close()
+            self._conn = None  # type: ignore[assignment]
+
+    def __enter__(self: _S) -> _S:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _retry_sleep(self, attempt: int) -> None:
+        if attempt < self.write_retries:
+            time.sleep(random.uniform(*RETRY_SLEEP_RANGE))
+
+    def _locked_error(self, last: Exception | None) -> SessionStoreError:
+        return SessionStoreError(
+            f"session database {self.db_path} stayed locked after {self.write_retries} retries "
+            f"({self.timeout:g} s busy timeout each): {last}. Another process holds a long write "
+            "transaction; close it or retry later."
+        )
+
+    def _count_write(self) -> None:
+        self._writes += 1
+        if self._writes % CHECKPOINT_EVERY == 0:
+            try:
+                self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            except sqlite3.Error:
+                pass
+
+    def _execute_write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn(conn)`` inside ``BEGIN IMMEDIATE`` … ``COMMIT`` with bounded jittered retries.
+
+        Raises :class:`SessionStoreError` when the database stays locked after
+        ``write_retries`` retries, or on any other SQLite error (the transaction is rolled back).
+        Exceptions raised by ``fn`` that are not SQLite errors (e.g. ``ValueError``) roll back and
+        propagate unchanged. ``fn`` may run more than once (once per retry).
+        """
+        with self._lock:
+            self._live()
+            if self._batch is not None:
+                return self._batched_write(fn)
+            last: Exception | None = None
+            for attempt in range(self.write_retries + 1):
+                try:
+                    self._conn.execute("BEGIN IMMEDIATE")
+                except sqlite3.OperationalError as exc:
+                    if _is_lock_error(exc):
+                        last = exc
+                        self._retry_sleep(attempt)
+                        continue
+                    raise SessionStoreError(f"session database write failed: {exc}") from exc
+                try:
+                    result = fn(self._conn)
+                    self._conn.execute("COMMIT")
+                except BaseException as exc:
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                    if isinstance(exc, sqlite3.OperationalError) and _is_lock_error(exc):
+                        last = exc
+                        self._retry_sleep(attempt)
+                        continue
+                    if isinstance(exc, sqlite3.Error):
+                        raise SessionStoreError(f"session database write failed: {exc}") from exc
+                    raise
+                self._count_write()
+                return result
+            raise self._locked_error(last) from last
+
+    @contextlib.contextmanager
+    def atomic(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: ``with db.atomic() as conn: conn.execute(...)``.
+
+        Starts ``BEGIN IMMEDIATE`` with the bounded jittered retries of :meth:`_execute_write`
+        (so once the block runs, this connection holds the write lock and the block runs once),
+        commits when the block ends, rolls back when it raises. Inside :meth:`batch` the block is
+        one savepoint of the batch instead. Raises :class:`SessionStoreError` when the database
+        stays locked, on a closed database, or for a SQLite error in the block (rolled back);
+        other exceptions roll back and propagate unchanged.
+        """
+        with self._lock:
+            conn = self._live()
+            if self._batch is not None:
+                with self._savepoint() as c:
+                    yield c
+                self._after_batched_write()
+                return
+            last: Exception | None = None
+            for attempt in range(self.write_retries + 1):
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                    break
+                except sqlite3.OperationalError as exc:
+                    if not _is_lock_error(exc):
+                        raise SessionStoreError(f"session database write failed: {exc}") from exc
+                    last = exc
+                    self._retry_sleep(attempt)
+            else:
+                raise self._locked_error(last) from last
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise SessionStoreError(f"session database write failed: {exc}") from exc
+                raise
+            self._count_write()
+
+    @contextlib.contextmanager
+    def batch(self, commit_every: int = BATCH_WRITES) -> Iterator[None]:
+        """Group the writes made inside the ``with`` block into transactions of ``commit_every``
+        writes (one fsync each under ``synchronous=FULL``) instead of one per write: for importers.
+
+        Each write still succeeds or fails alone (a savepoint), so a refused write inside the batch
+        undoes only itself. Writes already committed stay if the block raises; the open part is
+        rolled back. Other threads using this object wait until the block ends; other processes
+        wait at most one chunk. Raises :class:`SessionStoreError` as :meth:`_execute_write` does.
+        """
+        with self._lock:
+            if self._batch is not None:  # nested: the outer batch decides
+                yield
+                return
+            self._execute_write(lambda c: None)  # fail early (closed, locked) outside the batch
+            self._begin_batch()
+            self._batch = {"writes": 0, "every": max(1, int(commit_every))}
+            try:
+                yield
+            except BaseException:
+                self._batch = None
+                if self._conn is not None and self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+            self._batch = None
+            self._conn.execute("COMMIT")
+
+    def _begin_batch(self) -> None:
+        for attempt in range(self.write_retries + 1):
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _is_lock_error(exc) or attempt == self.write_retries:
+                    raise SessionStoreError(f"session database write failed: {exc}") from exc
+                time.sleep(random.uniform(*RETRY_SLEEP_RANGE))
+
+    @contextlib.contextmanager
+    def _savepoint(self) -> Iterator[sqlite3.Connection]:
+        """One write inside a batch: undone alone when it raises (SQLite errors become
+        :class:`SessionStoreError`)."""
+        self._conn.execute("SAVEPOINT hm_write")
+        try:
+            yield self._conn
+        except BaseException as exc:
+            self._conn.execute("ROLLBACK TO hm_write")
+            self._conn.execute("RELEASE hm_write")
+            if isinstance(exc, sqlite3.Error):
+                raise SessionStoreError(f"session database write failed: {exc}") from exc
+            raise
+        self._conn.execute("RELEASE hm_write")
+
+    def _after_batched_write(self) -> None:
+        batch = self._batch
+        assert batch is not None
+        batch["writes"] += 1
+        if batch["writes"] % batch["every"] == 0:
+            self._conn.execute("COMMIT")
+            self._begin_batch()
+
+    def _batched_write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        with self._savepoint() as conn:
+            result = fn(conn)
+        self._after_batched_write()
+        return result
+
+    def _read(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            conn = self._live()
+            try:
+                return conn.execute(sql, tuple(params)).fetchall()
+            except sqlite3.DatabaseError as exc:
+                hint = (" The file is damaged: move it aside (or restore a backup) to start a new one."
+                        if "malformed" in str(exc) or "not a database" in str(exc) else "")
+                raise SessionStoreError(f"session database {self.db_path} read failed: {exc}.{hint}") from exc
+            except (sqlite3.Error, OverflowError, UnicodeEncodeError) as exc:
+                raise SessionStoreError(f"session database read failed (bad parameter): {exc}") from exc

@@ -1,0 +1,411 @@
+"""Full-text search over messages: build the SQL (:func:`build_search_sql`, pure), run it
+(:meth:`MessageSearchMethods.search_messages`), and shape the results (snippets, context).
+
+A search is planned by :func:`hermes_memory.sessions.fts.build_query`, then runs in steps, each
+one SQL statement from :func:`build_search_sql`: BM25 candidates from our FTS5 index
+``hm_messages_fts`` (``"fts"``), under relevance a top-up with the newest rows of the full
+query when the posting budget left the page short (``"top_up"``), and CJK rows from the trigram
+side table ``hm_messages_cjk`` (``"cjk_trigram"``, ``"cjk_like"``). Relevance order comes from
+:mod:`hermes_memory.sessions.ranking`; term statistics from
+:mod:`hermes_memory.sessions.term_stats`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from hermes_memory.errors import SessionStoreError
+from hermes_memory.sessions import fts as fts_mod
+from hermes_memory.sessions import ranking, term_stats
+from hermes_memory.sessions.codec import decode_content
+from hermes_memory.sessions.listing import cwd_clause
+
+logger = logging.getLogger("hermes_memory.sessions.db")
+
+SNIPPET_TOKENS = 40
+"""FTS5 ``snippet()`` length in tokens (reference)."""
+CONTEXT_CHARS = 200
+"""Characters of the previous/next message shown as search ``context`` (reference)."""
+SEARCH_STEPS = ("fts", "top_up", "cjk_trigram", "cjk_like")
+"""The statements :func:`build_search_sql` builds."""
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """What a search keeps: sources to include/exclude, roles, one session, ``user_id``,
+    ``since <= timestamp < until`` (epoch seconds), sessions to leave out, and sessions run in
+    ``cwd_prefix`` or below it. Empty lists and ``None`` filter nothing."""
+
+    sources: list[str] = field(default_factory=list)
+    excluded: list[str] = field(default_factory=list)
+    roles: list[str] = field(default_factory=list)
+    session_id: str | None = None
+    user_id: str | None = None
+    since: float | None = None
+    until: float | None = None
+    excluded_sessions: list[str] = field(default_factory=list)
+    cwd_prefix: str | None = None
+
+
+def filter_sql(f: SearchFilters) -> tuple[str, list[Any], bool]:
+    """``(" AND ..." condition or "", params, needs_session)`` on ``messages m`` (and ``sessions s``
+    when ``needs_session``)."""
+    where: list[str] = []
+    params: list[Any] = []
+    needs_session = False
+    if f.cwd_prefix is not None:
+        clause, extra = cwd_clause(f.cwd_prefix, "s.")
+        where.append(clause)
+        params += extra
+        needs_session = True
+    if f.sources:
+        where.append(f"s.source IN ({','.join('?' * len(f.sources))})")
+        params += f.sources
+        needs_session = True
+    if f.excluded:
+        where.append(f"s.source NOT IN ({','.join('?' * len(f.excluded))})")
+        params += f.excluded
+        needs_session = True
+    if f.user_id is not None:
+        where.append("s.user_id = ?")
+        params.append(f.user_id)
+        needs_session = True
+    if f.roles:
+        where.append(f"m.role IN ({','.join('?' * len(f.roles))})")
+        params += f.roles
+    if f.session_id is not None:
+        where.append("m.session_id = ?")
+        params.append(f.session_id)
+    if f.excluded_sessions:
+        where.append(f"m.session_id NOT IN ({','.join('?' * len(f.excluded_sessions))})")
+        params += f.excluded_sessions
+    if f.since is not None:
+        where.append("m.timestamp >= ?")
+        params.append(float(f.since))
+    if f.until is not None:
+        where.append("m.timestamp < ?")
+        params.append(float(f.until))
+    return (" AND " + " AND ".join(where)) if where else "", params, needs_session
+
+
+def sort_order(sort: str | None) -> str:
+    """``"newest"`` (also ``recent``/``desc``), ``"oldest"`` (also ``asc``) or ``"relevance"``
+    (anything else, ``None`` included)."""
+    s = (sort or "").lower()
+    if s in ("newest", "recent", "desc"):
+        return "newest"
+    if s in ("oldest", "asc"):
+        return "oldest"
+    return "relevance"
+
+
+def build_search_sql(
+    step: str,
+    plan: fts_mod.QueryPlan,
+    filters: SearchFilters,
+    sort: str | None,
+    *,
+    limit: int,
+    fts_expr: str | None = None,
+    min_rowid: int | None = None,
+    pattern: str | None = None,
+) -> tuple[str, list[Any]]:
+    """One statement of a search, as ``(sql, params)``; every statement selects ``id`` and
+    ``rank`` (``"fts"``, ``"top_up"``) or ``id`` and ``ts`` (the CJK steps), at most ``limit`` rows.
+
+    ``step`` (one of :data:`SEARCH_STEPS`):
+
+    * ``"fts"``: rows matching ``fts_expr`` (default ``plan.fts``) in ``sort`` order (BM25 rank,
+      then newest id, under relevance); ``min_rowid`` keeps row ids ``>= min_rowid``. Unfiltered
+      relevance reads the FTS5 table alone, which sorts by rank itself and stops at ``limit``.
+    * ``"top_up"``: the newest rows matching the full ``plan.fts``.
+    * ``"cjk_trigram"``: rows of the trigram side table matching ``plan.cjk_trigram``;
+      ``"cjk_like"``: rows whose content or tool name contains ``pattern`` (a ``LIKE`` pattern,
+      ``\\`` escapes). Newest row first under relevance, else in ``sort``'s time order.
+
+    Every step applies ``filters`` and the query's negated words (``plan.exclude_like``; the
+    CJK steps also ``plan.exclude_fts``). Raises ``ValueError`` for an unknown step.
+    """
+    cond, params, needs_session = filter_sql(filters)
+    order_kind = sort_order(sort)
+    relevance = order_kind == "relevance"
+    join_s = " JOIN sessions s ON s.id = m.session_id" if needs_session else ""
+    # words after NOT: CJK literals leave every result, other words leave the CJK side too
+    neg_like = "".join(
+        " AND m.id NOT IN (SELECT rowid FROM hm_messages_cjk WHERE content LIKE ? ESCAPE '\\'"
+        " OR tool_name LIKE ? ESCAPE '\\')" for _ in plan.exclude_like
+    )
+    neg_like_params = [p for lit in plan.exclude_like for p in ["%" + fts_mod.like_escape(lit) + "%"] * 2]
+    from_fts = "SELECT m.id AS id, hm_messages_fts.rank AS rank FROM hm_messages_fts " \
+               "JOIN messages m ON m.id = hm_messages_fts.rowid" + join_s
+    if step == "fts":
+        expr = plan.fts if fts_expr is None else fts_expr
+        window = " AND hm_messages_fts.rowid >= ?" if min_rowid else ""
+        wparams = [min_rowid] if min_rowid else []
+        if not cond and not neg_like and relevance:
+            return ("SELECT rowid AS id, rank FROM hm_messages_fts WHERE hm_messages_fts MATCH ?"
+                    + window + " ORDER BY rank LIMIT ?", [expr, *wparams, limit])
+        order = {"newest": "m.timestamp DESC, m.id DESC", "oldest": "m.timestamp ASC, m.id ASC",
+                 "relevance": "hm_messages_fts.rank, m.id DESC"}[order_kind]
+        return (from_fts + " WHERE hm_messages_fts MATCH ?" + window + cond + neg_like + f" ORDER BY {order} LIMIT ?",
+                [expr, *wparams, *params, *neg_like_params, limit])
+    if step == "top_up":
+        return (from_fts + " WHERE hm_messages_fts MATCH ?" + cond + neg_like
+                + " ORDER BY hm_messages_fts.rowid DESC LIMIT ?", [plan.fts, *params, *neg_like_params, limit])
+    neg_fts = " AND m.id NOT IN (SELECT rowid FROM hm_messages_fts WHERE hm_messages_fts MATCH ?)" if plan.exclude_fts else ""
+    neg_fts_params = [" OR ".join(plan.exclude_fts)] if plan.exclude_fts else []
+    base = "SELECT m.id AS id, m.timestamp AS ts FROM hm_messages_cjk c JOIN messages m ON m.id = c.rowid" + join_s
+    # Under newest/oldest the side table is read in that time order (row ids need not follow
+    # timestamps: imported history); relevance takes the newest rows.
+    by_time = "m.timestamp ASC, m.id ASC" if order_kind == "oldest" else "m.timestamp DESC, m.id DESC"
+    tail = [*params, *neg_like_params, *neg_fts_params, limit]
+    if step == "cjk_trigram":
+        return (base + " WHERE hm_messages_cjk MATCH ?" + cond + neg_like + neg_fts
+                + f" ORDER BY {'c.rowid DESC' if relevance else by_time} LIMIT ?", [plan.cjk_trigram, *tail])
+    if step == "cjk_like":
+        return (base + " WHERE (c.content LIKE ? ESCAPE '\\' OR c.tool_name LIKE ? ESCAPE '\\')"
+                + cond + neg_like + neg_fts + f" ORDER BY {by_time} LIMIT ?", [pattern, pattern, *tail])
+    raise ValueError(f"unknown search step {step!r}; expected one of {', '.join(SEARCH_STEPS)}")
+
+
+def as_list(value: list[str] | tuple[str, ...] | str | None) -> list[str]:
+    """A filter value as a list: ``None`` -> ``[]``, ``"a, b"`` -> ``["a", "b"]``."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return [str(v) for v in value if v]
+
+
+class MessageSearchMethods:
+    """The search methods of :class:`~hermes_memory.sessions.db.SessionDB` (a mixin over
+    :class:`~hermes_memory.sessions.connection.SQLiteStore`)."""
+
+    @functools.cached_property
+    def _term_stats(self) -> term_stats.TermStats:
+        """Stem cache and TEMP tokenizer tables of this object's connection."""
+        return term_stats.TermStats()
+
+    def search_messages(
+        self,
+        query: str,
+        source_filter: list[str] | str | None = None,
+        exclude_sources: list[str] | str | None = None,
+        role_filter: list[str] | str | None = None,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        limit: int = 20,
+        offset: int = 0,
+        sort: str | None = None,
+        exclude_session_ids: list[str] | None = None,
+        raise_errors: bool = False,
+        with_context: bool = True,
+        with_snippet: bool = True,
+        query_syntax: bool = False,
+        cwd_prefix: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Full-text search over all messages; any string is accepted and nothing is raised.
+
+        ``query`` is planned by :func:`hermes_memory.sessions.fts.build_query` (an OR of informative
+        terms, phrases for punctuated tokens, CJK via the trigram side table). Upper-case
+        ``AND``/``OR``/``NOT``/``NEAR`` are plain words unless ``query_syntax`` is True (then they
+        are operators; a query left with no positive term is searched as words). Filters: sources to
+        include/exclude, roles, one session, ``user_id``, ``since <= timestamp < until`` (epoch s),
+        sessions to leave out, and ``cwd_prefix`` (sessions whose working directory is that folder
+        or below it; see :func:`cwd_clause`). ``sort``: ``None``/``"relevance"`` (BM25, best first),
+        ``"newest"`` or ``"oldest"`` (ties broken by message id, so order is stable).
+
+        Returns a list of dicts: ``id, session_id, role, snippet`` (matches wrapped in
+        ``>>>``/``<<<``), ``timestamp, tool_name, source, model, title, user_id, session_started``,
+        ``context`` (a list of the previous message, this one and the next one of the same session,
+        each ``{"id", "role", "content"}`` cut to 200 chars; ``[]`` when ``with_context`` is False)
+        and ``rank`` (BM25, lower is better; ``None`` for rows found only by the CJK side table).
+        An empty or unsearchable query returns ``[]``. A SQLite failure returns ``[]`` and is
+        logged, unless ``raise_errors`` is set, when :class:`SessionStoreError` is raised (the
+        ``session_search`` tool does this so that a failure is never reported as "no results").
+        """
+        try:
+            self._resync_if_schema_changed()
+            filters = SearchFilters(
+                as_list(source_filter), as_list(exclude_sources), as_list(role_filter), session_id, user_id,
+                since, until, list(exclude_session_ids or []), cwd_prefix,
+            )
+            return self._search(query, filters, max(0, min(int(limit), 1000)), max(0, int(offset)), sort,
+                                with_context, with_snippet, query_syntax)
+        except (SessionStoreError, sqlite3.Error) as exc:
+            if raise_errors:
+                if isinstance(exc, SessionStoreError):
+                    raise
+                raise SessionStoreError(f"search failed: {exc}") from exc
+            logger.warning("session search for %r failed: %s", query, exc)
+            return []
+
+    def _search(
+        self,
+        query: str,
+        filters: SearchFilters,
+        limit: int,
+        offset: int,
+        sort: str | None,
+        with_context: bool = True,
+        with_snippet: bool = True,
+        query_syntax: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Run the statements of :func:`build_search_sql` for ``query`` and shape one page."""
+        plan = fts_mod.build_query(query, syntax=query_syntax)
+        if plan.empty or limit <= 0:
+            return []
+        want = offset + limit
+        order_kind = sort_order(sort)
+        relevance = order_kind == "relevance"
+        stats = self._term_stats
+        with self._lock:
+            conn = self._live()
+            hits: dict[int, float] = {}  # id -> bm25 rank (negative; lower is better)
+            cand: dict[int, tuple[str, str]] = {}
+            fts_expr, dropped, min_rowid = stats.cap_terms(conn, plan) if relevance else (plan.fts, [], None)
+            if fts_expr:
+                pool = max(want, ranking.RERANK_POOL) if relevance else want
+                sql, params = build_search_sql("fts", plan, filters, sort, limit=pool, fts_expr=fts_expr,
+                                               min_rowid=min_rowid)
+                for r in conn.execute(sql, params).fetchall():
+                    hits[int(r["id"])] = float(r["rank"])
+                if hits and relevance and dropped:
+                    best = sorted(hits, key=hits.__getitem__)[:ranking.DROPPED_TERM_ROWS]
+                    stats.score_dropped(conn, hits, dropped, term_stats.candidates(conn, best, with_text=True))
+                if relevance and (dropped or min_rowid) and len(hits) < want and plan.fts:
+                    # The posting budget or the recency window left the page short (the kept words
+                    # are rare, or the filters exclude their rows): fill it with the newest rows of
+                    # the full query, ranked by their full BM25, so no match is lost.
+                    sql, params = build_search_sql("top_up", plan, filters, sort, limit=want + len(hits))
+                    for r in conn.execute(sql, params).fetchall():
+                        if len(hits) >= want:
+                            break
+                        hits.setdefault(int(r["id"]), float(r["rank"]))
+                if hits and relevance:
+                    cand = term_stats.candidates(conn, list(hits), with_text=False)
+            found: dict[int, float] = {}
+            if (plan.cjk_trigram or plan.cjk_like) and conn.execute(
+                "SELECT 1 FROM hm_messages_cjk LIMIT 1"
+            ).fetchone():
+                steps = [build_search_sql("cjk_trigram", plan, filters, sort, limit=max(want, 50))] if plan.cjk_trigram else []
+                steps += [build_search_sql("cjk_like", plan, filters, sort, limit=max(want, 50),
+                                           pattern="%" + fts_mod.like_escape(lit) + "%") for lit in plan.cjk_like]
+                for sql, params in steps:
+                    for r in conn.execute(sql, params):
+                        found.setdefault(int(r["id"]), r["ts"])
+            cjk_only = [i for i in found if i not in hits]
+            ids = ranking.rerank(hits, {i: c[0] for i, c in cand.items()}) if relevance and hits else list(hits)
+            if cjk_only:
+                cjk_only.sort(key=lambda i: (-found[i], -i))
+                ids += cjk_only
+            if not ids:
+                return []
+            if not relevance:
+                meta = {
+                    int(r["id"]): float(r["timestamp"])
+                    for r in conn.execute(
+                        f"SELECT id, timestamp FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids
+                    )
+                }
+                if order_kind == "newest":
+                    ids.sort(key=lambda i: (-meta[i], -i))
+                else:
+                    ids.sort(key=lambda i: (meta[i], i))
+            page = ids[offset : offset + limit]
+            if not page:
+                return []
+            return self._materialise(conn, page, hits, plan, with_context, with_snippet)
+
+    def _materialise(
+        self,
+        conn: sqlite3.Connection,
+        page: list[int],
+        hits: dict[int, float],
+        plan: fts_mod.QueryPlan,
+        with_context: bool,
+        with_snippet: bool = True,
+    ) -> list[dict[str, Any]]:
+        marks = ",".join("?" * len(page))
+        text_cols = "m.content, m.tool_calls, " if with_snippet else ""
+        rows = conn.execute(
+            "SELECT m.id, m.session_id, m.role, " + text_cols + "m.timestamp, m.tool_name, "
+            "s.source, s.model, s.title, s.user_id, s.started_at AS session_started "
+            f"FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id IN ({marks})",
+            page,
+        ).fetchall()
+        by_id = {int(r["id"]): r for r in rows}
+        highlighter = fts_mod.Highlighter(plan.terms, self._term_stats.stems_for_terms(conn, plan.terms)) if with_snippet else None
+        results = []
+        for i in page:
+            r = by_id.get(i)
+            if r is None:
+                continue
+            snip = self._snippet(highlighter, r) if highlighter is not None else None
+            results.append(
+                {
+                    "id": i,
+                    "session_id": r["session_id"],
+                    "role": r["role"],
+                    "snippet": snip,
+                    "timestamp": r["timestamp"],
+                    "tool_name": r["tool_name"],
+                    "source": r["source"],
+                    "model": r["model"],
+                    "title": r["title"],
+                    "user_id": r["user_id"],
+                    "session_started": r["session_started"],
+                    "rank": hits.get(i),
+                    "context": self._context(conn, r["session_id"], i) if with_context else [],
+                }
+            )
+        return results
+
+    def _snippet(self, highlighter: fts_mod.Highlighter, r: sqlite3.Row) -> str:
+        text = decode_content(r["content"])
+        if not isinstance(text, str):
+            text = json.dumps(text, ensure_ascii=False) if text is not None else ""
+        if r["tool_name"] and (not text or not highlighter.matches(text)):
+            text = f"[{r['tool_name']}] {text}".strip()
+        if not highlighter.matches(text) and r["tool_calls"]:
+            text = f"{text} {r['tool_calls']}".strip()
+        return highlighter.snippet(text)
+
+    def snippets_for(self, query: str, message_ids: list[int], query_syntax: bool = False) -> dict[int, str]:
+        """``>>>match<<<`` snippets of ``query`` in the given messages (id -> snippet), built the
+        same way as :meth:`search_messages` builds them. Unknown ids are left out."""
+        ids = [int(i) for i in message_ids]
+        if not ids:
+            return {}
+        plan = fts_mod.build_query(query, syntax=query_syntax)
+        with self._lock:
+            conn = self._live()
+            hl = fts_mod.Highlighter(plan.terms, self._term_stats.stems_for_terms(conn, plan.terms))
+            rows = conn.execute(
+                f"SELECT id, content, tool_name, tool_calls FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids
+            ).fetchall()
+            return {int(r["id"]): self._snippet(hl, r) for r in rows}
+
+    def _context(self, conn: sqlite3.Connection, session_id: str, message_id: int) -> list[dict[str, Any]]:
+        rows = conn.execute(
+            "SELECT * FROM (SELECT id, role, content FROM messages WHERE session_id = ? AND id < ? "
+            "ORDER BY id DESC LIMIT 1) UNION ALL SELECT id, role, content FROM messages WHERE id = ? "
+            "UNION ALL SELECT * FROM (SELECT id, role, content FROM messages WHERE session_id = ? AND id > ? "
+            "ORDER BY id LIMIT 1)",
+            (session_id, message_id, message_id, session_id, message_id),
+        ).fetchall()
+        out = []
+        for r in rows:
+            content = decode_content(r["content"])
+            if not isinstance(content, str):
+                content = json.dumps(content, ensure_ascii=False) if content is not None else ""
+            out.append({"id": int(r["id"]), "role": r["role"], "content": content[:CONTEXT_CHARS]})
+        return out
+

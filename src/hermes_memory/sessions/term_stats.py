@@ -1,0 +1,133 @@
+"""Term statistics for relevance search, read from the database: porter stems, document
+frequencies, the posting budget and the BM25 weight of dropped terms.
+
+:mod:`hermes_memory.sessions.ranking` decides with the numbers (pure functions); this module
+reads them. Stems come from tokenising words with the index's own tokenizer in TEMP FTS5 tables
+(nothing is written to the database file), cached per connection in a :class:`TermStats`.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+
+from hermes_memory.sessions import fts as fts_mod
+from hermes_memory.sessions import ranking
+
+logger = logging.getLogger("hermes_memory.sessions.db")
+
+STEM_CACHE_MAX = 50_000
+"""Cached stems per connection; the cache is emptied when it grows past this many words."""
+
+
+class TermStats:
+    """Per-connection stem cache and TEMP tokenizer tables (create one per connection)."""
+
+    def __init__(self) -> None:
+        self.cache: dict[str, str | None] = {}
+        self.temp_ready = False
+
+    def stems(self, conn: sqlite3.Connection, words: list[str]) -> dict[str, str | None]:
+        """Index tokens (porter stems) of ``words`` (word -> stem, ``None`` when the tokenizer
+        yields none), by tokenising them with the same tokenizer in a TEMP FTS5 table. Cached.
+        Raises ``sqlite3.Error`` from the TEMP tables."""
+        cache = self.cache
+        todo = [w for w in dict.fromkeys(words) if w not in cache]
+        if todo:
+            if not self.temp_ready:
+                conn.execute(
+                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_tok USING fts5(x, "
+                    "tokenize='porter unicode61 remove_diacritics 2')"
+                )
+                conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_tok_v USING fts5vocab(temp, hm_tok, instance)")
+                conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.hm_fts_v USING fts5vocab(main, hm_messages_fts, row)")
+                self.temp_ready = True
+            conn.execute("DELETE FROM temp.hm_tok")
+            conn.executemany("INSERT INTO temp.hm_tok(rowid, x) VALUES (?, ?)", list(enumerate(todo, start=1)))
+            got = {int(d): t for d, t in conn.execute("SELECT doc, term FROM temp.hm_tok_v")}
+            for i, w in enumerate(todo, start=1):
+                cache[w] = got.get(i)
+            if len(cache) > STEM_CACHE_MAX:
+                cache.clear()
+        return {w: cache.get(w) for w in words}
+
+    def stems_for_terms(self, conn: sqlite3.Connection, terms: list[str]) -> list[str]:
+        """The stems of the non-CJK words of ``terms`` (for highlighting); ``[]`` on a SQLite error."""
+        words = [w.lower() for t in terms for w in t.split() if not fts_mod.contains_cjk(w)]
+        try:
+            return [s for s in self.stems(conn, words).values() if s]
+        except sqlite3.Error:
+            return []
+
+    def cap_terms(
+        self, conn: sqlite3.Connection, plan: fts_mod.QueryPlan
+    ) -> tuple[str | None, list[tuple[fts_mod.Term, int]], int | None]:
+        """Bound the work of a relevance search (see :data:`hermes_memory.sessions.ranking.POSTINGS_BUDGET`).
+
+        Returns ``(fts_expression, dropped_terms_with_df, min_rowid)``: the expression is
+        ``plan.fts`` minus the most frequent OR terms when together they match more than
+        ``POSTINGS_BUDGET`` rows; when even the rarest term alone matches more than
+        ``SINGLE_TERM_WINDOW`` rows, ``min_rowid`` limits scoring to the newest part of the history
+        holding about that many of its matches (recency window), else it is ``None``."""
+        if not plan.fts or not plan.or_terms or any(t.prefix for t in plan.or_terms):
+            return plan.fts, [], None
+        try:
+            pieces = [p.lower() for t in plan.or_terms for p in t.pieces]
+            stems = self.stems(conn, pieces)
+            dfs: list[int] = []  # document frequency of each OR term, in query order
+            for t in plan.or_terms:
+                df = None
+                for p in t.pieces:
+                    stem = stems.get(p.lower())
+                    if stem is None:
+                        continue
+                    row = conn.execute("SELECT doc FROM temp.hm_fts_v WHERE term = ?", (stem,)).fetchone()
+                    n = int(row[0]) if row else 0
+                    df = n if df is None else min(df, n)
+                dfs.append(df or 0)
+        except sqlite3.Error as exc:  # the cap is an optimisation; never fail a search over it
+            logger.debug("term statistics unavailable: %s", exc)
+            return plan.fts, [], None
+        if sum(dfs) <= ranking.POSTINGS_BUDGET:
+            return plan.fts, [], None
+        kept, dropped_idx, total = ranking.choose_terms(dfs)
+        dropped = [(plan.or_terms[i], dfs[i]) for i in dropped_idx]
+        min_rowid = None
+        if total > ranking.SINGLE_TERM_WINDOW:
+            max_id = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
+            min_rowid = ranking.window_start(max_id, total)
+        return " OR ".join(plan.or_terms[i].render() for i in kept), dropped, min_rowid
+
+    def score_dropped(
+        self,
+        conn: sqlite3.Connection,
+        hits: dict[int, float],
+        dropped: list[tuple[fts_mod.Term, int]],
+        cand: dict[int, tuple[str, str]],
+    ) -> None:
+        """Give candidates the BM25 weight of the frequent terms left out of the FTS query
+        (``hits``: id -> rank, changed in place).
+
+        For each dropped term found in a candidate's text (word-prefix match on the term or its
+        porter stem) the rank falls by the term's IDF, ``ln((N - n + 0.5) / (n + 0.5))`` as in FTS5's
+        bm25 -- the exact contribution of one occurrence in a row of average length."""
+        if not hits or not dropped:
+            return
+        n_rows = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 1
+        for term, df in dropped:
+            idf = ranking.bm25_idf(n_rows, df)
+            words = [p.lower() for p in term.pieces]
+            pattern = fts_mod.Highlighter([" ".join(words)], list(self.stems(conn, words).values()))
+            for i in hits:
+                if pattern.matches(cand.get(i, ("", ""))[1]):
+                    hits[i] -= idf
+
+
+def candidates(conn: sqlite3.Connection, ids: list[int], with_text: bool) -> dict[int, tuple[str, str]]:
+    """id -> (session_id, searchable text or "") for the BM25 candidates, in one query."""
+    cols = "id, session_id, content, tool_name, tool_calls" if with_text else "id, session_id"
+    out: dict[int, tuple[str, str]] = {}
+    for r in conn.execute(f"SELECT {cols} FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids):
+        text = " ".join(x for x in r[2:] if x) if with_text else ""
+        out[int(r[0])] = (r[1], text)
+    return out

@@ -1,0 +1,75 @@
+"""SessionDB.atomic(): one write transaction with the bounded retries, inside or outside batch()."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from hermes_memory.errors import SessionStoreError
+from hermes_memory.sessions.db import SessionDB
+
+
+def test_atomic_commits_the_block(db: SessionDB, tmp_path: Path) -> None:
+    db.create_session("s")
+    with db.atomic() as conn:
+        conn.execute("UPDATE sessions SET title = 'one' WHERE id = 's'")
+        conn.execute("UPDATE sessions SET model = 'm' WHERE id = 's'")
+    other = SessionDB(tmp_path / "state.db")
+    try:
+        row = other.get_session("s")
+        assert (row["title"], row["model"]) == ("one", "m")
+    finally:
+        other.close()
+
+
+def test_atomic_rolls_back_on_an_exception_and_reraises_it(db: SessionDB) -> None:
+    db.create_session("s")
+    with pytest.raises(KeyError), db.atomic() as conn:
+        conn.execute("UPDATE sessions SET title = 'gone' WHERE id = 's'")
+        raise KeyError("stop")
+    assert db.get_session("s")["title"] is None
+    assert not db.conn.in_transaction
+
+
+def test_sqlite_error_in_atomic_becomes_session_store_error(db: SessionDB) -> None:
+    db.create_session("s")
+    with pytest.raises(SessionStoreError, match="write failed"), db.atomic() as conn:
+        conn.execute("UPDATE sessions SET title = 'x' WHERE id = 's'")
+        conn.execute("INSERT INTO no_such_table VALUES (1)")
+    assert db.get_session("s")["title"] is None
+
+
+def test_atomic_waits_out_a_lock_then_gives_up_with_a_clear_error(tmp_path: Path) -> None:
+    db = SessionDB(tmp_path / "state.db", timeout=0.01, write_retries=2)
+    holder = sqlite3.connect(tmp_path / "state.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(SessionStoreError, match="stayed locked after 2 retries"), db.atomic():
+            pytest.fail("the block must not run without the write lock")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    with db.atomic() as conn:  # free again: works
+        conn.execute("INSERT INTO sessions (id, source, started_at) VALUES ('t', 'cli', 0)")
+    assert db.get_session("t") is not None
+    db.close()
+
+
+def test_atomic_inside_batch_is_one_savepoint(db: SessionDB) -> None:
+    db.create_session("s")
+    with db.batch():
+        with db.atomic() as conn:
+            conn.execute("UPDATE sessions SET title = 'kept' WHERE id = 's'")
+        with pytest.raises(ValueError), db.atomic() as conn:
+            conn.execute("UPDATE sessions SET model = 'undone' WHERE id = 's'")
+            raise ValueError("refused")
+    row = db.get_session("s")
+    assert (row["title"], row["model"]) == ("kept", None)
+
+
+def test_atomic_on_a_closed_db_raises(db: SessionDB) -> None:
+    db.close()
+    with pytest.raises(SessionStoreError, match="closed"), db.atomic():
+        pass
