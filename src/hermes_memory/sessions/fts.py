@@ -222,7 +222,8 @@ def build_query(query: str, syntax: bool = False) -> QueryPlan:
 
     ``syntax``: read upper-case ``AND``/``OR``/``NOT``/``NEAR`` between terms as operators
     (``a NEAR b`` -> ``NEAR("a" "b")``, FTS5's default distance of 10 tokens). Off by default:
-    they are ordinary words of the text. With ``syntax`` a plan with no positive term is
+    they are ordinary words of the text. With ``syntax`` a plan with no positive term, or whose
+    every positive term is also excluded (``deploy NOT deploy``, which can match nothing), is
     re-planned as words (``fell_back`` is then True). Quoted phrases and ``term*`` prefixes
     are honoured in both modes.
 
@@ -232,12 +233,19 @@ def build_query(query: str, syntax: bool = False) -> QueryPlan:
     cjk_like ``["悬空"]``.
     """
     plan = _plan(query, syntax)
-    if syntax and not (plan.fts or plan.cjk_trigram or plan.cjk_like):
+    if syntax and (not (plan.fts or plan.cjk_trigram or plan.cjk_like) or _cancels_itself(plan)):
         words = _plan(query, False)
         if not words.empty:
             words.fell_back = True
             return words
     return plan
+
+
+def _cancels_itself(plan: QueryPlan) -> bool:
+    """True when every positive term of ``plan`` is also excluded, so no row could ever match."""
+    positive = {t.lower() for t in plan.terms}
+    excluded = {x.strip('"*').lower() for x in plan.exclude_fts} | {x.lower() for x in plan.exclude_like}
+    return bool(positive) and positive <= excluded
 
 
 def _plan(query: str, syntax: bool) -> QueryPlan:
