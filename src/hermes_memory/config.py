@@ -41,7 +41,6 @@ import io
 import logging
 import math
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
@@ -50,6 +49,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, field_validator
 
 from hermes_memory.errors import ConfigError
+from hermes_memory.fsutil import atomic_write_text
 
 _log = logging.getLogger(__name__)
 
@@ -393,24 +393,6 @@ def load_config(path: str | os.PathLike[str] | None) -> HermesConfig:
     return _validate({} if data is None else data, path)
 
 
-def _atomic_write_text(path: Path, text: str, mode: int) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def _guess_mapping_indent(text: str) -> int:
     """Indentation (spaces) of the first nested mapping key in ``text``; 2 when there is none."""
     parent = None
@@ -491,7 +473,7 @@ def update_config(path: str | os.PathLike[str], updates: dict[str, Any]) -> Herm
                           "the file was left as it was: edit it by hand")
     cfg = _validate(expected, path)
     mode = (path.stat().st_mode & 0o777) if path.exists() else 0o600
-    _atomic_write_text(path, new_text, mode)
+    atomic_write_text(path, new_text, mode)
     return cfg
 
 
@@ -527,7 +509,7 @@ def write_env_values(path: str | os.PathLike[str], values: dict[str, str]) -> No
         else:
             out.append(line)
     out.extend(f"{k}={_quote_env(v)}" for k, v in remaining.items())
-    _atomic_write_text(path, "\n".join(out) + "\n", 0o600)
+    atomic_write_text(path, "\n".join(out) + "\n", 0o600)
 
 
 def _quote_env(value: str) -> str:

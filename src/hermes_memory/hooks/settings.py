@@ -23,15 +23,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shlex
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hermes_memory.errors import HermesMemoryError
+from hermes_memory.fsutil import atomic_write_text
 from hermes_memory.hooks import jsonedit
 from hermes_memory.hooks.clients import ClientSpec
 
@@ -265,28 +264,7 @@ def write_atomic(path: Path, text: str) -> None:
     else:
         if not mode & 0o222:  # nobody may write it: replacing it would override the owner's choice
             raise PermissionError(f"{target} is read-only")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:
-        dfd = os.open(target.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
+    atomic_write_text(target, text, mode)
 
 
 def _sha(text: str | None) -> str | None:
