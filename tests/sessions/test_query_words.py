@@ -163,6 +163,11 @@ def test_a_query_of_a_messages_own_words_finds_it_in_any_case(
         query = " ".join(_CASES[case](w) for w in chosen)
         for syntax in (False, True):
             found = {r["id"] for r in db.search_messages(query, query_syntax=syntax, raise_errors=True)}
+            if syntax and ({"NOT", "NEAR"} & set(query.split()[1:])):
+                # With query syntax opted into, "00 NOT 0" rightly leaves out a message holding "0"
+                # and "a NEAR b" one where they stand far apart: that is what the caller asked
+                # for, so only "never raises" is checked.
+                continue
             assert mid in found, (text, query, syntax)
     finally:
         db.close()
