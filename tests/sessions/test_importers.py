@@ -106,6 +106,13 @@ def test_chatgpt_conversations_json(db: SessionDB, tmp_path: Path) -> None:
     assert import_path(db, f, "chatgpt").messages_imported == 0
 
 
+def test_a_chatgpt_export_saved_with_a_utf8_bom_imports_as_without_one(db: SessionDB, tmp_path: Path) -> None:
+    f = tmp_path / "conversations.json"
+    f.write_bytes(b"\xef\xbb\xbf" + json.dumps(_chatgpt_export()).encode("utf-8"))  # as Windows editors save
+    rep = import_path(db, f, "chatgpt")
+    assert rep.sessions_created == 1 and rep.messages_imported == 2
+
+
 # ------------------------------------------------------------------ OpenAI JSONL
 def test_openai_jsonl(db: SessionDB, tmp_path: Path) -> None:
     f = tmp_path / "chats.jsonl"

@@ -63,7 +63,7 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
     if path.is_dir():
         path = path / "conversations.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, ValueError) as exc:
         report.errors.append(f"{path}: not a ChatGPT conversations.json: {exc}")
         return report
