@@ -56,7 +56,7 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
     """Import every conversation of a LoCoMo JSON file. See the module docstring."""
     report = ImportReport(format="locomo", path=str(path))
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, ValueError) as exc:
         report.errors.append(f"{path}: not a LoCoMo JSON file: {exc}")
         return report

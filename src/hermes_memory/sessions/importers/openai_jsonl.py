@@ -35,7 +35,7 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
     files = jsonl_files(path, report)
     for f in files:
         try:
-            lines = f.read_text(encoding="utf-8", errors="replace").splitlines()
+            lines = f.read_text(encoding="utf-8-sig", errors="replace").splitlines()
         except OSError as exc:
             report.errors.append(f"{f}: cannot read: {exc}")
             continue
