@@ -121,3 +121,10 @@ def test_home_option_works_before_or_after_the_command(tmp_path):
     text = (home / "memories" / "MEMORY.md").read_text()
     for note in ("first note", "second note", "third note", "--home literal content"):
         assert note in text
+
+
+def test_show_counts_one_entry_in_the_singular_and_more_in_the_plural(tmp_path: Path) -> None:
+    assert run(tmp_path, "add", "--target", "memory", "The deploy runs on Tuesdays").exit_code == 0
+    assert "1 entry" in run(tmp_path, "show").output and "1 entries" not in run(tmp_path, "show").output
+    assert run(tmp_path, "add", "--target", "memory", "Staging lives on port 8443").exit_code == 0
+    assert "2 entries" in run(tmp_path, "show").output

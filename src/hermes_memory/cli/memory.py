@@ -118,7 +118,7 @@ def register(app: typer.Typer) -> None:
             flag = " [bold red]OVER BUDGET[/]" if d["over_budget"] else ""
             console.print(
                 f"[bold]{title}[/] — {d['percent']}% — {d['chars']:,}/{d['limit']:,} chars, "
-                f"{len(d['entries'])} entries{flag}", highlight=False,
+                f"{len(d['entries'])} {'entry' if len(d['entries']) == 1 else 'entries'}{flag}", highlight=False,
             )
             console.print(f"  [dim]{escape(_visible(d['path']))}[/]", highlight=False)
             if not d["enabled"]:
