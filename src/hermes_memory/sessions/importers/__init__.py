@@ -150,6 +150,16 @@ def store_session(
     return "updated" if new else "unchanged"
 
 
+def set_session_origin(db: SessionDB, session_id: str, *, cwd: str | None, git_branch: str | None) -> None:
+    """Record where a session ran (working directory, git branch) when those columns are still
+    empty: a value already stored (by the agent that wrote it, or an earlier import) is kept."""
+    if cwd is None and git_branch is None:
+        return
+    with db.atomic() as conn:
+        conn.execute("UPDATE sessions SET cwd = coalesce(cwd, ?), git_branch = coalesce(git_branch, ?) WHERE id = ?",
+                     (cwd, git_branch, session_id))
+
+
 def _first_difference(stored: list[dict[str, Any]], incoming: list[dict[str, Any]]) -> int | None:
     """Index of the first stored message whose role or content differs from the incoming
     message at the same position (compared as the database would store it), else ``None``."""

@@ -42,7 +42,14 @@ from typing import Any
 
 from hermes_memory.providers.fencing import FENCE_OPEN, strip_memory_context
 from hermes_memory.sessions.db import SessionDB
-from hermes_memory.sessions.importers import ImportReport, Progress, _free_title, jsonl_files, store_session
+from hermes_memory.sessions.importers import (
+    ImportReport,
+    Progress,
+    _free_title,
+    jsonl_files,
+    set_session_origin,
+    store_session,
+)
 
 SOURCE = "claude_code"
 END_REASON = "imported"
@@ -216,9 +223,8 @@ def _first_user_title(msgs: list[dict[str, Any]]) -> str | None:
 def _set_metadata(db: SessionDB, sid: str, acc: _Session, *, last_ts: float | None, end: bool) -> None:
     """cwd/git branch (when not set yet) and, when ``end``, move an import's end time forward."""
 
+    set_session_origin(db, sid, cwd=acc.cwd, git_branch=acc.git_branch)
     with db.atomic() as conn:
-        conn.execute("UPDATE sessions SET cwd = coalesce(cwd, ?), git_branch = coalesce(git_branch, ?) WHERE id = ?",
-                     (acc.cwd, acc.git_branch, sid))
         if end and last_ts is not None:
             conn.execute("UPDATE sessions SET ended_at = ? WHERE id = ? AND end_reason = ? AND ended_at < ?",
                          (last_ts, sid, END_REASON, last_ts))

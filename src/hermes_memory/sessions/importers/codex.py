@@ -16,7 +16,16 @@ Each line of a rollout is ``{"timestamp", "type", "payload"}`` with ``type`` one
   ``reasoning`` summaries -> the next assistant message's ``reasoning`` (encrypted content is
   not readable and is left out).
 * ``turn_context`` (``model``, ``cwd``): the first ``model`` becomes the session's model.
-* ``event_msg`` and ``compacted``: UI events and summaries that repeat the response items; skipped.
+* ``event_msg`` of ``payload.type`` ``token_count``: ``info.total_token_usage`` holds the session's
+  running totals (``input_tokens`` including ``cached_input_tokens``, ``output_tokens``,
+  ``reasoning_output_tokens``); the last one sets the session's token columns: ``input_tokens`` =
+  input minus cached (the uncached part, as the columns count Anthropic's), ``cache_read_tokens`` =
+  cached, ``output_tokens``, ``reasoning_tokens``; ``api_call_count`` is the number of distinct totals
+  seen (one per model response). Other ``event_msg`` records and ``compacted`` are UI events and
+  summaries that repeat the response items; skipped.
+
+The session's ``cwd`` and ``git_branch`` columns come from ``session_meta`` (``cwd``,
+``git.branch``), or the first ``turn_context`` ``cwd``; a column already set is kept.
 
 Files written before the envelope existed (first line ``{"id", "timestamp", "instructions",
 "git"}``, then bare response items and ``{"record_type": "state"}`` lines) are read too.
@@ -35,7 +44,14 @@ from pathlib import Path
 from typing import Any
 
 from hermes_memory.sessions.db import SessionDB
-from hermes_memory.sessions.importers import ImportReport, Progress, iso_time, jsonl_files, store_session
+from hermes_memory.sessions.importers import (
+    ImportReport,
+    Progress,
+    iso_time,
+    jsonl_files,
+    set_session_origin,
+    store_session,
+)
 
 INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions")
 """User-role messages that Codex writes itself (context for the model), stored as ``system``."""
@@ -69,6 +85,23 @@ class _Rollout:
         self.tool_names: dict[str, str] = {}
         self.reasoning: list[str] = []
         self.last_ts: float | None = None
+        self.cwd: str | None = None
+        self.usage: dict[str, int] | None = None
+        self.usage_seen: set[tuple[int, ...]] = set()
+
+    def token_count(self, payload: dict[str, Any]) -> None:
+        """Keep the running totals of a ``token_count`` event (see the module docstring)."""
+        info = payload.get("info")
+        total = info.get("total_token_usage") if isinstance(info, dict) else None
+        if not isinstance(total, dict):
+            return  # rate-limit-only events carry no usage
+        def n(key: str) -> int:
+            value = total.get(key)
+            return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+        cached = min(n("cached_input_tokens"), n("input_tokens"))
+        self.usage = {"input_tokens": n("input_tokens") - cached, "cache_read_tokens": cached,
+                      "output_tokens": n("output_tokens"), "reasoning_tokens": n("reasoning_output_tokens")}
+        self.usage_seen.add(tuple(self.usage.values()))
 
     def _base(self, ts: float | None) -> dict[str, Any]:
         return {"timestamp": ts} if ts is not None else {}
@@ -153,8 +186,14 @@ class _Rollout:
             if rec["type"] == "turn_context":
                 if self.model is None and isinstance(payload.get("model"), str):
                     self.model = payload["model"]
+                if self.cwd is None and isinstance(payload.get("cwd"), str) and payload["cwd"]:
+                    self.cwd = payload["cwd"]
                 return None
-            if rec["type"] in ("event_msg", "compacted"):
+            if rec["type"] == "event_msg":
+                if payload.get("type") == "token_count":
+                    self.token_count(payload)
+                return None
+            if rec["type"] == "compacted":
                 return None
             return f"unknown record type {rec['type']!r}"
         if rec.get("record_type") == "state":  # legacy files: a state marker between items
@@ -221,7 +260,7 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
                           None)
         started = iso_time(meta.get("timestamp")) or next((m["timestamp"] for m in rollout.messages if m.get("timestamp")),
                                                      None)
-        store_session(
+        status = store_session(
             db,
             report,
             {
@@ -235,6 +274,15 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
             },
             rollout.messages,
         )
+        if status == "differs":
+            continue
+        git = meta.get("git") if isinstance(meta.get("git"), dict) else {}
+        cwd = meta.get("cwd") if isinstance(meta.get("cwd"), str) and meta.get("cwd") else rollout.cwd
+        branch = git.get("branch") if isinstance(git.get("branch"), str) and git.get("branch") else None
+        set_session_origin(db, f"codex-{sid}", cwd=cwd, git_branch=branch)
+        if rollout.usage is not None:  # totals, so a re-import sets the same numbers again
+            db.update_token_counts(f"codex-{sid}", **rollout.usage, model=rollout.model,
+                                   api_call_count=len(rollout.usage_seen), absolute=True)
     if progress:
         progress(len(files), len(files))
     return report
