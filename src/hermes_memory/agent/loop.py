@@ -43,23 +43,13 @@ from hermes_memory.agent.flush import FlushOutcome, count_user_turns, flush_memo
 from hermes_memory.agent.prompt import NUDGE_REVIEW_PROMPT, build_system_prompt
 from hermes_memory.config import HermesConfig, load_config
 from hermes_memory.context.caching import apply_anthropic_cache_control
-from hermes_memory.context.compressor import (
-    ContextCompressor,
-    SummaryAuthError,
-    SummaryNetworkError,
-    SummaryRateLimitError,
-    sanitize_tool_pairs,
-)
+from hermes_memory.context.compressor import ContextCompressor, sanitize_tool_pairs
 from hermes_memory.context.tokens import estimate_messages_tokens_rough
 from hermes_memory.errors import ContextLengthError
 from hermes_memory.home import HermesHome
 from hermes_memory.llm.base import (
     ChatModel,
-    ModelAuthError,
-    ModelNetworkError,
-    ModelRateLimitError,
     ModelResponse,
-    ModelServerError,
     Usage,
     message_text,
     parse_tool_arguments,
@@ -346,16 +336,10 @@ class Agent:
                                                   "total_tokens": u.prompt_tokens + u.completion_tokens})
 
     def _summarize(self, prompt: str, *, max_tokens: int | None = None) -> str:
-        """Summariser handed to the compressor: one auxiliary-model call; our error kinds mapped to its own."""
+        """Summariser handed to the compressor: one auxiliary-model call. Its ``Model*Error`` propagate
+        unchanged: the compressor classifies them by ``kind`` (auth/network abort, 429/5xx fall back)."""
         opts = {"max_tokens": max_tokens} if max_tokens else {}
-        try:
-            resp = self.summary_model.complete([{"role": "user", "content": prompt}], **opts)
-        except ModelAuthError as exc:
-            raise SummaryAuthError(str(exc)) from exc
-        except ModelNetworkError as exc:
-            raise SummaryNetworkError(str(exc)) from exc
-        except (ModelRateLimitError, ModelServerError) as exc:
-            raise SummaryRateLimitError(str(exc)) from exc
+        resp = self.summary_model.complete([{"role": "user", "content": prompt}], **opts)
         self._account(resp, main=False)
         return resp.content
 

@@ -76,7 +76,14 @@ from hermes_memory.context.tokens import (
     estimate_messages_tokens_rough,
     estimate_request_tokens,
 )
-from hermes_memory.errors import ModelError, ModelNotConfiguredError
+from hermes_memory.errors import (  # noqa: F401 - the Summary*Error family is re-exported from here
+    ModelCallError,
+    ModelNotConfiguredError,
+    SummarizerError,
+    SummaryAuthError,
+    SummaryNetworkError,
+    SummaryRateLimitError,
+)
 
 logger = logging.getLogger("hermes_memory.context")
 
@@ -108,42 +115,25 @@ INEFFECTIVE_LIMIT = 2
 SUMMARY_OVERHEAD_TOKENS = (len(SUMMARY_PREFIX) + len(END_MARKER) + 3) // 4 + 1
 
 
-class SummarizerError(ModelError):
-    """The summariser failed for a reason that allows the LLM-free fallback (bad reply, 5xx...)."""
-
-
-class SummaryAuthError(SummarizerError):
-    """The summariser was refused (401/402/403: bad key, no quota). Compaction aborts."""
-
-
-class SummaryNetworkError(SummarizerError):
-    """The summariser could not be reached or timed out. Compaction aborts (nothing is cut)."""
-
-
-class SummaryRateLimitError(SummarizerError):
-    """A transient refusal (408/429/502/503/504). Falls back; cooldown grows 60 -> 300 -> 900 s."""
-
-
 _AUTH_STATUS = {401, 402, 403}
 _TRANSIENT_STATUS = {408, 429, 500, 502, 503, 504, 529}
+_KIND_CLASSES = {"auth": "auth", "network": "network", "rate_limit": "transient", "server": "transient"}
 
 
 def classify_summary_error(exc: BaseException) -> str:
     """Classify a summariser exception as ``auth``, ``network``, ``transient``, ``not_configured``
     or ``other``.
 
-    Our own :class:`SummaryAuthError` / :class:`SummaryNetworkError` / :class:`SummaryRateLimitError`
-    decide directly. Otherwise an HTTP status in ``status_code`` / ``status`` (401/402/403 -> auth,
+    Our own errors decide by their kind (:attr:`~hermes_memory.errors.ModelCallError.kind`): ``auth``
+    (:class:`SummaryAuthError`, :class:`~hermes_memory.errors.ModelAuthError`), ``network``
+    (``SummaryNetworkError``, ``ModelNetworkError``), ``rate_limit``/``server`` -> transient
+    (``SummaryRateLimitError``, ``ModelRateLimitError``, ``ModelServerError``). Otherwise an HTTP status in ``status_code`` / ``status`` (401/402/403 -> auth,
     408/429/5xx -> transient), builtin ``TimeoutError`` / ``ConnectionError`` or an exception
     class named like ``*Timeout*`` / ``*Connection*`` (openai/httpx/anthropic) -> network,
     :class:`~hermes_memory.errors.ModelNotConfiguredError` -> not_configured.
     """
-    if isinstance(exc, SummaryAuthError):
-        return "auth"
-    if isinstance(exc, SummaryNetworkError):
-        return "network"
-    if isinstance(exc, SummaryRateLimitError):
-        return "transient"
+    if isinstance(exc, ModelCallError) and exc.kind in _KIND_CLASSES:
+        return _KIND_CLASSES[exc.kind]
     if isinstance(exc, ModelNotConfiguredError):
         return "not_configured"
     status = getattr(exc, "status_code", None) or getattr(exc, "status", None)

@@ -64,7 +64,7 @@ from mcp.shared.exceptions import MCPError
 
 from hermes_memory import __version__
 from hermes_memory.config import HermesConfig
-from hermes_memory.errors import HermesMemoryError
+from hermes_memory.errors import HermesMemoryError, UnknownTool  # noqa: F401 - UnknownTool re-exported
 from hermes_memory.home import HermesHome
 
 # The loopback rule, Host/Origin checks, bearer-token gate and socket binding live in one module
@@ -650,10 +650,6 @@ class MemoryServer:
         except Exception:  # shutdown must finish closing the database
             logger.exception("provider shutdown failed")
         self.db.close()
-
-
-class UnknownTool(LookupError):
-    """A ``tools/call`` named a tool this server does not offer."""
 
 
 def _read_or_empty(path: Any) -> str:

@@ -48,6 +48,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from hermes_memory.config import provider_section, read_env_file
+from hermes_memory.errors import ProviderError
 from hermes_memory.home import resolve_home
 from hermes_memory.providers.base import ConfigField, MemoryProvider, is_trivial_prompt
 
@@ -87,7 +88,7 @@ _ENV = {
 }
 
 
-class OpenVikingError(Exception):
+class OpenVikingError(ProviderError):
     """An OpenViking call failed; the message says how (HTTP status and server error, timeout, unreachable)."""
 
 

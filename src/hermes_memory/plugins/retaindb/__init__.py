@@ -43,6 +43,7 @@ from typing import Any
 import httpx
 
 from hermes_memory.config import home_env, provider_section, read_json_settings
+from hermes_memory.errors import ProviderError
 from hermes_memory.home import resolve_home
 from hermes_memory.providers.base import (
     ConfigField,
@@ -94,7 +95,7 @@ def load_settings(hermes_home: str | os.PathLike[str] | None = None) -> dict[str
     return out
 
 
-class RetainDBError(Exception):
+class RetainDBError(ProviderError):
     """A RetainDB request failed; ``str()`` names the route, the status and the server's message."""
 
 
