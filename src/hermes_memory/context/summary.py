@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hermes_memory.context.tokens import content_text, count_images
+from hermes_memory.redact import redact_secrets, sub_blocks  # noqa: F401 - redact_secrets re-exported
 
 #: Starts every summary message. It tells the model the block is background, not an instruction.
 SUMMARY_PREFIX = (
@@ -66,51 +67,9 @@ TRANSCRIPT_MAX_CHARS = 160_000
 #: Bound of the LLM-free summary body, in characters (reference fallback: <= 8000).
 FALLBACK_MAX_CHARS = 8000
 
-_SECRET_PATTERNS = (
-    re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}"),
-    re.compile(r"\b(?:ghp|gho|ghs|ghu|github_pat)_[A-Za-z0-9_]{20,}"),
-    re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
-    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
-    re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"),
-    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._\-]{16,}"),
-)
-# "BEGIN ... [\s\S]*? ... END" blocks are matched by :func:`_sub_blocks` (linear time), not by a
-# lazy regex, which rescans to the end of the text from every opener that has no closer:
-# quadratic (tool output with thousands of unclosed "<think>" took 27 s for 160K chars).
-_PEM_OPEN = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
-_PEM_CLOSE = re.compile(r"-----END [A-Z ]*PRIVATE KEY-----")
 _THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
 _THINK_CLOSE = {tag: re.compile(rf"</{tag}>\s*", re.IGNORECASE) for tag in ("think", "thinking", "reasoning")}
-_SECRET_ASSIGN = re.compile(
-    r"(?i)\b((?:api[_-]?key|secret|password|passwd|token|access[_-]?key)\s*[=:]\s*)([\"']?)[^\s\"',;]{6,}\2"
-)
 _MEDIA = re.compile(r"^MEDIA:.*$", re.MULTILINE)
-
-
-def _sub_blocks(text: str, opener: re.Pattern[str], closer_of: Callable[[re.Match[str]], re.Pattern[str]], repl: str) -> str:
-    """Replace every ``opener ... closer`` block (shortest, like ``[\\s\\S]*?``) with ``repl``.
-
-    Linear time: once no closer follows an opener, none follows a later opener of that kind, so
-    that kind is not searched again."""
-    out: list[str] = []
-    pos = search = 0
-    dead: set[str] = set()
-    while True:
-        start = opener.search(text, search)
-        if start is None:
-            break
-        closer = closer_of(start)
-        end = None if closer.pattern in dead else closer.search(text, start.end())
-        if end is None:
-            dead.add(closer.pattern)
-            search = start.end()
-            continue
-        out += [text[pos : start.start()], repl]
-        pos = search = end.end()
-    if not out:
-        return text
-    out.append(text[pos:])
-    return "".join(out)
 
 
 def strip_think(text: str) -> str:
@@ -118,22 +77,7 @@ def strip_think(text: str) -> str:
     an unclosed tag is left as it is."""
     if "<" not in text:
         return text
-    return _sub_blocks(text, _THINK_OPEN, lambda m: _THINK_CLOSE[m.group(1).lower()], "")
-
-
-_SECRET_HINTS = ("sk-", "gh", "xox", "akia", "aiza", "bearer", "private key", "key", "secret", "pass", "token")
-
-
-def redact_secrets(text: str) -> str:
-    """Replace API keys, tokens, private keys and ``password=...`` values with ``[REDACTED]``."""
-    lowered = text.lower()
-    if not any(hint in lowered for hint in _SECRET_HINTS):  # cheap pre-check; the regexes are slow
-        return text
-    for pattern in _SECRET_PATTERNS:
-        text = pattern.sub("[REDACTED]", text)
-    if "PRIVATE KEY-----" in text:
-        text = _sub_blocks(text, _PEM_OPEN, lambda _m: _PEM_CLOSE, "[REDACTED]")
-    return _SECRET_ASSIGN.sub(lambda m: f"{m.group(1)}[REDACTED]", text)
+    return sub_blocks(text, _THINK_OPEN, lambda m: _THINK_CLOSE[m.group(1).lower()], "")
 
 
 def clean_summary_reply(text: str | None) -> str:

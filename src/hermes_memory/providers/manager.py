@@ -30,7 +30,6 @@ import inspect
 import json
 import logging
 import queue
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -48,6 +47,7 @@ from hermes_memory.providers.fencing import (
     sanitize_context,
     strip_memory_context,
 )
+from hermes_memory.redact import redact_secrets
 
 __all__ = [
     "CONTEXT_NOTE",
@@ -71,36 +71,6 @@ DEFAULT_HOOK_TIMEOUT = 10.0
 DEFAULT_TOOL_TIMEOUT = 60.0
 RESERVED_TOOL_NAMES = frozenset({"memory", "session_search"})
 """Core tool names a provider may not claim (NEWEST reference reserves core names)."""
-
-_SECRET_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    # the body may not run past another BEGIN line, so repeated headers cannot make this quadratic
-    (re.compile(r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----(?:(?!-----BEGIN )[\s\S])*?-----END [A-Z ]{0,40}PRIVATE KEY-----"),
-     "[REDACTED PRIVATE KEY]"),
-    (re.compile(r"\b(?:sk|pk|rk)-(?:[A-Za-z0-9]+-)?[A-Za-z0-9_\-]{16,}"), "[REDACTED]"),
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}\b"), "[REDACTED]"),
-    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}\b"), "[REDACTED]"),
-    (re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}\b"), "[REDACTED]"),
-    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), "[REDACTED]"),
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}\b"), "[REDACTED]"),
-    (re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/\-]{16,}=*"), r"\1 [REDACTED]"),
-    (re.compile(r"(?i)\b((?:api[_-]?key|access[_-]?token|auth[_-]?token|secret|password|passwd)\s*[:=]\s*)['\"]?[^\s'\"]{6,}['\"]?"),
-     r"\1[REDACTED]"),
-]
-
-
-def redact_secrets(text: str | None) -> str:
-    """Replace likely credentials in ``text`` with ``[REDACTED]`` (``None`` → ``""``).
-
-    Covers provider API keys (``sk-...``), GitHub/Slack/AWS/Google tokens, bearer tokens, PEM
-    private keys and ``api_key=...``/``password: ...`` assignments. Conservative by design: it
-    may miss exotic formats but does not touch ordinary prose.
-    """
-    if not text:
-        return ""
-    for pattern, repl in _SECRET_PATTERNS:
-        text = pattern.sub(repl, text)
-    return text
-
 
 def _accepts(fn: Callable[..., Any], name: str) -> bool:
     """True when ``fn`` takes a parameter called ``name`` or ``**kwargs``."""
