@@ -20,7 +20,7 @@ OUTSIDE_THE_TREE = {
     "hermes_memory.memory.lock.LockTimeout",
     "hermes_memory.memory.lock.LockSymlinkError",
     # providers/manager.py: private signal of a bounded call, never leaves the module.
-    "hermes_memory.providers.manager._Timeout",
+    "hermes_memory.providers.calls._Timeout",
 }
 
 
