@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from hermes_memory.agent.host import AgentHost
 from hermes_memory.agent.session_ids import new_session_id
 from hermes_memory.context.tokens import estimate_messages_tokens_rough
 from hermes_memory.llm.base import (
@@ -16,7 +17,7 @@ from hermes_memory.llm.base import (
 log = logging.getLogger("hermes_memory.agent.loop")  # the agent's logger, as before the split
 
 
-class Compaction:
+class Compaction(AgentHost):
     """Compaction methods of :class:`~hermes_memory.agent.loop.Agent` (a mixin: uses its compressor, database and history)."""
 
     # ------------------------------------------------------------------ compression

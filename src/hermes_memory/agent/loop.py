@@ -331,7 +331,7 @@ class Agent(MemoryReview, Compaction):
     def _summarize(self, prompt: str, *, max_tokens: int | None = None) -> str:
         """Summariser handed to the compressor: one auxiliary-model call. Its ``Model*Error`` propagate
         unchanged: the compressor classifies them by ``kind`` (auth/network abort, 429/5xx fall back)."""
-        opts = {"max_tokens": max_tokens} if max_tokens else {}
+        opts: dict[str, Any] = {"max_tokens": max_tokens} if max_tokens else {}
         resp = self.summary_model.complete([{"role": "user", "content": prompt}], **opts)
         self._account(resp, main=False)
         return resp.content
@@ -400,8 +400,8 @@ class Agent(MemoryReview, Compaction):
             "real window if that is smaller, shorten a message that alone exceeds the window, or start a new "
             "session (/new in chat)."
         )
-        err.status_code = getattr(exc, "status_code", None)  # type: ignore[attr-defined]
-        err.kind = "context_length"  # type: ignore[attr-defined]
+        err.status_code = getattr(exc, "status_code", None)
+        err.kind = "context_length"
         return err
 
     # ------------------------------------------------------------------ the turn

@@ -7,6 +7,7 @@ import logging
 from typing import Any
 
 from hermes_memory.agent.flush import FlushOutcome, flush_memories
+from hermes_memory.agent.host import AgentHost
 from hermes_memory.agent.prompt import NUDGE_REVIEW_PROMPT
 from hermes_memory.llm.base import (
     ChatModel,
@@ -20,7 +21,7 @@ REVIEW_MAX_ITERATIONS = 8
 """Model calls a memory review may make (docs/reference.md §9)."""
 
 
-class MemoryReview:
+class MemoryReview(AgentHost):
     """Review and flush methods of :class:`~hermes_memory.agent.loop.Agent` (a mixin: uses its models, store, manager and history)."""
 
     # ------------------------------------------------------------------ memory review and flush

@@ -83,7 +83,7 @@ def normalize_messages(messages: Sequence[Any]) -> list[Message]:
         if isinstance(content, (list, tuple)) and any(not isinstance(p, (Mapping, str)) for p in content):
             m = {**m, "content": [_as_dict(p) for p in content]}
             changed = True
-        out.append(dict(m) if changed and not isinstance(m, dict) else m)  # type: ignore[arg-type]
+        out.append(dict(m) if changed and not isinstance(m, dict) else m)
     return out
 
 

@@ -48,7 +48,7 @@ def plan_compression(messages: Sequence[Mapping[str, Any]], *, protect_first_n: 
     parts = _summary_parts(messages)
     summary_idx = [i for i, (body, _) in enumerate(parts) if body is not None]
     # every earlier summary is folded in, oldest first (a resumed chain may hold several: B30)
-    bodies = list(dict.fromkeys(parts[i][0] for i in summary_idx if parts[i][0]))
+    bodies: list[str] = list(dict.fromkeys(body for i in summary_idx if (body := parts[i][0])))
     previous = "\n\n".join(bodies) if summary_idx else None
     # every leading system message is part of the system prompt (instructions + a separate
     # memory snapshot, say): all of them stay in the head

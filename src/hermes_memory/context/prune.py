@@ -165,7 +165,7 @@ def prune_tool_outputs(
     for message in messages:
         for call in message.get("tool_calls") or ():
             calls[_call_id(call)] = _args_dict(call)
-    out: list[Message] = list(messages)  # type: ignore[arg-type]
+    out: list[Message] = list(messages)
     pruned = 0
     seen_hashes: set[str] = set()
     # newest first so that the newest copy of a repeated output is the one kept

@@ -68,13 +68,13 @@ def sanitize_tool_pairs(messages: Sequence[Mapping[str, Any]]) -> tuple[list[Mes
                         new["content"] = "(tool call removed)"
                 out.append(new)
             else:
-                out.append(message)  # type: ignore[arg-type]
+                out.append(message)
             out.extend(kept_results)  # type: ignore[arg-type]
             i = j
         elif _role(message) == "tool":
             removed += 1
             i += 1
         else:
-            out.append(message)  # type: ignore[arg-type]
+            out.append(message)
             i += 1
     return out, removed

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from hermes_memory.providers.calls import (
     _accepts,
@@ -11,9 +13,25 @@ from hermes_memory.providers.calls import (
 )
 from hermes_memory.redact import redact_secrets
 
+if TYPE_CHECKING:
+    from hermes_memory.providers.base import MemoryProvider
+
 
 class HookFanout:
     """Hook methods of :class:`~hermes_memory.providers.manager.MemoryManager` (a mixin: uses its provider list, ``_safe`` wrapper and worker)."""
+
+    # What the host (MemoryManager) provides; declared so the type checker sees the contract.
+    hook_timeout: float
+    session_id: str
+    _lock: threading.RLock
+    _cache: dict[str, dict[str, tuple[str, str]]]
+
+    if TYPE_CHECKING:
+        def _named(self) -> list[tuple[str, MemoryProvider]]: ...
+        def _externals(self) -> list[tuple[str, MemoryProvider]]: ...
+        def _safe(self, name: str, hook: str, fn: Callable[[], Any], timeout: float | None = None,
+                  default: Any = None) -> Any: ...
+        def _submit(self, task: Callable[[], None]) -> None: ...
 
     # ------------------------------------------------------------------ fan-out hooks
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
@@ -95,7 +113,7 @@ class HookFanout:
                 return
         if not isinstance(result, dict) or not result.get("success") or result.get("staged"):
             return
-        ops = args.get("operations") if isinstance(args.get("operations"), list) else [args]
+        ops: list[Any] = args["operations"] if isinstance(args.get("operations"), list) else [args]
         for op in ops:
             if not isinstance(op, dict):
                 continue

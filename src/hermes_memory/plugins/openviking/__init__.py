@@ -307,8 +307,8 @@ class OpenVikingProvider(VikingTools, MemoryProvider):
             start = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=None)
         else:
             start = None
+        out: list[dict[str, Any]] = []
         if start is None:
-            out = []
             if (user_content or "").strip():
                 out.append({"role": "user", "parts": [{"type": "text", "text": user_content[:PLAIN_PART_CHARS]}]})
             if (assistant_content or "").strip():
@@ -317,7 +317,6 @@ class OpenVikingProvider(VikingTools, MemoryProvider):
             return out
         turn = messages[start:]
         outputs = {m.get("tool_call_id"): m.get("content") for m in turn if m.get("role") == "tool"}
-        out: list[dict[str, Any]] = []
         for m in turn:
             role = m.get("role")
             content = m.get("content")

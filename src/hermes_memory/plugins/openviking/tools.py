@@ -7,7 +7,7 @@ import secrets
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -25,6 +25,23 @@ from hermes_memory.plugins.openviking.settings import (
 
 class VikingTools:
     """Tool methods of :class:`~hermes_memory.plugins.openviking.OpenVikingProvider` (a mixin: uses its HTTP client, settings and lock)."""
+
+    # What the host (OpenVikingProvider, a MemoryProvider) provides; declared for the type checker.
+    _agent_context: str
+    _home: Path | None
+    _registered: set[str]
+    _session_id: str
+    _settings: dict[str, Any]
+
+    if TYPE_CHECKING:
+        def _writes_ok(self) -> bool: ...
+        def _http(self) -> httpx.Client: ...
+        def _request(self, method: str, path: str, *, timeout: float | None = None, **kw: Any) -> Any: ...
+        def _user_id(self) -> str: ...
+        @staticmethod
+        def tool_error(message: str, **extra: Any) -> str: ...
+        @staticmethod
+        def tool_result(payload: Any) -> str: ...
 
     # -- tools ------------------------------------------------------------------------------------------
     def get_tool_schemas(self) -> list[dict[str, Any]]:
