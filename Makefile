@@ -18,6 +18,9 @@ run: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest -q
 
+# lint: ruff; no citation outside docs/; the import-layer contract ([tool.importlinter] in
+# pyproject.toml); mypy over src/ ([tool.mypy]). The CLI-commands-in-README check is a test
+# (tests/cli/test_cli_reference.py).
 # Design notes that were never in the repository: code cites docs/<page>.md §N instead (issue 18).
 # tests/test_docs_citations.py runs the same check and also checks pages, sections and case ids.
 OUTSIDE_DOCS := reference-behaviou?r|failure-cases-2|house-style\.md|splits\.md|landscape\.md|shared/(spec|cases)/|(^|[^/[:alnum:]_.-])(architecture|reference|providers|failure-cases|security|benchmarks|style)\.md|reference §
@@ -26,6 +29,8 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
 	@if grep -rnIiE '$(OUTSIDE_DOCS)' src tests bench pyproject.toml --exclude=test_docs_citations.py; then \
 	  echo "lint: the lines above cite design notes outside the repository; cite docs/<page>.md §N (docs/README.md)"; exit 1; fi
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV)

@@ -49,7 +49,7 @@ PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----"
     ],
 )
 def test_review_private_key_redaction_matches_the_reference_regex(text):
-    assert redact_secrets(text) == OLD_PEM.sub("[REDACTED]", text)
+    assert redact_secrets(text) == OLD_PEM.sub("[REDACTED PRIVATE KEY]", text)
 
 
 def test_review_many_unclosed_openers_are_kept_verbatim():

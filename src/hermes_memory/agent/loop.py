@@ -33,33 +33,23 @@ from __future__ import annotations
 import copy
 import json
 import logging
-import secrets
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_memory.agent.flush import FlushOutcome, count_user_turns, flush_memories
-from hermes_memory.agent.prompt import NUDGE_REVIEW_PROMPT, build_system_prompt
+from hermes_memory.agent.compaction import Compaction
+from hermes_memory.agent.flush import FlushOutcome, count_user_turns
+from hermes_memory.agent.prompt import build_system_prompt
+from hermes_memory.agent.review import REVIEW_MAX_ITERATIONS, MemoryReview  # noqa: F401 - re-exported
+from hermes_memory.agent.session_ids import new_session_id
 from hermes_memory.config import HermesConfig, load_config
 from hermes_memory.context.caching import apply_anthropic_cache_control
-from hermes_memory.context.compressor import (
-    ContextCompressor,
-    SummaryAuthError,
-    SummaryNetworkError,
-    SummaryRateLimitError,
-    sanitize_tool_pairs,
-)
-from hermes_memory.context.tokens import estimate_messages_tokens_rough
+from hermes_memory.context.compressor import ContextCompressor, sanitize_tool_pairs
 from hermes_memory.errors import ContextLengthError
 from hermes_memory.home import HermesHome
 from hermes_memory.llm.base import (
     ChatModel,
-    ModelAuthError,
-    ModelNetworkError,
-    ModelRateLimitError,
     ModelResponse,
-    ModelServerError,
     Usage,
     message_text,
     parse_tool_arguments,
@@ -79,17 +69,10 @@ log = logging.getLogger(__name__)
 
 MAX_TOOL_ITERATIONS = 20
 """Model calls per user turn before the loop gives up on a final answer."""
-REVIEW_MAX_ITERATIONS = 8
-"""Model calls a memory review may make (docs/reference.md §9)."""
 _MEMORY_INTERNAL_ARGS = frozenset({"store", "origin"})
 """``memory_tool`` keywords set by the loop, never taken from the model's arguments."""
 PREFLIGHT_MAX_PASSES = 3
 """Compression passes before one model call (docs/reference.md §9)."""
-
-
-def new_session_id() -> str:
-    """Session id in the reference format ``YYYYmmdd_HHMMSS_<6 hex>`` (local time)."""
-    return time.strftime("%Y%m%d_%H%M%S") + "_" + secrets.token_hex(3)
 
 
 @dataclass
@@ -111,7 +94,7 @@ class TurnResult:
     finish_reason: str = "stop"
 
 
-class Agent:
+class Agent(MemoryReview, Compaction):
     """The agent loop. ``model`` is any :class:`~hermes_memory.llm.base.ChatModel`.
 
     :param aux_model: model for summaries, memory flushes and reviews (default: ``model``).
@@ -346,16 +329,10 @@ class Agent:
                                                   "total_tokens": u.prompt_tokens + u.completion_tokens})
 
     def _summarize(self, prompt: str, *, max_tokens: int | None = None) -> str:
-        """Summariser handed to the compressor: one auxiliary-model call; our error kinds mapped to its own."""
-        opts = {"max_tokens": max_tokens} if max_tokens else {}
-        try:
-            resp = self.summary_model.complete([{"role": "user", "content": prompt}], **opts)
-        except ModelAuthError as exc:
-            raise SummaryAuthError(str(exc)) from exc
-        except ModelNetworkError as exc:
-            raise SummaryNetworkError(str(exc)) from exc
-        except (ModelRateLimitError, ModelServerError) as exc:
-            raise SummaryRateLimitError(str(exc)) from exc
+        """Summariser handed to the compressor: one auxiliary-model call. Its ``Model*Error`` propagate
+        unchanged: the compressor classifies them by ``kind`` (auth/network abort, 429/5xx fall back)."""
+        opts: dict[str, Any] = {"max_tokens": max_tokens} if max_tokens else {}
+        resp = self.summary_model.complete([{"role": "user", "content": prompt}], **opts)
         self._account(resp, main=False)
         return resp.content
 
@@ -423,8 +400,8 @@ class Agent:
             "real window if that is smaller, shorten a message that alone exceeds the window, or start a new "
             "session (/new in chat)."
         )
-        err.status_code = getattr(exc, "status_code", None)  # type: ignore[attr-defined]
-        err.kind = "context_length"  # type: ignore[attr-defined]
+        err.status_code = getattr(exc, "status_code", None)
+        err.kind = "context_length"
         return err
 
     # ------------------------------------------------------------------ the turn
@@ -549,187 +526,6 @@ class Agent:
                 self._persist(msg)
             except Exception as exc:  # keep the original interruption as the error the caller sees
                 log.warning("could not save the result of interrupted tool %s: %s", name, exc)
-
-    # ------------------------------------------------------------------ memory review and flush
-    def _run_review(self) -> bool:
-        """The nudge's memory review: same model, memory tool only (add-only origin), at most 8 calls.
-
-        Nothing from the review enters the history or SessionDB. Returns True when it ran."""
-        msgs = [{"role": "system", "content": self.system_prompt}, *self._plain(self.messages),
-                {"role": "user", "content": NUDGE_REVIEW_PROMPT}]
-        # the session's own tools, so the review reads the turn's prompt cache; other tools are refused
-        tools = self.tool_schemas()
-        try:
-            for _ in range(REVIEW_MAX_ITERATIONS):
-                resp = self.model.complete(self._prepare(msgs), tools=tools)
-                self._account(resp, main=False)
-                msgs.append({"role": "assistant", "content": resp.message.get("content"),
-                             **({"tool_calls": resp.tool_calls} if resp.tool_calls else {})})
-                if not resp.tool_calls:
-                    break
-                for call in resp.tool_calls:
-                    fn = call.get("function") or {}
-                    if fn.get("name") == "memory":
-                        result = self.run_memory_tool(parse_tool_arguments(fn.get("arguments")),
-                                                      origin="background_review")
-                    else:
-                        result = json.dumps({"error": "only the memory tool is available during a memory review"})
-                    msgs.append({"role": "tool", "tool_call_id": call.get("id"), "content": result})
-        except Exception as exc:
-            log.warning("memory review failed (skipped): %s", exc)
-        return True
-
-    def _side_call_tools(self, model: ChatModel) -> tuple[list[dict[str, Any]], bool]:
-        """Tools for a flush or review on ``model`` and whether to force the ``memory`` tool.
-
-        On the session's own model the request offers the session's tools unchanged, so it reads the
-        prompt cache the turns wrote (tools come first in the cached prefix); the tool is forced only
-        where the adapter says a forced choice keeps the cached messages (neither Anthropic nor
-        OpenAI documents that today). Another model has no warm cache: it is offered ``memory`` alone
-        and forced, which costs nothing there. ``flush_force_tool`` (True/False) overrides the choice.
-        """
-        if model is self.model:
-            tools = self.tool_schemas()
-            force = bool(getattr(model, "forced_tool_choice_keeps_message_cache", False))
-        else:
-            tools, force = [MEMORY_TOOL_SCHEMA], True
-        if self.flush_force_tool is not None:
-            force = self.flush_force_tool
-        return tools, force
-
-    def _flush(self, *, min_turns: int | None) -> FlushOutcome:
-        tools, force = self._side_call_tools(self.aux_model)
-        outcome = flush_memories(
-            self.messages, model=self.aux_model, system_prompt=self.system_prompt,
-            memory_schema=MEMORY_TOOL_SCHEMA if self.memory_tool_enabled else None,
-            run_memory_tool=self.run_memory_tool, flush_min_turns=self.flush_min_turns, min_turns=min_turns,
-            prepare=self._prepare if self.aux_model is self.model else self._plain,
-            on_response=lambda r: self._account(r, main=False), tools=tools, force_tool=force,
-        )
-        if outcome.ran:
-            self._turns_since_flush = 0
-        self.last_flush = outcome
-        return outcome
-
-    def flush_memories(self, *, min_turns: int | None = None) -> FlushOutcome:
-        """Public ``flush_memories`` over the live history (see :mod:`hermes_memory.agent.flush`)."""
-        return self._flush(min_turns=min_turns)
-
-    # ------------------------------------------------------------------ compression
-    def compress_context(self, *, reason: str = "manual", focus: str | None = None, force: bool = False) -> bool:
-        """Compact the live history; returns True when it shrank and the session was split.
-
-        Order (B34): ``flush_memories(min_turns=0)`` over the full uncompressed history (skipped when
-        no user turn happened since the last flush) -> ``on_pre_compress`` -> ``compress`` -> reload
-        the memory snapshot and rebuild the system prompt -> end the session with ``compression`` and
-        continue in a child session (``parent_session_id``, title ``<title> #N``) holding the compacted
-        history. A no-op or aborted compression changes nothing and returns False. So does a SessionDB
-        failure during the rotation (logged as a warning): the agent stays on the old session, still
-        open, with its uncompressed history and prompt, and does not retry before the next turn
-        (unless ``force``).
-        """
-        if self._rotation_failed_this_turn and not force:
-            return False  # SessionDB refused the split this turn: do not pay for another summary now
-        full = [{"role": "system", "content": self.system_prompt}, *self.messages]
-        plan = self.compressor.plan(full)
-        if not plan.will_compress:
-            return False
-        if self._turns_since_flush > 0 and self._session_created:
-            self._flush(min_turns=0)
-        pre = self.manager.on_pre_compress(self._plain(self.messages))
-        saved = self._compressor_state()
-        compacted = self.compressor.compress(full, current_tokens=self.compressor.last_prompt_tokens,
-                                             focus_topic=focus, force=force, pre_compress_text=pre or "")
-        if self.compressor.last_compress_aborted or len(compacted) >= len(full):
-            log.warning("compression (%s) did not shrink the history (%s)", reason,
-                        self.compressor.last_stats.get("aborted") or self.compressor.last_stats.get("plan"))
-            return False
-        new_messages = [m for m in compacted if m.get("role") != "system"]
-        if self.store is not None:
-            self.store.load_from_disk()
-        new_prompt = self._build_system_prompt()
-        try:
-            self._split_session(new_messages, new_prompt)
-        except Exception as exc:  # SessionDB failed mid-rotation: stay on the old, still open session
-            self._undo_compression(saved)
-            self._rotation_failed_this_turn = True
-            log.warning("compression (%s) not applied: could not rotate session %s to a child (%s: %s); "
-                        "continuing uncompressed in the same session, the next turn tries again",
-                        reason, self.session_id, type(exc).__name__, exc)
-            return False
-        self.system_prompt = new_prompt
-        if self.compressor.compression_count >= 2:
-            log.warning("this conversation has been compressed %d times; details from early turns may be lost",
-                        self.compressor.compression_count)
-        self.compressor.last_prompt_tokens = estimate_messages_tokens_rough(
-            [{"role": "system", "content": self.system_prompt}, *new_messages])
-        return True
-
-    def _compressor_state(self) -> dict[str, Any]:
-        c = self.compressor
-        return {"compression_count": c.compression_count, "previous_summary": c.previous_summary,
-                "_awaiting_effect": c._awaiting_effect}
-
-    def _undo_compression(self, saved: dict[str, Any]) -> None:
-        """Put the compressor back as it was before a compaction that could not be applied, so the next
-        plan sees the same history the same way (head, previous summary, anti-thrash state)."""
-        for key, value in saved.items():
-            setattr(self.compressor, key, value)
-
-    def _lineage_base(self, old: str) -> str:
-        title = self.db.get_session_title(old)
-        if title:
-            return title
-        first = next((message_text(m) for m in self.messages if m.get("role") == "user"), "") or "session"
-        base = " ".join(first.split())[:48] or "session"
-        base = self.db.get_next_title_in_lineage(base)
-        try:
-            self.db.set_session_title(old, base)
-        except ValueError:
-            base = f"session {old}"
-            self.db.set_session_title(old, base)
-        return base
-
-    def _split_session(self, new_messages: list[dict[str, Any]], system_prompt: str) -> None:
-        """Continue in a child session holding ``new_messages``; one unit (issue 13 §3).
-
-        Order: lineage title -> create the child (``parent_session_id``) -> its messages in one
-        transaction -> end the parent with ``compression``. A failure at any step deletes the child
-        if it was created and re-raises: the agent is still on the parent, which is still open.
-        The agent's own state changes only after every step succeeded.
-        """
-        old = self.session_id
-        new = new_session_id()
-        if self._session_created:
-            base = self._lineage_base(old)
-            self.db.create_session(new, source=self.source, model=self.model.name, system_prompt=system_prompt,
-                                   parent_session_id=old, title=self.db.get_next_title_in_lineage(base))
-            try:
-                self.db.append_messages(new, [self._row_of(m) for m in new_messages])
-                self.db.end_session(old, "compression")
-            except BaseException:
-                try:
-                    self.db.delete_session(new)
-                except Exception as exc:  # the child stays behind: say which one
-                    log.error("could not remove the half-made child session %s of %s: %s", new, old, exc)
-                raise
-        self.session_id = new
-        self.messages = new_messages
-        self._turns_since_flush = 0
-        self.session_usage = Usage()
-        self.manager.on_session_switch(new, parent_session_id=old)
-
-    @staticmethod
-    def _row_of(message: dict[str, Any]) -> dict[str, Any]:
-        """``message`` as ``SessionDB.append_messages`` takes it (what :meth:`_persist` stores)."""
-        m = strip_private_keys(message)
-        row = {k: m[k] for k in ("role", "content", "tool_call_id") if m.get(k) is not None}
-        row.setdefault("content", m.get("content"))
-        if m.get("tool_calls"):
-            row["tool_calls"] = m["tool_calls"]
-        if m.get("role") == "tool" and m.get("name"):
-            row["tool_name"] = m["name"]
-        return row
 
     # ------------------------------------------------------------------ status
     def status(self) -> dict[str, Any]:

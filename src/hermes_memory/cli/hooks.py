@@ -67,7 +67,7 @@ def register(app: typer.Typer) -> None:
         """Install the memory hooks into the client's settings.json (other settings kept byte for byte)."""
         spec, path = _settings_path(client, scope, project_dir)
         st = state(ctx)
-        groups = planned_groups(spec, home=str(st.home.root) if st.home_arg else None,  # type: ignore[arg-type]
+        groups = planned_groups(spec, home=str(st.home.root) if st.home_arg else None,
                                 budget=recall_budget)
         try:
             change, _before, after = install(path, groups, st.home.root, dry_run=dry_run)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -116,8 +116,9 @@ def main() -> None:
         if isinstance(exc, click.exceptions.ClickException) or (
             hasattr(exc, "show") and isinstance(getattr(exc, "exit_code", None), int)
         ):
-            exc.show()
-            raise SystemExit(exc.exit_code) from None
+            usage_error: Any = exc  # a ClickException of either click, by the check above
+            usage_error.show()
+            raise SystemExit(usage_error.exit_code) from None
         # typer's click fork raises its own Abort (e.g. EOF at a confirmation prompt)
         if isinstance(exc, click.exceptions.Abort) or type(exc).__name__ == "Abort":
             err_console.print("aborted")

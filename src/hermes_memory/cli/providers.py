@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from hermes_memory.cli.common import EXIT_REFUSED, console, err_console, fail, print_json, state
+from hermes_memory.cli.provider_settings import invalid_settings
 from hermes_memory.errors import ProviderError
 from hermes_memory.providers.discovery import discover_memory_providers, load_memory_provider_or_raise
 
@@ -38,7 +39,6 @@ def provider_status(ctx: typer.Context) -> dict[str, Any]:
         out.update(ok=False, available=False, reason=str(exc))
         return out
     out.update(loaded=True, available=True)
-    from hermes_memory.cli.setup import invalid_settings  # setup imports this module
 
     try:
         schema = provider.get_config_schema() if provider is not None else []

@@ -13,7 +13,6 @@ the provider's section change; other keys and comments stay byte-identical). Eve
 
 from __future__ import annotations
 
-import math
 import os
 from typing import Annotated, Any
 
@@ -22,10 +21,14 @@ from rich.markup import escape
 from rich.prompt import Confirm, Prompt
 
 from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, console, fail, print_json, state
+from hermes_memory.cli.provider_settings import (  # noqa: F401 - moved there, re-exported
+    convert,
+    invalid_settings,
+)
 from hermes_memory.cli.providers import provider_status
 from hermes_memory.config import read_env_file, update_config, write_env_values
 from hermes_memory.errors import ConfigError, ProviderError
-from hermes_memory.providers.base import ConfigField, non_ascii_problem
+from hermes_memory.providers.base import ConfigField
 from hermes_memory.providers.discovery import discover_memory_providers, load_memory_provider_or_raise
 
 BUILTIN_CHOICES = {"", "builtin", "built-in", "none"}
@@ -34,60 +37,6 @@ BUILTIN_CHOICES = {"", "builtin", "built-in", "none"}
 def env_var_for(provider: str, f: ConfigField) -> str:
     """Environment variable of a secret field: its ``env_var``, else ``<PROVIDER>_<KEY>`` upper-cased."""
     return f.env_var or f"{provider}_{f.key}".upper().replace("-", "_")
-
-
-def convert(f: ConfigField, raw: Any) -> Any:
-    """Convert ``raw`` (usually a string) to the field's ``type`` and check ``choices``.
-
-    Raises :class:`ValueError` with a message saying what is allowed; a secret with non-ASCII
-    characters (curly quotes pasted with a key) is refused this way too, naming the key.
-    """
-    if raw is None:
-        return None
-    try:
-        if f.type == "int":
-            value: Any = int(raw)
-        elif f.type == "float":
-            value = float(raw)
-        elif f.type == "bool":
-            if isinstance(raw, bool):
-                value = raw
-            else:
-                text = str(raw).strip().lower()
-                if text not in {"true", "false", "yes", "no", "1", "0", "on", "off"}:
-                    raise ValueError
-                value = text in {"true", "yes", "1", "on"}
-        else:
-            value = str(raw)
-    except ValueError:
-        raise ValueError(f"{f.key}: {raw!r} is not a valid {f.type}") from None
-    if f.secret and (problem := non_ascii_problem(f.key, str(value))):
-        raise ValueError(problem)
-    if f.choices and value not in f.choices and str(value) not in {str(c) for c in f.choices}:
-        raise ValueError(f"{f.key}: {raw!r} is not one of {', '.join(map(str, f.choices))}")
-    if f.type in ("int", "float"):
-        if not math.isfinite(value):
-            raise ValueError(f"{f.key}: {raw!r} is not a finite number")
-        if (f.min is not None and value < f.min) or (f.max is not None and value > f.max):
-            low = "" if f.min is None else f"{f.min:g} "
-            high = "" if f.max is None else f" {f.max:g}"
-            raise ValueError(f"{f.key}: {raw!r} is out of range (allowed: {low}..{high})")
-    return value
-
-
-def invalid_settings(provider: str, schema: list[ConfigField], section: Any) -> list[str]:
-    """Problems with the non-secret values of ``section`` (the provider's ``config.yaml`` section), one per key."""
-    if not isinstance(section, dict):
-        return [] if section is None else [f"the {provider}: section must be a mapping of settings"]
-    problems = []
-    for f in schema:
-        if f.secret or section.get(f.key) is None:
-            continue
-        try:
-            convert(f, section[f.key])
-        except ValueError as exc:
-            problems.append(str(exc))
-    return problems
 
 
 def missing_conditional(provider: str, schema: list[ConfigField], config_values: dict[str, Any],

@@ -1,6 +1,9 @@
 """Layer 3: context compression, token estimation and prompt-cache breakpoints.
 
-Imports only the foundation (``errors``, ``config``); never ``sessions``, ``agent`` or ``cli``.
+Imports only the foundation (``errors``, ``config``, ``redact``); never ``sessions``, ``agent`` or ``cli``.
+One module per compaction step: ``messages`` (SDK objects to dicts), ``prune`` (phase 1), ``plan``
+(where to cut), ``markers``/``transcript``/``summary`` (the summary), ``assemble`` (head + summary +
+tail), ``tool_pairs``, ``cooldown``; ``compressor`` orchestrates them.
 """
 
 from hermes_memory.context.caching import apply_anthropic_cache_control, cache_marker

@@ -48,488 +48,78 @@ before the summariser. An exception from it is logged and compaction goes on.
 
 from __future__ import annotations
 
-import copy
-import hashlib
-import json
 import logging
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from hermes_memory.config import CompressionConfig
+from hermes_memory.context.assemble import assemble
+from hermes_memory.context.cooldown import (  # noqa: F401 - moved there, re-exported
+    COOLDOWN_NOT_CONFIGURED_S,
+    COOLDOWN_OTHER_S,
+    COOLDOWN_TRANSIENT_S,
+    classify_summary_error,
+)
+from hermes_memory.context.messages import (  # noqa: F401 - moved there, re-exported
+    Message,
+    _role,
+    _summary_parts,
+    normalize_messages,
+    normalize_tool_call,
+)
+from hermes_memory.context.plan import (  # noqa: F401 - moved there, re-exported
+    SUMMARY_OVERHEAD_TOKENS,
+    CompressionPlan,
+    align_cut,
+    plan_compression,
+)
+from hermes_memory.context.prune import (  # noqa: F401 - moved there, re-exported
+    ARGS_LEAF_KEEP_CHARS,
+    ARGS_PRUNE_MIN_CHARS,
+    ARGS_TRUNCATION_MARK,
+    DUPLICATE_PLACEHOLDER,
+    IMAGE_PLACEHOLDER,
+    PRUNE_MIN_CHARS,
+    PRUNE_RECORD_MAX_CHARS,
+    prune_tool_outputs,
+    shorten_tool_arguments,
+    tool_result_record,
+)
 from hermes_memory.context.summary import (
-    END_MARKER,
-    SUMMARY_PREFIX,
     build_fallback_summary,
     build_summary_prompt,
     clean_summary_reply,
     format_summary,
     serialize_turns,
-    split_summary,
 )
 from hermes_memory.context.tokens import (
-    content_text,
-    count_images,
-    estimate_message_tokens,
     estimate_messages_tokens_rough,
     estimate_request_tokens,
 )
-from hermes_memory.errors import ModelError, ModelNotConfiguredError
+from hermes_memory.context.tool_pairs import (  # noqa: F401 - moved there, re-exported
+    sanitize_tool_pairs,
+)
+from hermes_memory.errors import (  # noqa: F401 - the Summary*Error family is re-exported from here
+    ModelCallError,
+    ModelNotConfiguredError,
+    SummarizerError,
+    SummaryAuthError,
+    SummaryNetworkError,
+    SummaryRateLimitError,
+)
 
 logger = logging.getLogger("hermes_memory.context")
 
-Message = dict[str, Any]
 Summarizer = Callable[..., str]
 
-#: Tool results longer than this (chars) are pruned outside the tail / deduplicated.
-PRUNE_MIN_CHARS = 200
-#: Longest replacement a prune writes (chars): under ``PRUNE_MIN_CHARS``, so that a second pass
-#: neither prunes nor de-duplicates its own output (B33).
-PRUNE_RECORD_MAX_CHARS = PRUNE_MIN_CHARS - 1
-#: Tool-call arguments longer than this (chars) get their long string leaves shortened.
-ARGS_PRUNE_MIN_CHARS = 500
-#: Long string leaves of pruned arguments keep this many chars, then ``ARGS_TRUNCATION_MARK``.
-ARGS_LEAF_KEEP_CHARS = 200
-ARGS_TRUNCATION_MARK = "...[truncated]"
-DUPLICATE_PLACEHOLDER = "[Duplicate tool output — same content as a more recent call]"
-IMAGE_PLACEHOLDER = "[image removed to save context]"
 #: Summary size cap in tokens: min(5 % of the context, 10K) (reference NEWEST).
 MAX_SUMMARY_TOKENS_CAP = 10_000
-#: Cooldowns after a summariser failure, in seconds (reference NEWEST).
-COOLDOWN_NOT_CONFIGURED_S = 600.0
-COOLDOWN_TRANSIENT_S = (60.0, 300.0, 900.0)
-COOLDOWN_OTHER_S = 60.0
 #: Consecutive ineffective compactions after which ``should_compress`` stops firing (anti-thrash).
 INEFFECTIVE_LIMIT = 2
-#: Tokens of a summary message before any summary text (prefix and end marker, estimated as
-#: chars / 4): a middle no larger than this cannot shrink, so no summariser call is made for it.
-SUMMARY_OVERHEAD_TOKENS = (len(SUMMARY_PREFIX) + len(END_MARKER) + 3) // 4 + 1
 
 
-class SummarizerError(ModelError):
-    """The summariser failed for a reason that allows the LLM-free fallback (bad reply, 5xx...)."""
 
-
-class SummaryAuthError(SummarizerError):
-    """The summariser was refused (401/402/403: bad key, no quota). Compaction aborts."""
-
-
-class SummaryNetworkError(SummarizerError):
-    """The summariser could not be reached or timed out. Compaction aborts (nothing is cut)."""
-
-
-class SummaryRateLimitError(SummarizerError):
-    """A transient refusal (408/429/502/503/504). Falls back; cooldown grows 60 -> 300 -> 900 s."""
-
-
-_AUTH_STATUS = {401, 402, 403}
-_TRANSIENT_STATUS = {408, 429, 500, 502, 503, 504, 529}
-
-
-def classify_summary_error(exc: BaseException) -> str:
-    """Classify a summariser exception as ``auth``, ``network``, ``transient``, ``not_configured``
-    or ``other``.
-
-    Our own :class:`SummaryAuthError` / :class:`SummaryNetworkError` / :class:`SummaryRateLimitError`
-    decide directly. Otherwise an HTTP status in ``status_code`` / ``status`` (401/402/403 -> auth,
-    408/429/5xx -> transient), builtin ``TimeoutError`` / ``ConnectionError`` or an exception
-    class named like ``*Timeout*`` / ``*Connection*`` (openai/httpx/anthropic) -> network,
-    :class:`~hermes_memory.errors.ModelNotConfiguredError` -> not_configured.
-    """
-    if isinstance(exc, SummaryAuthError):
-        return "auth"
-    if isinstance(exc, SummaryNetworkError):
-        return "network"
-    if isinstance(exc, SummaryRateLimitError):
-        return "transient"
-    if isinstance(exc, ModelNotConfiguredError):
-        return "not_configured"
-    status = getattr(exc, "status_code", None) or getattr(exc, "status", None)
-    if isinstance(status, int):
-        if status in _AUTH_STATUS:
-            return "auth"
-        if status in _TRANSIENT_STATUS:
-            return "transient"
-    if isinstance(exc, (TimeoutError, ConnectionError)):
-        return "network"
-    names = " ".join(cls.__name__ for cls in type(exc).__mro__)
-    if "Timeout" in names or "Connection" in names or "Connect" in names:
-        return "network"
-    if "Authentication" in names or "PermissionDenied" in names:
-        return "auth"
-    return "other"
-
-
-@dataclass(frozen=True)
-class CompressionPlan:
-    """Where ``compress`` would cut ``messages`` (indices into that list).
-
-    ``messages[:head_end]`` is kept as is, ``messages[head_end:tail_start]`` is summarised,
-    ``messages[tail_start:]`` is kept (old summaries in it are folded into the new one).
-    ``will_compress`` is False (with ``reason``) when nothing would be cut.
-    """
-
-    head_end: int
-    tail_start: int
-    will_compress: bool
-    reason: str
-    previous_summary: str | None
-    middle_tokens: int
-    tail_tokens: int
-
-
-# ---------------------------------------------------------------------------------------------
-# tool-call helpers
-# ---------------------------------------------------------------------------------------------
-
-
-def _as_dict(obj: Any) -> Any:
-    """A plain dict for an SDK object (pydantic ``model_dump``, ``to_dict``, dataclass-like
-    attributes); anything else unchanged."""
-    if isinstance(obj, Mapping) or obj is None or isinstance(obj, (str, bytes, int, float, list, tuple)):
-        return obj
-    for name in ("model_dump", "to_dict", "dict"):
-        method = getattr(obj, name, None)
-        if callable(method):
-            try:
-                data = method(exclude_none=True) if name == "model_dump" else method()
-            except TypeError:
-                data = method()
-            if isinstance(data, Mapping):
-                return dict(data)
-    attrs = getattr(obj, "__dict__", None)
-    return {k: v for k, v in attrs.items() if not k.startswith("_")} if isinstance(attrs, dict) else obj
-
-
-def normalize_tool_call(call: Any) -> Any:
-    """One tool call in the OpenAI dict form ``{"id", "type": "function", "function": {"name",
-    "arguments": <JSON str>}}``.
-
-    Accepts that form, an SDK object of it (openai ``ChatCompletionMessageToolCall``), and
-    Anthropic's ``tool_use`` block (``ToolUseBlock`` or its dict: ``{"type": "tool_use", "id",
-    "name", "input"}``). A Responses-API ``call_id`` is kept. Anything else is returned as a dict
-    when it can be read as one, else unchanged.
-    """
-    call = _as_dict(call)
-    if not isinstance(call, Mapping):
-        return call
-    fn = _as_dict(call.get("function"))
-    if call.get("type") == "tool_use" or (fn is None and "input" in call):
-        args = call.get("input")
-        out = {"id": str(call.get("id") or ""), "type": "function",
-               "function": {"name": str(call.get("name") or ""),
-                            "arguments": args if isinstance(args, str) else json.dumps(args or {}, ensure_ascii=False)}}
-        return out
-    if fn is not call.get("function"):
-        return {**call, "function": fn}
-    return call
-
-
-def normalize_messages(messages: Sequence[Any]) -> list[Message]:
-    """``messages`` as dicts: SDK message objects, SDK tool calls and SDK content blocks (openai,
-    anthropic, other pydantic models) become the OpenAI dict forms the compressor reads.
-
-    Every public entry point of this module calls it, so library users may pass what the SDKs
-    return. Messages that are already plain dicts are returned as the same objects (never mutated).
-    """
-    out: list[Message] = []
-    for message in messages:
-        m = _as_dict(message)
-        if not isinstance(m, Mapping):
-            out.append(m)
-            continue
-        changed = m is not message
-        calls = m.get("tool_calls")
-        if calls:
-            fixed = [normalize_tool_call(c) for c in calls]
-            if any(a is not b for a, b in zip(fixed, calls, strict=True)) or not isinstance(calls, list):
-                m = {**m, "tool_calls": fixed}
-                changed = True
-        content = m.get("content")
-        if isinstance(content, (list, tuple)) and any(not isinstance(p, (Mapping, str)) for p in content):
-            m = {**m, "content": [_as_dict(p) for p in content]}
-            changed = True
-        out.append(dict(m) if changed and not isinstance(m, dict) else m)  # type: ignore[arg-type]
-    return out
-
-
-def _call_id(call: Mapping[str, Any]) -> str:
-    # ``call_id`` first: Responses-API calls carry an item ``id`` ("fc_...") besides the
-    # ``call_id`` ("call_...") that their result's ``tool_call_id`` refers to (docs/reference.md §5).
-    return str(call.get("call_id") or call.get("id") or "")
-
-
-def _role(message: Mapping[str, Any]) -> str:
-    return str(message.get("role") or "")
-
-
-def _summary_parts(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str | None, Any]]:
-    """:func:`split_summary` of every message, except that the latest user message counts as a
-    summary only when it carries the ``_compressed_summary`` marker or starts with our own
-    :data:`SUMMARY_PREFIX` (a restart strips the marker): a user who pastes an old agent's
-    summary ("[CONTEXT SUMMARY]: ... continue") is asking something, and the latest user
-    message is always kept verbatim (B31)."""
-    parts = [split_summary(m) for m in messages]
-    for i in range(len(messages) - 1, -1, -1):
-        if _role(messages[i]) == "user":
-            message = messages[i]
-            ours = message.get("_compressed_summary") or content_text(message.get("content")).lstrip().startswith(SUMMARY_PREFIX)
-            if parts[i][0] is not None and not ours:
-                parts[i] = (None, message.get("content"))
-            break
-    return parts
-
-
-def sanitize_tool_pairs(messages: Sequence[Mapping[str, Any]]) -> tuple[list[Message], int]:
-    """Remove orphan tool results and unanswered tool calls; returns ``(new_list, removed_count)``.
-
-    A tool result belongs to the nearest preceding assistant message with ``tool_calls`` when only
-    tool results lie between them, and only if that message has a call with its ``tool_call_id``
-    (call id = ``call_id`` or else ``id``). Calls without a result, and repeats of a call id
-    already seen in the same message, are dropped from ``tool_calls``; an
-    assistant left with no calls and no text gets ``"(tool call removed)"``. Never inserts stub
-    results. Unchanged messages are the same objects; changed ones are copies.
-    """
-    messages = normalize_messages(messages)
-    out: list[Message] = []
-    removed = 0
-    i, n = 0, len(messages)
-    while i < n:
-        message = messages[i]
-        if _role(message) == "assistant" and message.get("tool_calls"):
-            j = i + 1
-            results: list[Mapping[str, Any]] = []
-            while j < n and _role(messages[j]) == "tool":
-                results.append(messages[j])
-                j += 1
-            calls = list(message.get("tool_calls") or [])
-            call_ids = {_call_id(c) for c in calls}
-            result_ids: set[str] = set()
-            kept_results: list[Mapping[str, Any]] = []
-            for result in results:
-                rid = str(result.get("tool_call_id") or "")
-                if rid in call_ids and rid not in result_ids:
-                    result_ids.add(rid)
-                    kept_results.append(result)
-                else:
-                    removed += 1
-            kept_calls = []
-            kept_ids: set[str] = set()
-            for c in calls:  # one call per answered id: providers reject repeated tool_use ids
-                cid = _call_id(c)
-                if cid in result_ids and cid not in kept_ids:
-                    kept_ids.add(cid)
-                    kept_calls.append(c)
-            if len(kept_calls) != len(calls):
-                removed += len(calls) - len(kept_calls)
-                new = dict(message)
-                if kept_calls:
-                    new["tool_calls"] = kept_calls
-                else:
-                    new.pop("tool_calls", None)
-                    if not content_text(new.get("content")).strip() and not count_images(new.get("content")):
-                        new["content"] = "(tool call removed)"
-                out.append(new)
-            else:
-                out.append(message)  # type: ignore[arg-type]
-            out.extend(kept_results)  # type: ignore[arg-type]
-            i = j
-        elif _role(message) == "tool":
-            removed += 1
-            i += 1
-        else:
-            out.append(message)  # type: ignore[arg-type]
-            i += 1
-    return out, removed
-
-
-# ---------------------------------------------------------------------------------------------
-# phase 1: prune
-# ---------------------------------------------------------------------------------------------
-
-_EXIT = re.compile(r"(?i)(?:\"exit_code\"\s*:\s*|exit(?: code|_code|ed with(?: code)?)?[\s:=]+)(-?\d+)")
-
-
-def _args_dict(call: Mapping[str, Any]) -> tuple[str, dict[str, Any] | None, str]:
-    fn = call.get("function") or {}
-    name = str(fn.get("name") or call.get("name") or "tool")
-    raw = fn.get("arguments", call.get("arguments", ""))
-    if isinstance(raw, Mapping):
-        return name, dict(raw), json.dumps(raw, ensure_ascii=False)
-    try:
-        data = json.loads(raw) if raw else {}
-    except (TypeError, ValueError):
-        return name, None, str(raw)
-    return name, data if isinstance(data, dict) else None, str(raw)
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text = " ".join(str(value).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def tool_result_record(name: str, args: dict[str, Any] | None, raw_args: str, result: str) -> str:
-    """One-line record (at most 199 chars) that replaces a pruned tool result.
-
-    ``[terminal] ran `cmd` -> exit N, L lines output (C chars)``,
-    ``[read_file] read PATH from line O (C chars)``, ``[memory] add on user (C chars result)``,
-    otherwise ``[name] k=v, k=v (C chars result)``. The original size ``C`` is always kept.
-    """
-    size = len(result)
-    lines = result.count("\n") + 1 if result else 0
-    args = args or {}
-    if name in ("terminal", "shell", "bash", "run_command", "execute_command") or "command" in args:
-        cmd = args.get("command") or args.get("cmd") or raw_args
-        match = _EXIT.search(result)
-        status = f"exit {match.group(1)}" if match else "finished"
-        record = f"[{name}] ran `{_short(cmd, 80)}` -> {status}, {lines} lines output ({size} chars)"
-    elif name in ("read_file", "read", "view", "open_file") or ("path" in args and "content" not in args):
-        path = args.get("path") or args.get("file_path") or args.get("file") or "?"
-        offset = args.get("offset") or args.get("start_line") or 1
-        record = f"[{name}] read {_short(path, 80)} from line {offset} ({size} chars)"
-    elif name == "memory":
-        record = f"[memory] {args.get('action', '?')} on {args.get('target', 'memory')} ({size} chars result)"
-    else:
-        pairs = ", ".join(f"{k}={_short(v, 40)}" for k, v in list(args.items())[:3])
-        if not pairs and raw_args:
-            pairs = _short(raw_args, 60)
-        record = f"[{name}] {pairs} ({size} chars result)".replace("]  (", "] (")
-    if len(record) > PRUNE_RECORD_MAX_CHARS:
-        suffix = f" ({size} chars)"
-        record = record[: PRUNE_RECORD_MAX_CHARS - len(suffix) - 1] + "…" + suffix
-    return record
-
-
-def _truncate_leaves(value: Any) -> Any:
-    if isinstance(value, str):
-        if len(value) > ARGS_LEAF_KEEP_CHARS:
-            return value[:ARGS_LEAF_KEEP_CHARS] + ARGS_TRUNCATION_MARK
-        return value
-    if isinstance(value, list):
-        return [_truncate_leaves(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _truncate_leaves(v) for k, v in value.items()}
-    return value
-
-
-def shorten_tool_arguments(arguments: str) -> str:
-    """Shorten a tool call's JSON ``arguments`` string when it is over 500 chars.
-
-    String leaves over 200 chars keep their first 200 chars plus ``"...[truncated]"``; the
-    result is re-serialised, so it is still valid JSON. Non-JSON text is returned unchanged.
-    Idempotent: shortening the output again returns it unchanged.
-    """
-    if not isinstance(arguments, str) or len(arguments) <= ARGS_PRUNE_MIN_CHARS:
-        return arguments
-    try:
-        data = json.loads(arguments)
-    except (TypeError, ValueError):
-        return arguments
-    new = json.dumps(_truncate_leaves(data), ensure_ascii=False)
-    return new if len(new) < len(arguments) else arguments
-
-
-def _tail_boundary(
-    messages: Sequence[Mapping[str, Any]], protect_tail_tokens: int, protect_tail_min: int, start: int
-) -> int:
-    """First index of the protected tail: at least ``protect_tail_min`` messages, plus as many more
-    as fit in ``protect_tail_tokens``. (Counts and indices are kept apart on purpose: B33.)
-    Pruning keeps every ``tool_call_id``, so the boundary may fall inside a tool group."""
-    n = len(messages)
-    acc = 0
-    boundary = n
-    for i in range(n - 1, start - 1, -1):
-        tokens = estimate_message_tokens(messages[i])
-        kept = n - 1 - i
-        if kept >= protect_tail_min and acc + tokens > protect_tail_tokens:
-            break
-        acc += tokens
-        boundary = i
-    return boundary
-
-
-def prune_tool_outputs(
-    messages: Sequence[Mapping[str, Any]],
-    *,
-    protect_tail_tokens: int,
-    protect_tail_min: int = 8,
-    start: int = 0,
-    boundary: int | None = None,
-) -> tuple[list[Message], int]:
-    """Phase 1 of compaction, no model call. Returns ``(new_list, pruned_count)``; never mutates.
-
-    Only messages in ``[start, boundary)`` change, where ``boundary`` (if not given) is the start
-    of the protected tail: the last ``protect_tail_min`` messages plus older ones while they fit in
-    ``protect_tail_tokens`` tokens. In that range:
-
-    * a tool result of >= 200 chars whose md5 equals a newer result's -> :data:`DUPLICATE_PLACEHOLDER`;
-    * other tool results over 200 chars -> :func:`tool_result_record` (keeps tool name and size);
-      image parts -> :data:`IMAGE_PLACEHOLDER`;
-    * assistant tool-call arguments over 500 chars -> :func:`shorten_tool_arguments`.
-
-    ``tool_call_id``s and every other key are kept; results of 200 chars or fewer are untouched.
-    Every replacement is under 200 chars (:data:`PRUNE_RECORD_MAX_CHARS`), so a second pass
-    prunes 0 (idempotent, B33).
-    """
-    messages = normalize_messages(messages)
-    n = len(messages)
-    if boundary is None:
-        boundary = _tail_boundary(messages, protect_tail_tokens, protect_tail_min, start)
-    boundary = max(start, min(boundary, n))
-    calls: dict[str, tuple[str, dict[str, Any] | None, str]] = {}
-    for message in messages:
-        for call in message.get("tool_calls") or ():
-            calls[_call_id(call)] = _args_dict(call)
-    out: list[Message] = list(messages)  # type: ignore[arg-type]
-    pruned = 0
-    seen_hashes: set[str] = set()
-    # newest first so that the newest copy of a repeated output is the one kept
-    for i in range(n - 1, -1, -1):
-        message = messages[i]
-        role = _role(message)
-        content = message.get("content")
-        if role == "tool":
-            text = content_text(content)
-            digest = hashlib.md5(text.encode("utf-8", "surrogatepass")).hexdigest() if len(text) >= PRUNE_MIN_CHARS else ""
-            in_range = start <= i < boundary
-            if in_range and digest and digest in seen_hashes:
-                new = dict(message)
-                new["content"] = DUPLICATE_PLACEHOLDER
-                out[i] = new
-                pruned += 1
-            elif in_range and (len(text) > PRUNE_MIN_CHARS or count_images(content)):
-                name, args, raw = calls.get(str(message.get("tool_call_id") or ""), (str(message.get("name") or "tool"), None, ""))
-                new = dict(message)
-                if len(text) > PRUNE_MIN_CHARS:
-                    new["content"] = tool_result_record(name, args, raw, text)
-                else:  # short text + images: keep the text, cut so the result stays a final form
-                    keep = PRUNE_RECORD_MAX_CHARS - len(IMAGE_PLACEHOLDER) - 1
-                    if len(text) > keep:
-                        text = text[: keep - 1] + "…"
-                    new["content"] = (text + " " if text else "") + IMAGE_PLACEHOLDER
-                out[i] = new
-                pruned += 1
-            if digest:
-                seen_hashes.add(digest)
-        elif role == "assistant" and message.get("tool_calls") and start <= i < boundary:
-            new_calls = []
-            changed = False
-            for call in message["tool_calls"]:
-                fn = call.get("function")
-                if isinstance(fn, Mapping) and isinstance(fn.get("arguments"), str):
-                    short = shorten_tool_arguments(fn["arguments"])
-                    if short != fn["arguments"]:
-                        call = {**call, "function": {**fn, "arguments": short}}
-                        changed = True
-                new_calls.append(call)
-            if changed:
-                new = dict(message)
-                new["tool_calls"] = new_calls
-                out[i] = new
-                pruned += 1
-    return out, pruned
 
 
 # ---------------------------------------------------------------------------------------------
@@ -711,113 +301,10 @@ class ContextCompressor:
 
     def plan(self, messages: Sequence[Mapping[str, Any]]) -> CompressionPlan:
         """Compute head / middle / tail boundaries without changing anything (see :class:`CompressionPlan`)."""
-        messages = normalize_messages(messages)
-        n = len(messages)
-        parts = _summary_parts(messages)
-        summary_idx = [i for i, (body, _) in enumerate(parts) if body is not None]
-        # every earlier summary is folded in, oldest first (a resumed chain may hold several: B30)
-        bodies = list(dict.fromkeys(parts[i][0] for i in summary_idx if parts[i][0]))
-        previous = "\n\n".join(bodies) if summary_idx else None
-        # every leading system message is part of the system prompt (instructions + a separate
-        # memory snapshot, say): all of them stay in the head
-        system_count = 0
-        while system_count < n and _role(messages[system_count]) == "system":
-            system_count += 1
-        first_n = self.config.protect_first_n if (self.compression_count == 0 and not summary_idx) else 0
-        head_end = min(n, system_count + first_n)
-        while head_end < n and _role(messages[head_end]) == "tool":
-            head_end += 1
-
-        def result(tail: int, ok: bool, reason: str) -> CompressionPlan:
-            tail = max(head_end, min(tail, n))
-            mid = estimate_messages_tokens_rough(messages[head_end:tail]) if ok else 0
-            return CompressionPlan(
-                head_end, tail, ok, reason, previous, mid, estimate_messages_tokens_rough(messages[tail:])
-            )
-
-        if n <= head_end + 4:
-            return result(n, False, f"too few messages to compress ({n}, head {head_end})")
-        avail = n - head_end - 1
-        min_tail = min(max(3, min(self.config.protect_last_n, 8)), max(3, avail - 2), avail)
-        tokens = [estimate_message_tokens(m) for m in messages]
-
-        def walk(budget: float) -> int:
-            acc, cut = 0, n
-            for i in range(n - 1, head_end - 1, -1):
-                if (n - 1 - i) >= min_tail and acc + tokens[i] > budget:
-                    break
-                acc += tokens[i]
-                cut = i
-            return cut
-
-        cut = walk(self.tail_token_budget * 1.5)
-        if cut <= head_end:
-            cut = walk(self.tail_token_budget)
-        cut = min(cut, n - min_tail)
-        if cut <= head_end:
-            # everything after the head fits the tail budget (a short session, or a large system
-            # prompt): keep the minimum tail of recent messages and summarise the rest, as the
-            # reference does, rather than summarising one message for no gain
-            cut = max(n - min_tail, head_end + 1)
-        cut = self._align_cut(messages, cut, head_end)
-        # the newest real user messages stay verbatim in the tail (B31)
-        users = [
-            i for i in range(head_end, n)
-            if _role(messages[i]) == "user" and not (parts[i][0] is not None and parts[i][1] in (None, ""))
-        ]
-        need = max(1, self.config.min_tail_user_messages)
-        protected = users[-need:]
-        while True:
-            stranded = [u for u in protected if head_end <= u < cut]
-            if not stranded:
-                break
-            if stranded[0] > head_end:
-                cut = stranded[0]  # later protected users are >= cut now
-            else:  # it opens the middle: keep it by growing the head past it
-                head_end = stranded[0] + 1
-                while head_end < n and _role(messages[head_end]) == "tool":
-                    head_end += 1
-        # the newest assistant reply (what the user saw last) stays verbatim as well, as in the
-        # reference: a run of user messages at the end must not roll it into the summary
-        last_reply = next((i for i in range(n - 1, head_end - 1, -1)
-                           if _role(messages[i]) == "assistant" and parts[i][0] is None), None)
-        if last_reply is not None and head_end < last_reply < cut:
-            cut = last_reply
-        # an earlier stand-alone summary in the tail is dropped there (folded into the new one),
-        # which would leave its two neighbours -- of one role -- side by side: cut after it
-        # instead, so the new summary takes its place, unless that strands a protected user
-        pure = [
-            i for i in range(max(cut, head_end), n)
-            if parts[i][0] is not None and parts[i][1] in (None, "", []) and not messages[i].get("tool_calls")
-        ]
-        if pure:
-            after = self._align_cut(messages, pure[-1] + 1, head_end)
-            if after < n and all(u >= after for u in protected):
-                cut = after
-        if cut <= head_end:
-            return result(head_end, False, "nothing between the protected head and tail")
-        if not any(body is None or rest not in (None, "", []) for body, rest in parts[head_end:cut]):
-            return result(cut, False, "the middle holds only an earlier summary")
-        middle = estimate_messages_tokens_rough(messages[head_end:cut])
-        if middle <= SUMMARY_OVERHEAD_TOKENS:
-            return result(cut, False, f"the middle ({cut - head_end} message(s), {middle} tokens) is not larger "
-                                      f"than a summary's fixed text ({SUMMARY_OVERHEAD_TOKENS} tokens)")
-        return result(cut, True, "ok")
-
-    @staticmethod
-    def _align_cut(messages: Sequence[Mapping[str, Any]], cut: int, head_end: int) -> int:
-        n = len(messages)
-        if cut >= n or _role(messages[cut]) != "tool":
-            return cut
-        j = cut
-        while j > head_end and _role(messages[j]) == "tool":
-            j -= 1
-        if j > head_end and _role(messages[j]) == "assistant" and messages[j].get("tool_calls"):
-            return j  # the whole tool group moves into the tail
-        k = cut
-        while k < n and _role(messages[k]) == "tool":
-            k += 1
-        return k  # the group stays in the middle
+        return plan_compression(
+            messages, protect_first_n=self.config.protect_first_n, protect_last_n=self.config.protect_last_n,
+            min_tail_user_messages=self.config.min_tail_user_messages, tail_token_budget=self.tail_token_budget,
+            first_compaction=self.compression_count == 0)
 
     # -- phases 3 and 4 ---------------------------------------------------------------------
 
@@ -973,7 +460,7 @@ class ContextCompressor:
             self.last_compress_aborted = True
             self.last_stats["aborted"] = self.last_failure
             return list(messages)
-        result = self._assemble(messages, parts, head_end, tail_start, format_summary(summary_body))
+        result = assemble(messages, parts, head_end, tail_start, format_summary(summary_body))
         result, removed = sanitize_tool_pairs(result)
         after_tokens = estimate_messages_tokens_rough(result)
         if after_tokens >= before_tokens:
@@ -1001,60 +488,3 @@ class ContextCompressor:
             summary_chars=len(summary_body),
         )
         return result
-
-    def _assemble(
-        self,
-        messages: list[Message],
-        parts: list[tuple[str | None, Any]],
-        head_end: int,
-        tail_start: int,
-        summary_text: str,
-    ) -> list[Message]:
-        def without_old_summaries(start: int, stop: int) -> list[Message]:
-            # older summaries were folded into the new one (as previous_summary): drop them, and
-            # unmerge them from the messages they were merged into
-            kept: list[Message] = []
-            for message, (body, rest) in zip(messages[start:stop], parts[start:stop], strict=True):
-                if body is not None and _role(message) != "system":
-                    if rest in (None, "", []) and not message.get("tool_calls"):
-                        continue
-                    # unmerge; a tool-call message the summary was merged into keeps its calls
-                    message = {k: v for k, v in message.items() if k != "_compressed_summary"}
-                    message["content"] = None if rest in (None, "", []) else rest
-                kept.append(copy.deepcopy(message))
-            return kept
-
-        head = without_old_summaries(0, head_end)  # the system message: an equal copy
-        tail = without_old_summaries(tail_start, len(messages))
-        non_system_head = [m for m in head if _role(m) != "system"]
-        head_last = _role(non_system_head[-1]) if non_system_head else None
-        has_user = any(_role(m) == "user" for m in non_system_head + tail)
-        forced = head_last is None or not has_user
-        if forced:
-            role = "user"
-        elif head_last in ("assistant", "tool"):
-            role = "user"
-        else:
-            role = "assistant"
-        tail_first = _role(tail[0]) if tail else None
-        merge = False
-        if tail_first == role:
-            flipped = "assistant" if role == "user" else "user"
-            if not forced and flipped != head_last:
-                role = flipped
-            else:
-                merge = True
-        if merge:
-            first = tail[0]
-            content = first.get("content")
-            if isinstance(content, list):
-                first["content"] = [{"type": "text", "text": f"{summary_text}\n\n{END_MARKER}"}, *content]
-            elif content in (None, ""):
-                first["content"] = f"{summary_text}\n\n{END_MARKER}"
-            else:
-                first["content"] = f"{summary_text}\n\n{END_MARKER}\n\n{content}"
-            first["_compressed_summary"] = True
-            return head + tail
-        # a stand-alone summary ends with the same marker as a merged one, so a model reads where the
-        # background stops and does not replay an old request from it
-        return head + [{"role": role, "content": f"{summary_text}\n\n{END_MARKER}", "_compressed_summary": True}] + tail

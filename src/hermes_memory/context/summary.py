@@ -14,6 +14,9 @@ Everything here is a pure function of its arguments (no model call, no clock, no
 * :data:`SUMMARY_PREFIX` / :data:`END_MARKER` and :func:`split_summary` mark and recover a
   summary inside the history, so the previous summary survives a restart.
 
+The markers live in :mod:`hermes_memory.context.markers` and the transcript in
+:mod:`hermes_memory.context.transcript`; both are re-exported here.
+
 Prompt texts are our own paraphrase of the reference's intent; only section names and marker
 strings follow it.
 """
@@ -22,22 +25,33 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_memory.context.tokens import content_text, count_images
-
-#: Starts every summary message. It tells the model the block is background, not an instruction.
-SUMMARY_PREFIX = (
-    "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns of this conversation were compacted into the "
-    "summary below. Treat it as background: respond only to the latest message after it. Memory files "
-    "stay authoritative and all tools remain available."
+from hermes_memory.context.markers import (  # noqa: F401 - moved there, re-exported
+    END_MARKER,
+    LEGACY_PREFIXES,
+    SUMMARY_PREFIX,
+    clean_summary_reply,
+    format_summary,
+    split_summary,
+    strip_summary_prefix,
+    strip_think,
 )
-#: Ends every summary: one merged into the first kept message (role-collision case) and one that
-#: stands alone, so a model reads where the background stops in both.
-END_MARKER = "--- END OF CONTEXT SUMMARY — respond to the message below, not the summary above ---"
-#: Prefixes written by older versions of the reference; recognised and stripped before re-prefixing.
-LEGACY_PREFIXES = ("[CONTEXT SUMMARY]:", "[CONTEXT COMPACTION]", "[CONTEXT COMPACTION — REFERENCE ONLY]")
+from hermes_memory.context.tokens import content_text
+from hermes_memory.context.transcript import (  # noqa: F401 - moved there, re-exported
+    ARGS_KEEP_CHARS,
+    ARGS_MAX_CHARS,
+    CONTENT_HEAD_CHARS,
+    CONTENT_MAX_CHARS,
+    CONTENT_TAIL_CHARS,
+    TRANSCRIPT_MAX_CHARS,
+    _call_id,
+    _call_name_args,
+    _cap,
+    serialize_turns,
+)
+from hermes_memory.redact import redact_secrets, sub_blocks  # noqa: F401 - redact_secrets re-exported
 
 #: Section headings of the structured template, in order (reference NEWEST names).
 TEMPLATE_SECTIONS = (
@@ -56,215 +70,8 @@ TEMPLATE_SECTIONS = (
     "Critical Context",
 )
 
-#: Reference caps for the serialised middle, in characters.
-CONTENT_MAX_CHARS = 6000
-CONTENT_HEAD_CHARS = 4000
-CONTENT_TAIL_CHARS = 1500
-ARGS_MAX_CHARS = 1500
-ARGS_KEEP_CHARS = 1200
-TRANSCRIPT_MAX_CHARS = 160_000
 #: Bound of the LLM-free summary body, in characters (reference fallback: <= 8000).
 FALLBACK_MAX_CHARS = 8000
-
-_SECRET_PATTERNS = (
-    re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}"),
-    re.compile(r"\b(?:ghp|gho|ghs|ghu|github_pat)_[A-Za-z0-9_]{20,}"),
-    re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
-    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
-    re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"),
-    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._\-]{16,}"),
-)
-# "BEGIN ... [\s\S]*? ... END" blocks are matched by :func:`_sub_blocks` (linear time), not by a
-# lazy regex, which rescans to the end of the text from every opener that has no closer:
-# quadratic (tool output with thousands of unclosed "<think>" took 27 s for 160K chars).
-_PEM_OPEN = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
-_PEM_CLOSE = re.compile(r"-----END [A-Z ]*PRIVATE KEY-----")
-_THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
-_THINK_CLOSE = {tag: re.compile(rf"</{tag}>\s*", re.IGNORECASE) for tag in ("think", "thinking", "reasoning")}
-_SECRET_ASSIGN = re.compile(
-    r"(?i)\b((?:api[_-]?key|secret|password|passwd|token|access[_-]?key)\s*[=:]\s*)([\"']?)[^\s\"',;]{6,}\2"
-)
-_MEDIA = re.compile(r"^MEDIA:.*$", re.MULTILINE)
-
-
-def _sub_blocks(text: str, opener: re.Pattern[str], closer_of: Callable[[re.Match[str]], re.Pattern[str]], repl: str) -> str:
-    """Replace every ``opener ... closer`` block (shortest, like ``[\\s\\S]*?``) with ``repl``.
-
-    Linear time: once no closer follows an opener, none follows a later opener of that kind, so
-    that kind is not searched again."""
-    out: list[str] = []
-    pos = search = 0
-    dead: set[str] = set()
-    while True:
-        start = opener.search(text, search)
-        if start is None:
-            break
-        closer = closer_of(start)
-        end = None if closer.pattern in dead else closer.search(text, start.end())
-        if end is None:
-            dead.add(closer.pattern)
-            search = start.end()
-            continue
-        out += [text[pos : start.start()], repl]
-        pos = search = end.end()
-    if not out:
-        return text
-    out.append(text[pos:])
-    return "".join(out)
-
-
-def strip_think(text: str) -> str:
-    """Remove ``<think>``/``<thinking>``/``<reasoning>`` blocks (and the blank space after them);
-    an unclosed tag is left as it is."""
-    if "<" not in text:
-        return text
-    return _sub_blocks(text, _THINK_OPEN, lambda m: _THINK_CLOSE[m.group(1).lower()], "")
-
-
-_SECRET_HINTS = ("sk-", "gh", "xox", "akia", "aiza", "bearer", "private key", "key", "secret", "pass", "token")
-
-
-def redact_secrets(text: str) -> str:
-    """Replace API keys, tokens, private keys and ``password=...`` values with ``[REDACTED]``."""
-    lowered = text.lower()
-    if not any(hint in lowered for hint in _SECRET_HINTS):  # cheap pre-check; the regexes are slow
-        return text
-    for pattern in _SECRET_PATTERNS:
-        text = pattern.sub("[REDACTED]", text)
-    if "PRIVATE KEY-----" in text:
-        text = _sub_blocks(text, _PEM_OPEN, lambda _m: _PEM_CLOSE, "[REDACTED]")
-    return _SECRET_ASSIGN.sub(lambda m: f"{m.group(1)}[REDACTED]", text)
-
-
-def clean_summary_reply(text: str | None) -> str:
-    """Normalise a summariser reply: drop think blocks, summary prefixes and secrets; trim.
-
-    Returns ``""`` for ``None`` or a reply with no content (the caller treats that as a failure).
-    """
-    if not text:
-        return ""
-    text = strip_think(text)
-    text = strip_summary_prefix(text)
-    return redact_secrets(text).strip()
-
-
-def strip_summary_prefix(text: str) -> str:
-    """Remove a leading :data:`SUMMARY_PREFIX` or legacy prefix (repeatedly), and surrounding space."""
-    text = text.strip()
-    changed = True
-    while changed:
-        changed = False
-        for prefix in (SUMMARY_PREFIX, *LEGACY_PREFIXES):
-            if text.startswith(prefix):
-                text = text[len(prefix) :].lstrip()
-                changed = True
-    return text
-
-
-def format_summary(body: str) -> str:
-    """The content of a summary message: ``SUMMARY_PREFIX + "\\n" + body``.
-
-    :data:`END_MARKER` is removed from ``body`` (a reply may echo it): inside a summary message
-    it would read back as the end of a merged summary, and the text after it as a real turn.
-    """
-    return f"{SUMMARY_PREFIX}\n{strip_summary_prefix(body.replace(END_MARKER, ''))}"
-
-
-def split_summary(message: Mapping[str, Any]) -> tuple[str | None, Any]:
-    """Recover an embedded summary from a message.
-
-    Returns ``(summary_body, rest_content)``:
-
-    * a pure summary message -> ``(body, None)``;
-    * a message the summary was merged into -> ``(body, original content)`` (string or parts);
-    * any other message -> ``(None, content)``.
-
-    A summary is recognised by the ``_compressed_summary`` marker or by its text prefix, so it is
-    found again after the caller stripped underscore keys and reloaded the history (restart).
-    """
-    content = message.get("content")
-    if message.get("role") not in ("user", "assistant"):
-        return None, content
-    text = content_text(content)
-    stripped = text.lstrip()
-    if not (message.get("_compressed_summary") or stripped.startswith((SUMMARY_PREFIX, *LEGACY_PREFIXES))):
-        return None, content
-    if not stripped.startswith((SUMMARY_PREFIX, *LEGACY_PREFIXES)):
-        return None, content
-    if END_MARKER in text:
-        if isinstance(content, list):
-            # merged into a parts list: the first text part holds summary + marker
-            first = content[0] if content else {}
-            body_text = first.get("text", "") if isinstance(first, Mapping) else str(first)
-            body = strip_summary_prefix(body_text.split(END_MARKER, 1)[0])
-            return body, list(content[1:])
-        body_text, rest = text.split(END_MARKER, 1)
-        rest = rest.lstrip("\n")
-        return strip_summary_prefix(body_text), rest
-    return strip_summary_prefix(text), None
-
-
-def _call_id(call: Mapping[str, Any]) -> str:
-    return str(call.get("call_id") or call.get("id") or "")
-
-
-def _call_name_args(call: Mapping[str, Any]) -> tuple[str, str]:
-    fn = call.get("function") or {}
-    name = fn.get("name") or call.get("name") or "tool"
-    args = fn.get("arguments", call.get("arguments", ""))
-    if not isinstance(args, str):
-        args = json.dumps(args, ensure_ascii=False, default=str)
-    return str(name), args
-
-
-def _cap(text: str) -> str:
-    if len(text) > CONTENT_MAX_CHARS:
-        cut = len(text) - CONTENT_HEAD_CHARS - CONTENT_TAIL_CHARS
-        return f"{text[:CONTENT_HEAD_CHARS]}\n...[{cut} chars omitted]...\n{text[-CONTENT_TAIL_CHARS:]}"
-    return text
-
-
-def _clean_for_transcript(text: str) -> str:
-    return redact_secrets(_MEDIA.sub("", strip_think(text)))
-
-
-def serialize_turns(messages: Sequence[Mapping[str, Any]]) -> str:
-    """Plain-text transcript of ``messages`` for the summariser (characters, capped at 160K).
-
-    Content over 6000 chars keeps its first 4000 and last 1500; tool arguments over 1500 keep the
-    first 1200; images become ``[image]``; secrets are redacted; think blocks and ``MEDIA:`` lines
-    are dropped. When the whole text exceeds 160K chars, 45 % of the budget is kept from the start
-    and 55 % from the end around an omission marker.
-    """
-    lines: list[str] = []
-    for message in messages:
-        role = str(message.get("role") or "unknown")
-        content = message.get("content")
-        text = _clean_for_transcript(content_text(content))
-        images = count_images(content)
-        if images:
-            text = (text + " " if text else "") + " ".join(["[image]"] * images)
-        text = _cap(text)
-        if role == "tool":
-            lines.append(f"[TOOL RESULT {message.get('tool_call_id', '')}]: {text}")
-        elif role == "assistant":
-            calls = []
-            for call in message.get("tool_calls") or ():
-                name, args = _call_name_args(call)
-                args = redact_secrets(args)
-                if len(args) > ARGS_MAX_CHARS:
-                    args = args[:ARGS_KEEP_CHARS] + "...[truncated]"
-                calls.append(f"{name}({args})")
-            suffix = f" [Tool calls: {'; '.join(calls)}]" if calls else ""
-            lines.append(f"[ASSISTANT]: {text}{suffix}")
-        else:
-            lines.append(f"[{role.upper()}]: {text}")
-    out = "\n\n".join(lines)
-    if len(out) > TRANSCRIPT_MAX_CHARS:
-        head = int(TRANSCRIPT_MAX_CHARS * 0.45)
-        tail = TRANSCRIPT_MAX_CHARS - head
-        out = f"{out[:head]}\n\n...[{len(out) - head - tail} chars of transcript omitted]...\n\n{out[-tail:]}"
-    return out
 
 
 _PREAMBLE = (

@@ -157,7 +157,7 @@ def map_anthropic_error(exc: Exception) -> Exception:
     text = str(exc)
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
-        err = body.get("error") if isinstance(body.get("error"), dict) else body
+        err: dict[str, Any] = body["error"] if isinstance(body.get("error"), dict) else body
         text = f"{text} {err.get('type', '')} {err.get('message', '')}"
     if isinstance(exc, anthropic.APITimeoutError):
         return ModelNetworkError(f"model call timed out: {exc}. Check base_url and that the service is up.")

@@ -24,7 +24,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from hermes_memory.errors import ContextLengthError, ModelError
+from hermes_memory.errors import (  # noqa: F401 - the Model*Error family is re-exported from here
+    ContextLengthError,
+    ModelAuthError,
+    ModelCallError,
+    ModelError,
+    ModelNetworkError,
+    ModelRateLimitError,
+    ModelRequestError,
+    ModelServerError,
+)
 
 
 @dataclass
@@ -105,46 +114,6 @@ class ChatModel(Protocol):
 
 # -- errors --------------------------------------------------------------------------------------
 
-class ModelCallError(ModelError):
-    """A model call failed. ``kind`` says how (see subclasses); ``status_code`` is the HTTP status or None."""
-
-    kind = "error"
-
-    def __init__(self, message: str, *, status_code: int | None = None) -> None:
-        super().__init__(message)
-        self.status_code = status_code
-
-
-class ModelAuthError(ModelCallError):
-    """The service refused the API key (401/403). Fix the key; retrying will not help."""
-
-    kind = "auth"
-
-
-class ModelNetworkError(ModelCallError):
-    """The service could not be reached or did not answer in time (connection refused, DNS, timeout)."""
-
-    kind = "network"
-
-
-class ModelRateLimitError(ModelCallError):
-    """The service throttled the call (429) after the SDK's own retries."""
-
-    kind = "rate_limit"
-
-
-class ModelServerError(ModelCallError):
-    """The service failed (5xx) after the SDK's own retries."""
-
-    kind = "server"
-
-
-class ModelRequestError(ModelCallError):
-    """The service rejected the request as malformed (400/404/422), other than for its length."""
-
-    kind = "bad_request"
-
-
 # Phrases services use when a prompt is over the window (OpenAI, vLLM, llama.cpp, Ollama, Anthropic).
 _CONTEXT_PATTERNS = re.compile(
     r"context[_ ]length|maximum context|context window|prompt is too long|too many tokens|"
@@ -163,8 +132,7 @@ def is_context_length_message(status_code: int | None, text: str) -> bool:
 
 def context_length_error(message: str, status_code: int | None = None) -> ContextLengthError:
     err = ContextLengthError(f"the prompt does not fit the model's context window: {message}")
-    err.status_code = status_code  # type: ignore[attr-defined]
-    err.kind = "context_length"  # type: ignore[attr-defined]
+    err.status_code = status_code
     return err
 
 

@@ -66,7 +66,7 @@ def map_openai_error(exc: Exception) -> Exception:
     text = str(exc)
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
-        err = body.get("error") if isinstance(body.get("error"), dict) else body
+        err: dict[str, Any] = body["error"] if isinstance(body.get("error"), dict) else body
         text = f"{text} {err.get('code', '')} {err.get('message', '')}"
     if isinstance(exc, openai.APITimeoutError):
         return ModelNetworkError(f"model call timed out: {exc}. Check base_url and that the server is up.")

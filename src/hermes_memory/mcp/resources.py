@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from hermes_memory.errors import BadResource  # noqa: F401 - re-exported
+
 SCHEME = "hermes-memory"
 URI_SNAPSHOT = f"{SCHEME}://memory/snapshot"
 URI_MEMORY_MD = f"{SCHEME}://memory/MEMORY.md"
@@ -46,14 +48,6 @@ DEFAULT_MATCHES, MAX_MATCHES = 20, 500
 
 _FIXED = {"snapshot": "snapshot", "MEMORY.md": "memory_md", "USER.md": "user_md"}
 _MESSAGE_PARAMS = ("query", "around", "window", "limit")
-
-
-class BadResource(ValueError):
-    """A URI no resource answers to; ``field`` names the offending part (``uri``, ``user_id``, ``around`` ...)."""
-
-    def __init__(self, message: str, field: str = "uri") -> None:
-        super().__init__(message)
-        self.field = field
 
 
 @dataclass(frozen=True)

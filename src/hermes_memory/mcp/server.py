@@ -64,7 +64,7 @@ from mcp.shared.exceptions import MCPError
 
 from hermes_memory import __version__
 from hermes_memory.config import HermesConfig
-from hermes_memory.errors import HermesMemoryError
+from hermes_memory.errors import HermesMemoryError, UnknownTool  # noqa: F401 - UnknownTool re-exported
 from hermes_memory.home import HermesHome
 
 # The loopback rule, Host/Origin checks, bearer-token gate and socket binding live in one module
@@ -78,7 +78,12 @@ from hermes_memory.httpguard import (  # noqa: F401
     transport_security,
 )
 from hermes_memory.mcp import resources as res
+from hermes_memory.mcp.handlers import MCP_BEHAVIOUR, PROMPT_GUIDANCE, ResourcesAndPrompts  # noqa: F401 - re-exported
 from hermes_memory.mcp.read import READ_ACTION, check_read_arguments, mcp_memory_schema, memory_read
+from hermes_memory.mcp.results import (  # noqa: F401 - moved there, re-exported
+    render_snapshot,
+    tool_result,
+)
 from hermes_memory.mcp.schemas import provider_metadata, tool_extras
 from hermes_memory.mcp.validation import ArgumentProblem, InvalidArguments, check_arguments
 
@@ -88,7 +93,6 @@ SERVER_NAME = "hermes-memory"
 URI_SNAPSHOT = res.URI_SNAPSHOT
 URI_MEMORY_MD = res.URI_MEMORY_MD
 URI_USER_MD = res.URI_USER_MD
-PROMPT_GUIDANCE = "memory_guidance"
 HTTP_PATH = "/mcp"
 DEFAULT_PORT = 8765
 """Default TCP port of ``serve --transport http`` (override with ``--port``; 0 picks a free one)."""
@@ -105,15 +109,6 @@ USER_ID_PROPERTY = {
     "the default one. MEMORY.md is shared by all users.",
 }
 
-MCP_BEHAVIOUR = (
-    "Over MCP nothing happens by itself: this server does not see your conversation, so nothing is recalled "
-    "into it and nothing is saved from it unless you call a tool. At the start of a task read memory (the "
-    "`memory` tool with action `read`, the `hermes-memory://memory/snapshot` resource, or the `memory_guidance` "
-    "prompt); before asking the user to repeat something, call `session_search`; save what should outlive "
-    "this session with `memory`. (A client with hermes-memory hooks installed, e.g. `hermes-memory hooks "
-    "install claude-code`, gets the snapshot at session start, recall on each prompt and its transcript "
-    "saved; without them, none of that happens.)"
-)
 """What the server instructions and the ``memory_guidance`` prompt say about MCP itself."""
 
 SERVER_INSTRUCTIONS = (
@@ -151,7 +146,7 @@ class ClientState:
     user_snapshots: dict[str, tuple[str, float]] = field(default_factory=dict)
 
 
-class MemoryServer:
+class MemoryServer(ResourcesAndPrompts):
     """The MCP memory server over one data home.
 
     ``home``/``config`` are the data home and its validated ``config.yaml``; ``user_id`` fixes the
@@ -307,9 +302,14 @@ class MemoryServer:
     def _live_session_ids(self) -> set[str] | None:
         """Ids of the HTTP sessions the SDK still holds open; ``None`` when not serving HTTP.
 
-        Read from the SDK's session manager (mcp 2.x keeps no public list of them).
+        The session manager is the SDK's public ``Server.session_manager`` (it raises RuntimeError
+        until the HTTP app exists); its open sessions are read from ``_server_instances``, since mcp
+        2.3 keeps no public list of them: the one SDK private left here, to check on an SDK upgrade.
         """
-        manager = getattr(self.server, "_session_manager", None)
+        try:
+            manager = self.server.session_manager
+        except RuntimeError:  # no HTTP app built: not serving HTTP
+            return None
         instances = getattr(manager, "_server_instances", None)
         return set(instances) if isinstance(instances, dict) else None
 
@@ -464,137 +464,6 @@ class MemoryServer:
                               ensure_ascii=False)
         return out if isinstance(out, str) else json.dumps(out, ensure_ascii=False, default=str)
 
-    # -- resources ------------------------------------------------------------------------------
-    def _file_path(self, which: str) -> Any:
-        store = self._default.stores[self.fixed_user_id]
-        path_for = getattr(store, "path_for", None)
-        if callable(path_for):
-            return path_for("memory" if which == "MEMORY.md" else "user")
-        if which == "USER.md" and self.fixed_user_id:
-            return self.home.memories_dir / "users" / self.fixed_user_id / "USER.md"
-        return self.home.memories_dir / which
-
-    async def _on_list_resources(self, ctx: Any, params: Any) -> types.ListResourcesResult:
-        return types.ListResourcesResult(resources=[
-            types.Resource(uri=URI_SNAPSHOT, name="snapshot", title="Frozen memory snapshot",
-                           description="MEMORY.md and USER.md as rendered into the agent's system prompt, frozen "
-                           "when this client session started.", mime_type="text/plain"),
-            types.Resource(uri=URI_MEMORY_MD, name="MEMORY.md", title="MEMORY.md (agent notes, live)",
-                           description="The live agent-notes file; entries separated by a line holding '§'.",
-                           mime_type="text/markdown"),
-            types.Resource(uri=URI_USER_MD, name="USER.md", title="USER.md (user profile, live)",
-                           description="The live user-profile file"
-                           + (f" of user {self.fixed_user_id!r}." if self.fixed_user_id else "."),
-                           mime_type="text/markdown"),
-        ])
-
-    async def _on_list_resource_templates(self, ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
-        who = (f"Only {self.fixed_user_id!r} on this server (started with --user-id)." if self.fixed_user_id
-               else "Any user id the memory tool's user_id accepts.")
-        return types.ListResourceTemplatesResult(resource_templates=[
-            types.ResourceTemplate(uri_template=res.TEMPLATE_USER_PROFILE, name="user-profile",
-                                   title="USER.md of one user (live)",
-                                   description=f"One user's live profile file. {who}", mime_type="text/markdown"),
-            types.ResourceTemplate(uri_template=res.TEMPLATE_SESSION, name="session",
-                                   title="One session's transcript",
-                                   description="A session of state.db as JSON: its fields and every message, whole "
-                                   "and in order. Session ids come from session_search.",
-                                   mime_type="application/json"),
-            types.ResourceTemplate(uri_template=res.TEMPLATE_SESSION_MESSAGES, name="session-messages",
-                                   title="Messages of one session",
-                                   description="All messages of a session, those matching `query` (full-text, best "
-                                   "first, up to `limit`), or `window` messages each side of message id `around`.",
-                                   mime_type="application/json"),
-        ])
-
-    def read_resource(self, uri: str, session_key: str | None = None) -> tuple[str, str]:
-        """Return ``(mime_type, text)`` of a resource or a template's URI.
-
-        Raises :class:`~hermes_memory.mcp.resources.BadResource` for an unknown, malformed or
-        refused URI (nothing is read), :class:`OSError`/:class:`UnicodeDecodeError` when a file
-        cannot be read.
-        """
-        match = res.match_uri(uri)
-        if match.handler == "snapshot":
-            return "text/plain", self._client(session_key).snapshot
-        if match.handler in ("memory_md", "user_md"):
-            return "text/markdown", _read_or_empty(self._file_path("MEMORY.md" if match.handler == "memory_md"
-                                                                   else "USER.md"))
-        if match.handler == "user_profile":
-            user_id = match.variables["user_id"]
-            try:
-                self._check_user_id(user_id)
-            except (ValueError, HermesMemoryError) as exc:
-                raise res.BadResource(f"invalid user_id: {exc}", field="user_id") from None
-            if self.fixed_user_id is not None and user_id != self.fixed_user_id:
-                raise res.BadResource(f"this server serves only user {self.fixed_user_id!r} (--user-id)",
-                                      field="user_id")
-            store = self._store_for(self._client(session_key), user_id)
-            return "text/markdown", _read_or_empty(store.path_for("user"))
-        if match.handler == "session":
-            return "application/json", res.session_transcript(self.db, match.variables["session_id"])
-        return "application/json", res.session_messages(self.db, match.variables["session_id"], match.params)
-
-    async def _on_read_resource(self, ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
-        key = self._session_key(ctx)
-        try:
-            mime, text = await anyio.to_thread.run_sync(self._locked, self.read_resource, str(params.uri), key)
-        except res.BadResource as exc:
-            raise MCPError(code=types.INVALID_PARAMS, message=str(exc),
-                           data={"uri": str(params.uri), "field": exc.field}) from None
-        except HermesMemoryError as exc:
-            raise MCPError(code=types.INTERNAL_ERROR, message=f"cannot read {params.uri}: {exc}") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise MCPError(code=types.INTERNAL_ERROR, message=f"cannot read {params.uri}: {exc}") from None
-        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=str(params.uri), mime_type=mime, text=text)])
-
-    # -- prompts --------------------------------------------------------------------------------
-    async def _on_list_prompts(self, ctx: Any, params: Any) -> types.ListPromptsResult:
-        return types.ListPromptsResult(prompts=[
-            types.Prompt(name=PROMPT_GUIDANCE, title="Memory guidance",
-                         description="How to use the memory and session_search tools, with the frozen memory snapshot.")
-        ])
-
-    def guidance_text(self, session_key: str | None = None) -> str:
-        """The ``memory_guidance`` prompt text, sections separated by blank lines: the agent's memory
-        guidance (profile-only wording when only USER.md is enabled) and session-search guidance
-        (:mod:`hermes_memory.agent.prompt`), what happens over MCP (:data:`MCP_BEHAVIOUR`: nothing
-        automatic without client hooks), the session's frozen snapshot (if any), then the
-        external provider's ``system_prompt_block`` (if any)."""
-        from hermes_memory.agent.prompt import MEMORY_GUIDANCE, SESSION_SEARCH_GUIDANCE, USER_PROFILE_GUIDANCE
-
-        # The agent's own guidance texts, so every client is told the same as our agent.
-        targets = self._memory_enabled_targets()
-        parts = []
-        if "memory" in targets:
-            parts.append(MEMORY_GUIDANCE.strip())
-        elif targets:
-            parts.append(USER_PROFILE_GUIDANCE.strip())
-        parts.append(SESSION_SEARCH_GUIDANCE.strip())
-        parts.append("## Over MCP\n" + MCP_BEHAVIOUR)
-        snapshot = self._client(session_key).snapshot
-        if snapshot:
-            parts.append("What you remember (frozen at the start of this session):\n\n" + snapshot)
-        if self.provider is not None:
-            try:
-                block = (self.provider.system_prompt_block() or "").strip()
-            except Exception:  # a failing provider never breaks the prompt
-                logger.exception("provider %s: system_prompt_block failed", getattr(self.provider, "name", "?"))
-                block = ""
-            if block:
-                parts.append(block)
-        return "\n\n".join(parts) + "\n"
-
-    async def _on_get_prompt(self, ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-        if params.name != PROMPT_GUIDANCE:
-            raise MCPError(code=types.INVALID_PARAMS, message=f"unknown prompt {params.name!r}; use {PROMPT_GUIDANCE!r}")
-        key = self._session_key(ctx)
-        text = await anyio.to_thread.run_sync(self._locked, self.guidance_text, key)
-        return types.GetPromptResult(
-            description="Memory guidance and the frozen memory snapshot",
-            messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
-        )
-
     # -- transports -----------------------------------------------------------------------------
     async def run_stdio(self) -> None:
         """Serve one client over stdin/stdout until it disconnects, then close."""
@@ -650,52 +519,6 @@ class MemoryServer:
         except Exception:  # shutdown must finish closing the database
             logger.exception("provider shutdown failed")
         self.db.close()
-
-
-class UnknownTool(LookupError):
-    """A ``tools/call`` named a tool this server does not offer."""
-
-
-def _read_or_empty(path: Any) -> str:
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        return ""
-
-
-def render_snapshot(store: Any) -> str:
-    """The frozen snapshot text: the memory block and the user block, joined by a blank line.
-
-    Same rendering the agent puts into its system prompt (``format_for_system_prompt``); ``""``
-    when both stores are empty.
-    """
-    parts = [store.format_for_system_prompt(t) for t in ("memory", "user")]
-    return "\n\n".join(p for p in parts if p)
-
-
-def tool_result(text: str, *, structured: bool = False) -> types.CallToolResult:
-    """Wrap a tool's JSON string as an MCP result.
-
-    The text content is the tool's JSON, unchanged. When it parses to an object it is also sent
-    as ``structuredContent``; ``isError`` is set when it reports ``"success": false`` or carries an
-    ``"error"`` without a success flag. With ``structured=True`` (the tool declares an
-    ``outputSchema``) a result that is not a JSON object is sent as ``{"result": value}`` (the
-    parsed value, or the text itself), in the text too, so ``structuredContent`` is never missing
-    and ``content[0].text`` always parses to the same object.
-    """
-    is_error = False
-    try:
-        parsed = json.loads(text)
-    except ValueError:
-        parsed = None if not structured else text
-    if structured and not isinstance(parsed, dict):
-        parsed = {"result": parsed}
-        text = json.dumps(parsed, ensure_ascii=False)
-    if not isinstance(parsed, dict):
-        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=None, is_error=False)
-    success = parsed.get("success")
-    is_error = success is False or (success is None and "error" in parsed)
-    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=parsed, is_error=is_error)
 
 
 def endpoint_url(host: str, port: int) -> str:

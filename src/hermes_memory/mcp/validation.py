@@ -10,35 +10,12 @@ Draft 2020-12, the dialect MCP specifies for ``inputSchema``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError, ValidationError
 
-
-@dataclass(frozen=True)
-class ArgumentProblem:
-    """One reason the arguments are invalid: ``field`` is a dotted path (``operations[1].action``)."""
-
-    field: str
-    message: str
-
-
-class InvalidArguments(ValueError):
-    """Raised by :func:`check_arguments`; ``problems`` lists every invalid field once (at least one)."""
-
-    def __init__(self, tool: str, problems: list[ArgumentProblem]) -> None:
-        self.tool = tool
-        self.problems = problems
-        first = problems[0]
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        super().__init__(f"invalid arguments for tool '{tool}': field '{first.field}': {first.message}{more}")
-
-    @property
-    def fields(self) -> list[str]:
-        """The invalid fields, in the order reported."""
-        return [p.field for p in self.problems]
+from hermes_memory.errors import ArgumentProblem, InvalidArguments  # noqa: F401 - re-exported
 
 
 def _path(parts: Iterable[Any]) -> str:

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
+from hermes_memory.errors import ToolArgumentError  # noqa: F401 - re-exported
+
 PRIMARY_CONTEXT = "primary"
 """``agent_context`` value of the main, user-facing agent: the only context allowed to write."""
 
@@ -178,10 +180,6 @@ class MemoryProvider(ABC):
     def tool_result(payload: Any) -> str:
         """JSON success result for a tool call."""
         return json.dumps(payload, ensure_ascii=False, default=str)
-
-
-class ToolArgumentError(ValueError):
-    """A tool argument has the wrong type; the message names the argument and what it should be."""
 
 
 def non_ascii_problem(name: str, value: str | None) -> str:

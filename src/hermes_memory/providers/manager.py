@@ -26,19 +26,25 @@ re-exported here.
 
 from __future__ import annotations
 
-import inspect
 import json
 import logging
 import queue
-import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from hermes_memory.home import resolve_home
 from hermes_memory.providers.base import PRIMARY_CONTEXT, MemoryProvider
+from hermes_memory.providers.calls import (  # noqa: F401 - moved there, re-exported
+    _call_bounded,
+    _filter_kwargs,
+    _Inflight,
+    _normalise_schemas,
+    _Timeout,
+)
+from hermes_memory.providers.fanout import HookFanout
 from hermes_memory.providers.fencing import (
     CONTEXT_NOTE,
     FENCE_CLOSE,
@@ -48,6 +54,7 @@ from hermes_memory.providers.fencing import (
     sanitize_context,
     strip_memory_context,
 )
+from hermes_memory.redact import redact_secrets
 
 __all__ = [
     "CONTEXT_NOTE",
@@ -72,114 +79,6 @@ DEFAULT_TOOL_TIMEOUT = 60.0
 RESERVED_TOOL_NAMES = frozenset({"memory", "session_search"})
 """Core tool names a provider may not claim (NEWEST reference reserves core names)."""
 
-_SECRET_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    # the body may not run past another BEGIN line, so repeated headers cannot make this quadratic
-    (re.compile(r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----(?:(?!-----BEGIN )[\s\S])*?-----END [A-Z ]{0,40}PRIVATE KEY-----"),
-     "[REDACTED PRIVATE KEY]"),
-    (re.compile(r"\b(?:sk|pk|rk)-(?:[A-Za-z0-9]+-)?[A-Za-z0-9_\-]{16,}"), "[REDACTED]"),
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}\b"), "[REDACTED]"),
-    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}\b"), "[REDACTED]"),
-    (re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}\b"), "[REDACTED]"),
-    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), "[REDACTED]"),
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}\b"), "[REDACTED]"),
-    (re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/\-]{16,}=*"), r"\1 [REDACTED]"),
-    (re.compile(r"(?i)\b((?:api[_-]?key|access[_-]?token|auth[_-]?token|secret|password|passwd)\s*[:=]\s*)['\"]?[^\s'\"]{6,}['\"]?"),
-     r"\1[REDACTED]"),
-]
-
-
-def redact_secrets(text: str | None) -> str:
-    """Replace likely credentials in ``text`` with ``[REDACTED]`` (``None`` → ``""``).
-
-    Covers provider API keys (``sk-...``), GitHub/Slack/AWS/Google tokens, bearer tokens, PEM
-    private keys and ``api_key=...``/``password: ...`` assignments. Conservative by design: it
-    may miss exotic formats but does not touch ordinary prose.
-    """
-    if not text:
-        return ""
-    for pattern, repl in _SECRET_PATTERNS:
-        text = pattern.sub(repl, text)
-    return text
-
-
-def _accepts(fn: Callable[..., Any], name: str) -> bool:
-    """True when ``fn`` takes a parameter called ``name`` or ``**kwargs``."""
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return True
-    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-
-
-def _filter_kwargs(fn: Callable[..., Any], kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Keep only the keyword arguments ``fn``'s signature accepts (old providers get fewer)."""
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return kwargs
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return kwargs
-    return {k: v for k, v in kwargs.items() if k in params}
-
-
-def _normalise_schemas(raw: Any) -> list[dict[str, Any]]:
-    """Unwrap ``{"type": "function", "function": {...}}`` and drop nameless or non-dict schemas."""
-    out: list[dict[str, Any]] = []
-    for item in raw or []:
-        if not isinstance(item, dict):
-            continue
-        if item.get("type") == "function" and isinstance(item.get("function"), dict):
-            item = item["function"]
-        name = item.get("name")
-        if isinstance(name, str) and name.strip():
-            out.append(dict(item))
-    return out
-
-
-class _Timeout(Exception):
-    pass
-
-
-def _call_bounded(fn: Callable[[], Any], timeout: float | None, label: str) -> Any:
-    """Run ``fn`` in a daemon thread and wait at most ``timeout`` seconds (``None`` = inline).
-
-    Returns ``fn``'s result, re-raises its exception, or raises :class:`_Timeout`. A
-    ``SystemExit`` or ``KeyboardInterrupt`` raised in the thread (a provider or its SDK calling
-    ``sys.exit``) is re-raised as ``RuntimeError``: it ended only that thread, never the agent.
-    """
-    if timeout is None:
-        return fn()
-    box: dict[str, Any] = {}
-    done = threading.Event()
-
-    def run() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # noqa: BLE001 - handed back to the caller
-            box["error"] = exc
-        finally:
-            done.set()
-
-    threading.Thread(target=run, name=f"hermes-memory:{label}", daemon=True).start()
-    if not done.wait(max(timeout, 0.0)):
-        raise _Timeout(f"{label} did not return within {timeout:g} s")
-    if "error" in box:
-        err = box["error"]
-        if not isinstance(err, Exception):
-            raise RuntimeError(f"{label} raised {type(err).__name__}: {err}") from err
-        raise err
-    return box.get("value")
-
-
-@dataclass
-class _Inflight:
-    """A prefetch still running after its caller gave up waiting."""
-
-    session_id: str
-    query: str
-    started: float
-    done: threading.Event = field(default_factory=threading.Event)
-
 
 @dataclass
 class DrainState:
@@ -190,7 +89,7 @@ class DrainState:
     waited_s: float = 0.0
 
 
-class MemoryManager:
+class MemoryManager(HookFanout):
     """Runs the built-in provider and at most one external provider behind one interface.
 
     Args:
@@ -548,105 +447,6 @@ class MemoryManager:
         if not isinstance(result, str):
             return json.dumps({"error": f"Memory tool '{tool_name}' failed: provider returned {type(result).__name__}"})
         return result
-
-    # ------------------------------------------------------------------ fan-out hooks
-    def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
-        """Fan out ``on_turn_start`` (extra keywords only to providers that accept them)."""
-        msg = redact_secrets(message)
-        for name, provider in self._named():
-            kw = _filter_kwargs(provider.on_turn_start, kwargs)
-            self._safe(name, "on_turn_start", lambda p=provider, k=kw: p.on_turn_start(turn_number, msg, **k),
-                       self.hook_timeout)
-
-    def on_session_end(self, messages: list[dict[str, Any]]) -> None:
-        """Fan out ``on_session_end(messages)`` (a real session boundary)."""
-        for name, provider in self._named():
-            self._safe(name, "on_session_end", lambda p=provider: p.on_session_end(messages), self.hook_timeout)
-
-    def on_session_switch(self, new_session_id: str, *, parent_session_id: str = "", reset: bool = False,
-                          rewound: bool = False, **kwargs: Any) -> None:
-        """Tell providers the agent moved to ``new_session_id``; no-op for an empty id.
-
-        The prefetch cache of the old session is dropped.
-        """
-        if not new_session_id:
-            return
-        with self._lock:
-            old = self.session_id
-            self.session_id = new_session_id
-            if old and old != new_session_id:
-                self._cache.pop(old, None)
-        for name, provider in self._named():
-            kw = _filter_kwargs(provider.on_session_switch, kwargs)
-            self._safe(name, "on_session_switch",
-                       lambda p=provider, k=kw: p.on_session_switch(new_session_id, parent_session_id=parent_session_id,
-                                                                    reset=reset, rewound=rewound, **k),
-                       self.hook_timeout)
-
-    def commit_session_boundary_async(self, messages: list[dict[str, Any]], new_session_id: str, *,
-                                      parent_session_id: str = "", reset: bool = True) -> None:
-        """Queue ``on_session_end(messages)`` then ``on_session_switch(new_session_id)`` as ONE background task."""
-        def task() -> None:
-            self.on_session_end(messages)
-            self.on_session_switch(new_session_id, parent_session_id=parent_session_id, reset=reset)
-
-        self._submit(task)
-
-    def on_pre_compress(self, messages: list[dict[str, Any]]) -> str:
-        """Collect ``on_pre_compress(messages)`` text (for the summary prompt), non-empty parts joined by a blank line."""
-        parts: list[str] = []
-        for name, provider in self._named():
-            text = self._safe(name, "on_pre_compress", lambda p=provider: p.on_pre_compress(messages),
-                              self.hook_timeout, "")
-            if isinstance(text, str) and text.strip():
-                parts.append(text.strip())
-        return "\n\n".join(parts)
-
-    def on_memory_write(self, action: str, target: str, content: str, metadata: dict[str, Any] | None = None) -> None:
-        """Mirror a committed built-in ``memory`` write to the external provider(s) only (never to builtin).
-
-        ``metadata`` is passed by keyword when the provider's signature has it, else omitted.
-        """
-        text = redact_secrets(content)
-        for name, provider in self._externals():
-            fn = provider.on_memory_write
-            if metadata is not None and _accepts(fn, "metadata"):
-                call = lambda p=provider: p.on_memory_write(action, target, text, metadata=metadata)  # noqa: E731
-            else:
-                call = lambda p=provider: p.on_memory_write(action, target, text)  # noqa: E731
-            self._safe(name, "on_memory_write", call, self.hook_timeout)
-
-    def notify_memory_tool_write(self, result: dict[str, Any] | str, args: dict[str, Any]) -> None:
-        """Mirror the outcome of one built-in ``memory`` tool call (NEWEST reference behaviour).
-
-        Only committed writes are mirrored (``success`` true and not ``staged``); a batch
-        (``operations``) is expanded per operation; ``old_text`` goes into ``metadata``.
-        """
-        if isinstance(result, str):
-            try:
-                result = json.loads(result)
-            except ValueError:
-                return
-        if not isinstance(result, dict) or not result.get("success") or result.get("staged"):
-            return
-        ops = args.get("operations") if isinstance(args.get("operations"), list) else [args]
-        for op in ops:
-            if not isinstance(op, dict):
-                continue
-            action = str(op.get("action") or args.get("action") or "")
-            target = str(op.get("target") or args.get("target") or "memory")
-            content = op.get("content") if op.get("content") is not None else op.get("new_text")
-            meta = {k: op[k] for k in ("old_text",) if op.get(k)}
-            if action in {"add", "replace", "remove"}:
-                self.on_memory_write(action, target, str(content or ""), meta or None)
-
-    def on_delegation(self, task: str, result: str, *, child_session_id: str = "", **kwargs: Any) -> None:
-        """Fan out ``on_delegation`` (a subagent finished ``task``)."""
-        for name, provider in self._named():
-            kw = _filter_kwargs(provider.on_delegation, kwargs)
-            self._safe(name, "on_delegation",
-                       lambda p=provider, k=kw: p.on_delegation(task, result, child_session_id=child_session_id, **k),
-                       self.hook_timeout)
 
     def shutdown_all(self, drain_timeout: float = 5.0) -> DrainState:
         """Drain the background worker (at most ``drain_timeout`` s), then ``shutdown()`` providers in reverse order.

@@ -10,28 +10,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from hermes_memory.errors import SessionStoreError
+from hermes_memory.errors import SessionLookupError, SessionStoreError  # noqa: F401 - re-exported
 from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions.codec import decode_content, storable
 
 AMBIGUOUS_SHOWN = 5
 """How many candidate sessions an "ambiguous prefix" error lists."""
-
-
-class SessionLookupError(SessionStoreError):
-    """A session reference matched no session (``candidates == []``) or is an ambiguous id prefix
-    (``candidates``: up to :data:`AMBIGUOUS_SHOWN` dicts ``{"id", "title", "started_at"}``)."""
-
-    def __init__(self, message: str, ref: str, candidates: list[dict[str, Any]]) -> None:
-        super().__init__(message)
-        self.ref = ref
-        self.candidates = candidates
-
-    @property
-    def ambiguous(self) -> bool:
-        """True when ``ref`` is a prefix of several session ids."""
-        return bool(self.candidates)
-
 
 
 def cwd_clause(prefix: str, alias: str = "") -> tuple[str, list[Any]]:

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_memory.config import provider_section, read_env_file
+from hermes_memory.errors import ProviderError
 from hermes_memory.home import resolve_home
 from hermes_memory.providers.base import ConfigField, MemoryProvider, is_trivial_prompt
 
@@ -62,7 +63,7 @@ _DEFAULTS: dict[str, Any] = {
 _ENV = {"brv_path": "BRV_PATH"}
 
 
-class BrvError(Exception):
+class BrvError(ProviderError):
     """``brv`` could not be run, timed out or exited non-zero; the message says which and how to fix it."""
 
 

@@ -76,7 +76,7 @@ def extract_entities(text: str) -> list[str]:
     for m in _AKA.finditer(text):
         left = m.group(1).split()
         # keep the capitalised tail of the left side ("my friend Bob aka Bobby" → "Bob")
-        tail = []
+        tail: list[str] = []
         for word in reversed(left):
             if word[:1].isupper():
                 tail.insert(0, word)

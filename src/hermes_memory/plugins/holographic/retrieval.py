@@ -322,7 +322,7 @@ class FactRetriever:
             for a, b in itertools.combinations(sorted(members, key=index.__getitem__), 2):
                 pairs.add((a, b))
         words = {r["fact_id"]: _words(r["content"]) for r in rows}
-        out = []
+        out: list[dict[str, Any]] = []
         for fa, fb in sorted(pairs, key=lambda p: (index[p[0]], index[p[1]])):
             ra, rb = rows[index[fa]], rows[index[fb]]
             ea, eb = ents[fa], ents[fb]

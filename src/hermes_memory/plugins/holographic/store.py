@@ -23,7 +23,6 @@ import logging
 import os
 import re
 import sqlite3
-import threading
 import time
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -31,6 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from hermes_memory.plugins.holographic import hrr
+from hermes_memory.plugins.holographic.connection import (  # noqa: F401 - moved there, re-exported
+    _SCHEMA,
+    _close,
+    _open,
+    immediate,
+)
 from hermes_memory.plugins.holographic.entities import extract_entities, merge_entity_names
 
 logger = logging.getLogger(__name__)
@@ -45,57 +50,6 @@ MAX_FACT_CHARS = 10_000
 """Longest fact content, in characters (ours; the reference has none). A fact is a short statement:
 recalled facts go into every prompt, and entity extraction on megabyte texts takes minutes."""
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS facts (
-    fact_id INTEGER PRIMARY KEY AUTOINCREMENT,
-    content TEXT NOT NULL UNIQUE,
-    category TEXT NOT NULL DEFAULT 'general',
-    tags TEXT NOT NULL DEFAULT '',
-    trust_score REAL NOT NULL DEFAULT 0.5,
-    retrieval_count INTEGER NOT NULL DEFAULT 0,
-    helpful_count INTEGER NOT NULL DEFAULT 0,
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL,
-    hrr_vector BLOB
-);
-CREATE TABLE IF NOT EXISTS entities (
-    entity_id INTEGER PRIMARY KEY AUTOINCREMENT,
-    name TEXT NOT NULL,
-    entity_type TEXT NOT NULL DEFAULT 'unknown',
-    aliases TEXT NOT NULL DEFAULT '',
-    created_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS fact_entities (
-    fact_id INTEGER NOT NULL REFERENCES facts(fact_id) ON DELETE CASCADE,
-    entity_id INTEGER NOT NULL REFERENCES entities(entity_id) ON DELETE CASCADE,
-    PRIMARY KEY (fact_id, entity_id)
-);
-CREATE INDEX IF NOT EXISTS idx_facts_trust ON facts(trust_score DESC);
-CREATE INDEX IF NOT EXISTS idx_facts_category ON facts(category);
-CREATE INDEX IF NOT EXISTS idx_facts_updated ON facts(updated_at DESC);
-CREATE INDEX IF NOT EXISTS idx_entities_name ON entities(name COLLATE NOCASE);
-CREATE INDEX IF NOT EXISTS idx_fact_entities_entity ON fact_entities(entity_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS facts_fts USING fts5(
-    content, tags, content='facts', content_rowid='fact_id', tokenize='porter unicode61 remove_diacritics 2'
-);
-CREATE TRIGGER IF NOT EXISTS facts_ai AFTER INSERT ON facts BEGIN
-    INSERT INTO facts_fts(rowid, content, tags) VALUES (new.fact_id, new.content, new.tags);
-END;
-CREATE TRIGGER IF NOT EXISTS facts_ad AFTER DELETE ON facts BEGIN
-    INSERT INTO facts_fts(facts_fts, rowid, content, tags) VALUES ('delete', old.fact_id, old.content, old.tags);
-END;
-CREATE TRIGGER IF NOT EXISTS facts_au AFTER UPDATE OF content, tags ON facts BEGIN
-    INSERT INTO facts_fts(facts_fts, rowid, content, tags) VALUES ('delete', old.fact_id, old.content, old.tags);
-    INSERT INTO facts_fts(rowid, content, tags) VALUES (new.fact_id, new.content, new.tags);
-END;
-CREATE TABLE IF NOT EXISTS memory_banks (
-    bank_name TEXT NOT NULL UNIQUE,
-    vector BLOB,
-    dim INTEGER NOT NULL,
-    fact_count INTEGER NOT NULL DEFAULT 0,
-    updated_at REAL NOT NULL
-);
-"""
 
 STOPWORDS = frozenset("""
 a an the and or but if then else of to in on at by for with about as from into over after before is are was
@@ -132,47 +86,6 @@ def _check_length(content: str) -> None:
     if len(content) > MAX_FACT_CHARS:
         raise ValueError(f"content is {len(content):,} chars; a fact holds at most {MAX_FACT_CHARS} chars: "
                          "store a short statement (split long notes into several facts)")
-
-
-class _Shared:
-    """Process-wide shared connections, one per resolved path (refcounted)."""
-
-    lock = threading.Lock()
-    conns: dict[str, tuple[sqlite3.Connection, threading.RLock, int]] = {}
-
-
-def _open(path: str) -> tuple[sqlite3.Connection, threading.RLock]:
-    with _Shared.lock:
-        if path in _Shared.conns:
-            conn, rlock, refs = _Shared.conns[path]
-            _Shared.conns[path] = (conn, rlock, refs + 1)
-            return conn, rlock
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, timeout=10.0, isolation_level=None, check_same_thread=False)
-        conn.row_factory = sqlite3.Row
-        try:
-            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                logger.info("holographic store %s: WAL unavailable (journal_mode=%s)", path, mode)
-        except sqlite3.DatabaseError as exc:  # network filesystems
-            logger.info("holographic store %s: WAL unavailable (%s)", path, exc)
-        conn.execute("PRAGMA foreign_keys=ON")
-        conn.execute("PRAGMA synchronous=FULL")  # an acknowledged fact survives a power cut
-        rlock = threading.RLock()
-        _Shared.conns[path] = (conn, rlock, 1)
-        return conn, rlock
-
-
-def _close(path: str) -> None:
-    with _Shared.lock:
-        if path not in _Shared.conns:
-            return
-        conn, rlock, refs = _Shared.conns[path]
-        if refs > 1:
-            _Shared.conns[path] = (conn, rlock, refs - 1)
-            return
-        del _Shared.conns[path]
-        conn.close()
 
 
 class FactStore:
@@ -224,16 +137,11 @@ class FactStore:
             if not stale and not stale_banks:
                 return
             logger.warning("holographic store %s: re-encoding %d fact(s) for hrr_dim %d", self.path, stale, self.dim)
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
+            with immediate(self.conn):
                 for row in self.conn.execute("SELECT fact_id, content FROM facts").fetchall():
                     vec = hrr.encode_fact(row["content"], self.entities_of(row["fact_id"]), self.dim)
                     self.conn.execute("UPDATE facts SET hrr_vector=? WHERE fact_id=?",
                                       (hrr.to_bytes(vec), row["fact_id"]))
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
         self.rebuild_banks()
 
     def close(self) -> None:
@@ -407,17 +315,12 @@ class FactStore:
         if not self.use_hrr:
             return
         with self.lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
+            with immediate(self.conn):
                 self.conn.execute("DELETE FROM memory_banks")
                 for cat in [r[0] for r in self.conn.execute("SELECT DISTINCT category FROM facts")]:
                     for r in self.conn.execute("SELECT hrr_vector FROM facts WHERE category=? AND hrr_vector IS NOT NULL",
                                                (cat,)).fetchall():
                         self._bank_delta(cat, add=hrr.from_bytes(r[0], self.dim), count_delta=1)
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
 
     def vector(self, row: sqlite3.Row) -> Any:
         """The fact's HRR vector, or ``None`` (no numpy, no vector, or one of another ``hrr_dim``)."""
@@ -451,13 +354,8 @@ class FactStore:
         with self.lock:
             if self.get(fact_id) is None:
                 return False
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
+            with immediate(self.conn):
                 self._add_links(int(fact_id), entities, time.time())
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
         return True
 
     def _add_links(self, fact_id: int, entities: Sequence[str], now: float) -> None:
@@ -498,29 +396,19 @@ class FactStore:
         """
         content, category, tags = self._clean(content, category, tags)
         with self.lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
+            with immediate(self.conn):
                 result = self._insert(content, category, tags, trust, time.time(), entities)
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
         return result
 
     def add_facts(self, facts: Iterable[tuple[str, str, str]]) -> list[int]:
         """Bulk add ``(content, category, tags)`` triples in one transaction; returns the ids."""
         ids: list[int] = []
         with self.lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
+            with immediate(self.conn):
                 now = time.time()
                 for content, category, tags in facts:
                     c, cat, t = self._clean(content, category, tags)
                     ids.append(self._insert(c, cat, t, None, now)[0])
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
         return ids
 
     def update_fact(self, fact_id: int, *, content: str | None = None, category: str | None = None,
@@ -545,8 +433,7 @@ class FactStore:
                 new_trust += float(trust_delta)
             new_trust = min(1.0, max(0.0, new_trust))
             now = time.time()
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
+            with immediate(self.conn):
                 if new_content != row["content"]:
                     clash = self.conn.execute("SELECT fact_id FROM facts WHERE content=? AND fact_id!=?",
                                               (new_content, fact_id)).fetchone()
@@ -563,10 +450,6 @@ class FactStore:
                         self.conn.execute("UPDATE facts SET hrr_vector=? WHERE fact_id=?", (hrr.to_bytes(vec), fact_id))
                         self._bank_delta(row["category"], sub=old_vec, count_delta=-1 if old_vec is not None else 0)
                         self._bank_delta(new_cat, add=vec, count_delta=1)
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
         return True
 
     def remove_fact(self, fact_id: int) -> bool:
@@ -575,16 +458,11 @@ class FactStore:
             row = self.get(fact_id)
             if row is None:
                 return False
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
+            with immediate(self.conn):
                 self.conn.execute("DELETE FROM facts WHERE fact_id=?", (int(fact_id),))
                 vec = self.vector(row)
                 if vec is not None:
                     self._bank_delta(row["category"], sub=vec, count_delta=-1)
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
         return True
 
     def feedback(self, fact_id: int, helpful: bool) -> dict[str, Any] | None:

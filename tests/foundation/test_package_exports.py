@@ -1,0 +1,25 @@
+"""Packages export their public names; the heavy ones load on first use, not on import."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def test_providers_package_exports_the_provider_interface_and_the_manager():
+    import hermes_memory.providers as providers
+    from hermes_memory.providers.base import MemoryProvider
+    from hermes_memory.providers.manager import MemoryManager, create_memory_manager
+
+    assert providers.MemoryProvider is MemoryProvider
+    assert providers.MemoryManager is MemoryManager
+    assert providers.create_memory_manager is create_memory_manager
+    assert set(providers.__all__) >= {"MemoryProvider", "MemoryManager", "create_memory_manager"}
+
+
+def test_mcp_package_exports_memory_server_without_loading_the_sdk_on_import():
+    code = ("import sys, hermes_memory.mcp as m; loaded = 'mcp.server.lowlevel' in sys.modules; "
+            "from hermes_memory.mcp.server import MemoryServer; "
+            "print(loaded, m.MemoryServer is MemoryServer)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.split() == ["False", "True"]
