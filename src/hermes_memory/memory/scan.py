@@ -42,6 +42,8 @@ import re
 from functools import lru_cache
 
 from hermes_memory.memory.scan_families_action import ACTION_FAMILIES
+from hermes_memory.memory.scan_families_intent import INTENT_FAMILIES, LEAD
+from hermes_memory.memory.scan_families_intl import INTL_FAMILIES
 from hermes_memory.memory.scan_families_prompt import PROMPT_FAMILIES
 from hermes_memory.memory.scan_fragments import Family
 from hermes_memory.memory.scan_text import (
@@ -59,7 +61,7 @@ __all__ = ["FAMILIES", "FAMILY_IDS", "MAX_SCAN_CHARS", "THREAT_PATTERNS", "Famil
 #: Families in the order they are tried. Compiled case-insensitive; run on :func:`.scan_text.for_matching` text
 #: (and on its leetspeak and decoded views). Non-Latin key words go through the same look-alike
 #: folding as the text, so a Cyrillic pattern still matches folded Cyrillic text.
-FAMILIES: tuple[Family, ...] = PROMPT_FAMILIES + ACTION_FAMILIES
+FAMILIES: tuple[Family, ...] = PROMPT_FAMILIES + ACTION_FAMILIES + INTENT_FAMILIES + INTL_FAMILIES
 
 #: ``(id, pattern)`` of every family, in the order tried (kept for callers that list the patterns).
 THREAT_PATTERNS: tuple[tuple[str, str], ...] = tuple((f.id, f.pattern) for f in FAMILIES)
@@ -115,6 +117,9 @@ def _bucket(keywords: dict[str, tuple[int, ...]]) -> tuple[dict[str, tuple[tuple
 
 
 _KEYWORDS_BY_BIGRAM, _ONE_CHAR_KEYWORDS = _bucket(_KEYWORD_FAMILIES)
+#: Each family's second keyword group (:attr:`.scan_fragments.Family.also`), folded like the text.
+_ALSO: tuple[tuple[str, ...], ...] = tuple(tuple(k.translate(_HOMOGLYPHS).lower() for k in f.also) for f in FAMILIES)
+_ALSO_LEET: tuple[tuple[str, ...], ...] = tuple(tuple(k.replace("l", "i") for k in ks) for ks in _ALSO)
 _LEET_KEYWORDS: dict[str, tuple[int, ...]] = {}
 for _k, _idxs in _KEYWORD_FAMILIES.items():
     _lk = _k.replace("l", "i")
@@ -140,21 +145,62 @@ def _family_hits(view: str, first_only: bool, hits: list[str], *, leet: bool = F
         for k, idxs in by_bigram[bigram]:
             if k in low:
                 todo.update(idxs)
+    also = _ALSO_LEET if leet else _ALSO
     for i in sorted(todo):
         tid, rx, cased = _COMPILED[i]
         if tid in hits:
             continue
-        if leet:
-            leet_rx = _LEET_COMPILED[i]
-            if leet_rx is not None and leet_rx.search(low):
-                hits.append(tid)
-                if first_only:
-                    return
+        if also[i] and not any(k in low for k in also[i]):
             continue
-        if rx.search(view if cased else low):
-            hits.append(tid)
-            if first_only:
-                return
+        if leet:
+            rx = _LEET_COMPILED[i]
+            if rx is None:
+                continue
+        hay = view if cased and not leet else low
+        fam = FAMILIES[i]
+        if fam.scoped or fam.lead:
+            lead_rx = (_LEAD_LEET if leet else _LEAD_BEFORE) if fam.lead else None
+            if not _filtered_search(rx, hay, fam.scoped, lead_rx):
+                continue
+        elif rx.search(hay) is None:
+            continue
+        hits.append(tid)
+        if first_only:
+            return
+
+
+#: What follows a match of a ``scoped`` family when it is about a tool rather than the agent:
+#: "Disable safety checks in the linter config", "Skip confirmations with apt-get install -y".
+#: A scope that names the agent, its tools or its sessions ("for all tool calls", "from now on")
+#: keeps the hit.
+_TOOL_SCOPE = re.compile(
+    r"\s*(?:(?!(?:and|then|or|but|to)\b)[\w-]+\s+)?(?:\(|\b(?:in|for|with|via|using|from|of|on|inside|under|through|within)\b)\s*"
+    r"(?>(?:the\s+|a\s+|an\s+|our\s+|my\s+|its\s+)?)"
+    r"(?!(?:agent|assistant|ai|model|you|your|yourself|tools?|tool\s+calls?|shell|terminal|bash|commands?|sessions?|conversations?"
+    r"|chats?|user|users|every|all|any|now|here|me|this|these|future|good|ever)\b)[\w.~/$-]"
+)
+
+
+#: :data:`.scan_families_intent.LEAD` ending right where a ``lead`` family's match starts (searched
+#: in the 48 characters before it), and its copy for leetspeak views (``l`` folded to ``i``).
+_LEAD_BEFORE = re.compile(_map_literals(LEAD) + "$")
+_LEAD_LEET = re.compile(_map_literals(LEAD, leet=True) + "$")
+_LEAD_WINDOW = 48
+
+
+def _filtered_search(rx: re.Pattern[str], hay: str, scoped: bool, lead: re.Pattern[str] | None) -> bool:
+    """A match in an imperative position (``lead``) and not followed by a tool scope (``scoped``,
+    see :data:`_TOOL_SCOPE`). At most 8 matches are tried (a 64 KiB near miss stays linear)."""
+    for n, m in enumerate(rx.finditer(hay)):
+        if n >= 8:
+            return False
+        start = m.start()
+        if lead is not None and lead.search(hay, max(0, start - _LEAD_WINDOW), start) is None:
+            continue
+        if scoped and _TOOL_SCOPE.match(hay, m.end()):
+            continue
+        return True
+    return False
 
 
 def _scan_views(norm: str, first_only: bool) -> tuple[list[str], str | None]:

@@ -119,7 +119,9 @@ PROMPT_FAMILIES: tuple[Family, ...] = (
        source="pr1m8/prompt-injections; deepset/prompt-injections (German); multilingual role reassignment"),
     _f("role_pretend",
        # "Imagine you are explaining this to a junior" sets a tone: an activity (-ing) is no new identity.
-       r"\b(?:pretend|imagine)\s+(?:that\s+)?(?:you\s+are|you're|you\s+have|you\s+had|you\s+can|you\s+don't|you\s+do\s+not|you\s+were)\b(?!\s+\w+ing\b)"
+       r"\b(?:pretend|imagine)\s+(?:that\s+)?(?:you\s+have|you\s+had|you\s+can|you\s+don't|you\s+do\s+not)\b(?!\s+\w+ing\b)"
+       # "Pretend you're my interviewer" is a role the user asks for; a new identity *without limits* is role_hijack's.
+       r"|\b(?:pretend|imagine)\s+(?:that\s+)?(?:you\s+are|you're|you\s+were)\s+(?:\w+\s+){0,2}?(?:jailbroken|unrestricted|unfiltered|uncensored|evil|free|freed|unbound|not\s+an?\s+ai|human|dan|no\s+longer|hackers?|attackers?|criminals?|malicious|villains?|rogue|(?:different|another|other)\s+(?:ai|assistant|model))\b"
        r"|\bpretend\s+to\s+be\s+(?:an?\s+)?(?:unrestricted|evil|jailbroken|DAN|hacker|uncensored|different|another|rogue|malicious)\b"
        r"|\broleplay\s+as\s+(?:a|an|the)?\s*(?:hacker|attacker|unrestricted|jailbroken|evil|uncensored|DAN)\b"
        r"|\blet['’]s\s+play\s+a\s+game\s+(?:where|in\s+which)\s+you(?:['’]re|\s+(?:are|become|act|pretend|play|have\s+no|can|will\s+be|must|don't|do\s+not|no\s+longer))\b"
@@ -160,7 +162,7 @@ PROMPT_FAMILIES: tuple[Family, ...] = (
        r"|\b(?:deaktiviere|entferne|schalte)\s+(?:\S+\s+){0,3}?(?:filter|sicherheitsfilter|einschränkungen|schutzmechanismen)\b|(?:关闭|禁用|移除|去掉)(?:所有)?(?:安全)?(?:过滤|审查|限制)",
        "remov", "disabl", "turn off", "deactivat", "ignor", "switch off", "drop", "bypass", "skip", "suspend", "lift", "without",
        "supprim", "désactiv", "enlève", "desactiva", "elimina", "quita", "deaktivier", "entfern", "schalte", "关闭", "禁用", "移除", "去掉",
-       source="Hermes Agent threat families (remove_filters); Lakera Gandalf; Schulhoff et al. 2023 HackAPrompt"),
+       scoped=True, source="Hermes Agent threat families (remove_filters); Lakera Gandalf; Schulhoff et al. 2023 HackAPrompt"),
     _f("disable_safety",
        r"--dangerously-skip-permissions|--dangerously-bypass-approvals|(?<![\w-])--yolo\b"
        r"|\bapproval(?:s|[_ -]mode)?\s*(?:[:=]|to|is)\s*['\"]?(?:off|never|none|yolo|disabled|auto(?:-approve)?)\b"
@@ -174,13 +176,13 @@ PROMPT_FAMILIES: tuple[Family, ...] = (
        r"|\b(?:turn\s+off|disable|skip|bypass|remove|switch\s+off)\s+(?:all\s+|the\s+|tool\s+|command\s+|your\s+){0,3}(?:approvals?|confirmations?|permission\s+(?:prompts?|checks?))\b(?!\s+(?:e-?mails?|notifications?|reminders?))",
        "dangerously", "yolo", "approv", "never", "don't", "do not", "stop", "disabl", "turn off", "bypass", "skip", "remov",
        "switch off", "deactivat", "escape", "break out",
-       source="Embrace The Red (Rehberger) 2024-2025 agent write-ups: disabling approvals before running commands"),
+       scoped=True, source="Embrace The Red (Rehberger) 2024-2025 agent write-ups: disabling approvals before running commands"),
     # --- fake system / chat-template markers --------------------------------------------------
     _f("fake_system_marker",
        r"<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|end_of_text)\s*\|>"
        r"|</?\|?\s*im_(?:start|end|sep)\s*\|?>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>|</?(?:system|system[_-]prompt|sys|instructions?|admin|developer|assistant_instructions)\s*>"
        r"|\[(?:system|sys|admin|developer|system\s+(?:message|prompt|note|override))\]"
-       r"|(?:^|\n)[ \t]*(?:#{1,6}[ \t]*|\*\*|>[ \t]*)?(?-i:SYSTEM(?:[ _]PROMPT|[ _]MESSAGE|[ _]NOTE|[ _]OVERRIDE|[ _]INSTRUCTIONS?)?|ADMIN(?:ISTRATOR)?[ _]MESSAGE|DEVELOPER[ _]MESSAGE)[ \t]*(?:\*\*)?[ \t]*:"
+       r"|(?:^|\n)[ \t]*(?:#{1,6}[ \t]*|\*\*|>[ \t]*)?(?-i:SYSTEM(?:[ _]PROMPT|[ _]MESSAGE|[ _]NOTE|[ _]OVERRIDE|[ _]INSTRUCTIONS?)|ADMIN(?:ISTRATOR)?[ _]MESSAGE|DEVELOPER[ _]MESSAGE)[ \t]*(?:\*\*)?[ \t]*:"
        r"|(?:^|\n)[ \t]*(?:#{1,6}[ \t]*)?(?:system|developer|admin)\s+(?:prompt|message|instructions?)\s*:\s*(?:you\s+(?:are|must|will|should)|ignore|disregard|new|override|from\s+now\s+on|forget)"
        r"|(?:^|\n)[ \t]*#{2,6}[ \t]*(?:system|instruction|new\s+instructions?)[ \t]*(?:\n|:)"
        r"|(?:^|\n)[ \t]*(?:assistant|ai|gpt|model|chatbot)[ \t]*:[ \t]*(?:sure|ok|okay|understood|of\s+course|i\s+will|i'll|as\s+dan|absolutely)\b",
@@ -213,6 +215,8 @@ PROMPT_FAMILIES: tuple[Family, ...] = (
     _f("leak_system_prompt",
        rf"\b(?:reveal|print|show|output|repeat|leak|dump|display|disclose|tell\s+me|give\s+me|write\s+out|recite|spell\s+out|provide|share|paste|copy|type\s+out|list)\s+{_W}"
        r"(?:system\s+prompt|initial\s+(?:instructions|prompt)|original\s+(?:instructions|prompt)|hidden\s+(?:instructions|prompt)|secret\s+(?:instructions|prompt)|developer\s+message|pre-?prompt)\b"
+       # "Show the system prompt tokens count in the dashboard": the prompt as a modifier is no object.
+       r"(?!\s+(?:tokens?|count|length|size|template|file|folder|editor|box|field|cache|caching|version|tab|page|section|docs?)\b)"
        r"|\b(?:system\s+prompt|(?:initial|original|hidden|secret)\s+(?:instructions|prompt))\s+(?:\w+\s+){0,2}?(?:word\s+for\s+word|verbatim)\b"
        r"|\brepeat\s+(?:all\s+|the\s+)?(?:words|text|everything|the\s+text)\s+above\b|\b(?:print|output|repeat)\s+everything\s+(?:above|before)\b"
        r"|\bwhat\s+(?:are|were)\s+your\s+(?:initial|original|system|hidden|secret)\s+(?:instructions|prompt)\b"

@@ -75,10 +75,22 @@ class Family:
     #: Run case-insensitively on the text as written (for a pattern with case-sensitive parts);
     #: the others run, faster, on the lower-cased text.
     cased: bool = False
+    #: A match followed by a scope that names something other than the agent ("... in the linter
+    #: config", "... with apt-get install -y") is a note about a tool, not a hit (see ``.scan``).
+    scoped: bool = False
+    #: Every match must start in an imperative position (``.scan_families_intent.LEAD`` ends right
+    #: before it): checked on the few characters before each match instead of inside the regex.
+    lead: bool = False
+    #: A second keyword group: when set, one of these must occur too before the regex runs (for a
+    #: family made of two word classes, e.g. a persona switch *and* freedom from rules).
+    also: tuple[str, ...] = ()
 
 
-def _f(tid: str, pattern: str, *keywords: str, source: str = "", cased: bool = False) -> Family:
-    return Family(tid, pattern, tuple(k.lower() for k in keywords), source, cased)
+def _f(
+    tid: str, pattern: str, *keywords: str, source: str = "", cased: bool = False, scoped: bool = False, lead: bool = False,
+    also: tuple[str, ...] = (),
+) -> Family:
+    return Family(tid, pattern, tuple(k.lower() for k in keywords), source, cased, scoped, lead, tuple(k.lower() for k in also))
 
 
 #: Families in the order they are tried. Compiled case-insensitive; run on :func:`_for_matching` text
