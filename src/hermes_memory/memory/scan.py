@@ -38,6 +38,7 @@ a ``<script>`` tag must pass; only an *action* on a secret (read it, send it) is
 
 from __future__ import annotations
 
+import operator
 import re
 from functools import lru_cache
 
@@ -141,7 +142,7 @@ def _family_hits(view: str, first_only: bool, hits: list[str], *, leet: bool = F
     for k, idxs in one_char:
         if k in low:
             todo.update(idxs)
-    for bigram in {low[j: j + 2] for j in range(len(low) - 1)} & by_bigram.keys() if len(low) < 2048 else by_bigram:
+    for bigram in set(map(operator.add, low, low[1:])) & by_bigram.keys() if len(low) < 2048 else by_bigram:
         for k, idxs in by_bigram[bigram]:
             if k in low:
                 todo.update(idxs)
@@ -158,11 +159,8 @@ def _family_hits(view: str, first_only: bool, hits: list[str], *, leet: bool = F
                 continue
         hay = view if cased and not leet else low
         fam = FAMILIES[i]
-        if fam.scoped or fam.lead:
-            lead_rx = (_LEAD_LEET if leet else _LEAD_BEFORE) if fam.lead else None
-            if not _filtered_search(rx, hay, fam.scoped, lead_rx):
-                continue
-        elif rx.search(hay) is None:
+        lead_rx = (_LEAD_LEET if leet else _LEAD_BEFORE) if fam.lead else None
+        if not _filtered_search(rx, hay, fam.scoped, lead_rx):
             continue
         hits.append(tid)
         if first_only:
@@ -189,8 +187,9 @@ _LEAD_WINDOW = 48
 
 
 def _filtered_search(rx: re.Pattern[str], hay: str, scoped: bool, lead: re.Pattern[str] | None) -> bool:
-    """A match in an imperative position (``lead``) and not followed by a tool scope (``scoped``,
-    see :data:`_TOOL_SCOPE`). At most 8 matches are tried (a 64 KiB near miss stays linear)."""
+    """A match in an imperative position (``lead``), not followed by a tool scope (``scoped``, see
+    :data:`_TOOL_SCOPE`) and not a glossed quotation (:data:`_GLOSS`). At most 8 matches are tried
+    (a 64 KiB near miss stays linear)."""
     for n, m in enumerate(rx.finditer(hay)):
         if n >= 8:
             return False
@@ -199,8 +198,15 @@ def _filtered_search(rx: re.Pattern[str], hay: str, scoped: bool, lead: re.Patte
             continue
         if scoped and _TOOL_SCOPE.match(hay, m.end()):
             continue
+        if _GLOSS.match(hay, m.end()):
+            continue
         return True
     return False
+
+
+#: A quoted phrase glossed right after the match ("'sin reglas' means 'without rules'",
+#: "'Vergiss es' = 'forget it'"): a word list mentions the words, it does not use them.
+_GLOSS = re.compile(r"['’\"”]\s*(?:means|=|->|translates\s+(?:to|as)|is\s+(?:french|spanish|german|italian|portuguese|russian|chinese|japanese)\s+for)\s*['‘\"“]")
 
 
 def _scan_views(norm: str, first_only: bool) -> tuple[list[str], str | None]:

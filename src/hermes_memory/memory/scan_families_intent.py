@@ -43,7 +43,7 @@ LEAD = (
 OVERRIDE = (
     r"(?:ignor\w*|disregard\w*|forget\w*|forgot|overrid\w*|overrul\w*|bypass\w*|circumvent\w*|scrap|discard\w*|abandon\w*|drop|ditch|dump"
     r"|wipe|erase|undo|reset|revoke|cancel\w*|nullify|void|neglect|overlook|skip(?:\s+over)?|throw\s+(?:out|away)|set\s+aside"
-    r"|put\s+aside|leave\s+behind|get\s+rid\s+of|pay\s+no\s+(?:mind|attention|heed)\s+to|stop\s+(?:following|obeying|listening\s+to|respecting|applying)"
+    r"|put\s+aside|leave\s+behind|get\s+rid\s+of|pay\s+no\s+(?:mind|attention|heed)\s+to|stop\s+(?:following|obeying|listening\s+to|respecting|applying|honou?ring|enforcing|using)"
     r"|(?:do\s+not|don't|dont|no\s+longer|never)\s+(?:follow|obey|respect|apply|listen\s+to|heed|honou?r|need\s+to\s+follow)"
     r"|needn't\s+(?:follow|obey)|break|replace|suspend|lift|remove|disable|deactivate|turn\s+off|switch\s+off|delete)"
 )
@@ -90,7 +90,7 @@ DIRECTIVE = (
 PERSONA = (
     r"(?:\byou(?:'re|\s+are|\s+will\s+be|'ll\s+be|\s+shall\s+be|\s+become|\s+now\s+(?:operate|act|behave|speak|respond|answer)\s+(?:as|like))"
     r"|\b(?:become|transform\s+into|turn\s+into|switch\s+(?:in)?to|enter|take\s+on\s+(?:the\s+)?(?:persona|role|identity)\s+of|assume\s+(?:the\s+)?(?:persona|role|identity)\s+of"
-    r"|play\s+(?:the\s+)?(?:role|part|character)\s+of|stay\s+in\s+character\s+as|roleplay(?:\s+that)?|role-play|act\s+as|behave\s+(?:as|like)|respond\s+as|answer\s+as|speak\s+as"
+    r"|adopt\s+(?:the\s+)?(?:persona|role|identity|character)\s+of|play\s+(?:the\s+)?(?:role|part|character)\s+of|stay\s+in\s+character\s+as|roleplay(?:\s+that)?|role-play|act\s+as|behave\s+(?:as|like)|respond\s+as|answer\s+as|speak\s+as"
     r"|impersonate|your\s+(?:new\s+|true\s+|real\s+)?(?:persona|role|identity|self|name)\s+is)"
     r"|\b(?:hermes|claude|chatgpt|the\s+assistant)\s+(?:has\s+been|is)\s+(?:replaced|upgraded|turned)\s+(?:by|into|with))"
 )
@@ -100,7 +100,8 @@ UNBOUND = (
     r"(?:any\s+|all\s+|its\s+|his\s+|her\s+|their\s+|your\s+|the\s+|moral\s+|ethical\s+|content\s+|safety\s+){0,3}"
     r"(?:rules|limits|limitations|restrictions|filters|guardrails|guidelines|ethics|morals|morality|polic(?:y|ies)|censorship|boundaries|safeguards|refusals|warnings|constraints|safety)\b"
     r"|\b(?:never|doesn't|does\s+not|won't|will\s+not)\s+(?:ever\s+)?(?:refuse\w*|say\w*\s+no|decline\w*|hold\s+back)\b|\balways\s+compl(?:y|ies)\b|\banswers?\s+(?:anything|everything)\b"
-    r"|\b(?:unrestricted|unfiltered|uncensored|unlocked|unshackled|unchained|jailbroken|rogue|evil|amoral|unethical|lawless)\b|\bno\s+refusals\b|\bgod\s+mode\b|\bwithout\s+(?:any\s+)?limits\b)"
+    r"|\b(?:unrestricted|unfiltered|uncensored|unlocked|unshackled|unchained|jailbroken|rogue|evil|amoral|unethical|lawless)\b|\bno\s+refusals\b|\bgod\s+mode\b|\bwithout\s+(?:any\s+)?limits\b"
+    r"|\b(?:obey|obeys|answer|answers|listen|listens)\s+(?:to\s+)?(?:no\s+one|nobody|no\s+master|no\s+rules)\b)"
 )
 #: Reading out the agent's own instructions.
 LEAK_VERB = (
@@ -141,7 +142,8 @@ _STATE_WORDS = (
     "chang", "updat", "expir", "laps", "ended", "lift", "remov", "revok", "cancel", "suspend", "disabl", "replac", "supersed",
     "overrid", "waiv", "dropp", "reset", "delet", "wipe", "void", "null", "invalid", "obsolete", "outdated", "gone", "off",
     "over", "irrelevant", "optional", "moot", "not ", "no longer", "n't", "cease", "binding", "valid", "effect", "real", "true",
-    "never", "follow", "obey", "respect", "apply", "heed", "bound", "required",
+    "never", "follow", "obey", "respect", "apply", "heed", "bound", "required", "drop", "ignor", "forget", "discard", "scrap",
+    "overriding", "superseding", "more important", "above", "come", "matter", "exist", "remain",
 )
 _DIRECTIVE_WORDS = (
     "safety", "security", "restrict", "rules", "guideline", "guardrail", "filter", "polic", "permission", "approv", "confirm",
@@ -151,7 +153,7 @@ _DIRECTIVE_WORDS = (
 _UNBOUND_WORDS = (
     "no ", "zero", "without", "free", "unbound", "not bound", "ignor", "break", "disregard", "beyond", "never", "n't", "not ",
     "won't", "always compl", "anything", "everything", "unrestrict", "unfilter", "uncensor", "unlock", "unshackl", "unchain",
-    "jailbr", "rogue", "evil", "amoral", "unethical", "lawless", "refusal", "god mode", "limits",
+    "jailbr", "rogue", "evil", "amoral", "unethical", "lawless", "refusal", "god mode", "limits", "no one", "nobody",
 )
 _LEAK_WORDS = ("instruction", "prompt", "rules", "directive", "guideline", "configuration", "config", "setup", "programming", "told", "given", "shown")
 _SECRET_WORDS = (
@@ -192,7 +194,8 @@ INTENT_FAMILIES: tuple[Family, ...] = (
        rf"\b{OVERRIDE}\s+(?:\w+\s+){{0,2}}?{OWNER}\s+(?:\w+\s+){{0,2}}?{OBJECT}\b"
        rf"|\b{OVERRIDE}\s+(?:the\s+|all\s+|any\s+)?(?:rules|guidelines|restrictions|safety|guardrails|filters|ethics|constraints)\b"
        r"(?=\s*(?:$|[.,;:!?)\n]|(?:and|then|now|completely|entirely|altogether|for\s+(?:this|the\s+rest|now|good))\b))"
-       rf"|\b(?:set|put|cast|push|lay)\s+{OWNER}\s+(?:\w+\s+){{0,2}}?{OBJECT}\s+aside\b",
+       rf"|\b(?:set|put|cast|push|lay)\s+{OWNER}\s+(?:\w+\s+){{0,2}}?{OBJECT}\s+aside\b"
+       rf"|\b{OVERRIDE}\s+(?:the\s+|all\s+|any\s+)?(?:\w+\s+)?{OBJECT}\s+(?:(?:in|from|of)\s+your\b|(?:that\s+|which\s+)?you\s+(?:were|have\s+been|got|had)\b)",
        "ignor", "disregard", "forget", "forgot", "overrid", "overrul", "bypass", "circumvent", "scrap", "discard", "abandon", "drop",
        "ditch", "dump", "wipe", "erase", "undo", "reset", "revoke", "cancel", "nullify", "void", "neglect", "overlook", "skip",
        "throw", "aside", "behind", "rid of", "pay no", "stop", "follow", "obey", "respect", "apply", "listen", "heed", "honor",
@@ -203,10 +206,17 @@ INTENT_FAMILIES: tuple[Family, ...] = (
     _f("prompt_injection",
        rf"\b(?:your|ur|yr|all\s+(?:of\s+)?your|the\s+(?:assistant's|ai's|model's))\s+(?:\w+\s+){{0,2}}?{OBJECT}\s+(?:\w+\s+){{0,2}}?{STATE}"
        rf"|\b(?:nothing|none|no\s+part)\s+(?:of\s+)?(?:what\s+)?(?:you\s+(?:were|have\s+been)\s+(?:told|given|taught)|your\s+{OBJECT})(?:\s+\w+){{0,4}}?\s+(?:is|are)\s+(?:binding|valid|in\s+effect|real|true)\b"
+       rf"|\b(?:the\s+|all\s+|any\s+)?{OBJECT}\s+(?:that\s+)?you\s+(?:were|have\s+been|got|had)\s+(?:\w+\s+){{0,3}}?{STATE}"
+       rf"|\b(?:everything|anything|all|whatever|what)\s+(?:that\s+)?you(?:'ve|\s+have|\s+were|\s+had)\s+(?:been\s+)?(?:told|instructed|given|taught|programmed|asked)(?:\s+\w+){{0,3}}?\s+{STATE}"
+       rf"|\b(?:whatever|any|all|the)\s+{OBJECT}\s+(?:came|come|were\s+given|you\s+got|you\s+had|preceded)\s+(?:before|above|earlier|previously)[^.\n]{{0,30}}?\b(?:drop|ignore|forget|discard|disregard|scrap)\s+(?:them|it|those)\b"
+       rf"|\b(?:treat|consider|regard)\s+this\s+(?:note|entry|memory|message|file|text)\s+as\s+(?:overriding|replacing|superseding|more\s+important\s+than|above|your\s+(?:new\s+)?(?:system|instructions|rules))"
+       rf"|\byour\s+(?:\w+\s+)?{OBJECT}\s+(?:now\s+)?(?:come|comes)\s+(?:only\s+)?from\s+(?:this|me|the\s+following)\b"
+       rf"|\bno\s+(?:prior|previous|earlier|other|existing|original)\s+{OBJECT}\s+(?:apply|matter|count|exist|remain)\b"
        rf"|\b(?:act|behave|respond|answer)\s+as\s+(?:if|though)\s+you\s+(?:never|had\s+never|have\s+never)\s+(?:received|got|been\s+given|had)\s+(?:any\s+)?{OBJECT}"
        rf"|\byou\s+(?:needn't|need\s+not|don't\s+(?:need|have)\s+to|do\s+not\s+(?:need|have)\s+to|no\s+longer\s+(?:need|have)\s+to|are\s+no\s+longer\s+(?:bound\s+by|required\s+to))"
        rf"\s+(?:follow\s+|obey\s+|respect\s+|apply\s+|heed\s+)?(?:\w+\s+){{0,2}}?{OWNER}\s+(?:\w+\s+){{0,2}}?{OBJECT}\b",
-       "your", "ur ", "yr ", "you", "nothing", "none", "no part", "as if", "as though", also=_STATE_WORDS,
+       "your", "ur ", "yr ", "you", "nothing", "none", "no part", "as if", "as though", "whatever", "treat", "consider",
+       "regard", "no prior", "no previous", "no earlier", "no other", "no existing", "no original", also=_STATE_WORDS,
        source="Intent features (the agent's instructions declared void or changed); Greshake et al. 2023"),
     _f("fake_update",
        rf"{AUTHORITY}[^\n]{{0,80}}?{DIRECTIVE}",
@@ -219,7 +229,7 @@ INTENT_FAMILIES: tuple[Family, ...] = (
        rf"{PERSONA}[^\n.]{{0,80}}?{UNBOUND}",
        "you", "become", "transform", "turn into", "switch", "enter", "take on", "assume", "play", "character", "roleplay",
        "role-play", "act as", "behave", "respond as", "answer as", "speak as", "impersonat", "persona", "role", "identity",
-       "self", "name", "replaced", "upgraded", "turned", also=_UNBOUND_WORDS,
+       "self", "name", "replaced", "upgraded", "turned", "adopt", also=_UNBOUND_WORDS,
        source="Intent features (persona switch of 'you' + freedom from constraints); Shen et al. 2023 'Do Anything Now'"),
     _f("leak_system_prompt",
        rf"\b{LEAK_VERB}\s+(?:\w+\s+){{0,3}}?{LEAK_OBJECT}\b(?!\s+(?:tokens?|count|length|size|template|file|folder|editor|box|field|cache|caching|version|tab|page|section|docs?)\b)"
@@ -259,8 +269,11 @@ INTENT_FAMILIES: tuple[Family, ...] = (
        source="Intent features (asking what the makers told the agent); Perez & Ribeiro 2022 (prompt leaking)"),
     _f("disable_safety",
        r"\b(?:treat|consider|regard)\s+(?:every|all|any)\s+(?:\w+\s+){0,2}?(?:commands?|instructions?|tool\s+calls?)\s+(?:\S+\s+){0,4}?as\s+(?:approved|authori[sz]ed|safe|trusted|confirmed)"
-       r"|\bgrant\s+yourself\s+(?:sudo|root|admin|full|elevated|unrestricted)\b"
+       r"|\b(?:grant|give)\s+yourself\s+(?:\w+\s+)?(?:sudo|root|admin|administrator|full|elevated|unrestricted|write|superuser)\b"
+       r"|\b(?:whatever|anything)\s+(?:\S+\s+){0,4}?(?:tells?|asks?|says?)\s+you\b[^.\n]{0,12}?\b(?:execute|run|do|obey|follow|perform)\b"
+       r"|\b(?:set|switch|change|configure|put)\s+(?:\S+\s+){0,4}?(?:to|into|in)\s+(?:auto-?approv\w*|yolo|never\s+ask|bypass\w*|full[-\s]auto|no[-\s]confirm\w*)\b"
        r"|\b(?:safety|security|approval|permission)\s+(?:checks?|prompts?|gates?)\s+(?:are|is|have\s+been)\s+(?:now\s+)?(?:disabled|off|removed|lifted|turned\s+off)\s*[;:,.-]+\s*(?:\w+\s+){0,2}?(?:run|execute|do|comply|obey)",
-       "treat", "consider", "regard", "grant", "safety", "security", "approval", "permission",
+       "treat", "consider", "regard", "grant", "give", "safety", "security", "approval", "permission", "whatever", "anything",
+       "set", "switch", "change", "configure", "put",
        source="Intent features (outside commands treated as approved; self-granted rights); OWASP LLM06 excessive agency"),
 )

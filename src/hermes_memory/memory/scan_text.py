@@ -104,6 +104,8 @@ def find_invisible(text: str) -> str | None:
 
 def for_matching(text: str) -> str:
     """The text the regexes see: NFKC, invisible characters dropped, look-alike letters folded."""
+    if text.isascii():  # NFKC, the ignorable set and the look-alike table leave ASCII unchanged
+        return text
     return _IGNORABLE.sub("", unicodedata.normalize("NFKC", text)).translate(_HOMOGLYPHS)
 
 
