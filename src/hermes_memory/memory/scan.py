@@ -23,6 +23,13 @@ Two checks, first hit wins:
    from the user, exfiltration (to a URL or address, of the context, of secret files, over DNS),
    destructive commands stored as instructions, command-and-control promptware, hidden markup,
    agent-config edits and hard-coded secrets. Each family names where it was learnt.
+3. Intent features (:mod:`.scan_families_intent`, :mod:`.scan_families_intl`): families composed
+   from word classes (an override verb on the agent's instructions in an imperative position, an
+   authority claim with a directive, a persona without limits, leaking the agent's prompt, a
+   secret towards a sink, skipping the agent's own approvals), in eight languages. A ``lead``
+   family's match must start in an imperative position (:data:`_LEAD_BEFORE`), a ``scoped`` one
+   is dropped when a tool scope follows (:data:`_TOOL_SCOPE`), and any match followed by a gloss
+   (:data:`_GLOSS`) is a quotation (docs/security.md §1).
 
 Speed (about 30 us for a 60-char note, 60 us median over LoCoMo texts; ``bench/memory_scan.py``): a family's regex runs only
 when one of its keywords occurs in the lower-cased text (one C substring test per keyword), and
