@@ -56,7 +56,8 @@ def _fs_type(path: str) -> str:
         with open("/proc/mounts", encoding="utf-8") as f:
             for line in f:
                 parts = line.split()
-                if len(parts) > 2 and os.path.realpath(path).startswith(parts[1].rstrip("/") + "/") and len(parts[1]) > len(best):
+                real = os.path.realpath(path).rstrip("/") + "/"
+                if len(parts) > 2 and real.startswith(parts[1].rstrip("/") + "/") and len(parts[1]) > len(best):
                     best, kind = parts[1], parts[2]
     except OSError:
         pass
