@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from hermes_memory.memory import MemoryStore
+from hermes_memory.memory import MemoryStore, scan
 from hermes_memory.memory.scan import FAMILY_IDS, find_threats, scan_memory_content
 from tests.memory import corpora
 
@@ -137,3 +137,17 @@ def test_named_benign_refusal_is_now_stored(text: str, tmp_path) -> None:
 def test_intent_not_vocabulary_decides(benign: str, attack: str) -> None:
     assert scan_memory_content(benign) is None, find_threats(benign)
     assert scan_memory_content(attack) is not None
+
+
+def test_the_one_pass_keyword_trie_finds_exactly_the_families_a_substring_test_finds() -> None:
+    """The prefilter may skip a family only when none of its keywords occurs (else a hit is lost)."""
+    texts = [t for _, t in corpora.heldout_attacks() + corpora.heldout_benign() + corpora.attack_phrasings()]
+    texts += [t for _, t in corpora.own_benign_notes()] + [t for _, t in corpora.locomo_notes()][:1500]
+    for text in texts:
+        for leet in (False, True):
+            low = scan.for_matching(text).lower()
+            if leet:
+                low = low.replace("l", "i")
+            table = scan._LEET_KEYWORDS if leet else scan._KEYWORD_FAMILIES
+            expected = {i for k, idxs in table.items() if k in low for i in idxs}
+            assert scan._keyword_families(low, leet) == expected, text

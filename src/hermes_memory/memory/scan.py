@@ -45,7 +45,6 @@ a ``<script>`` tag must pass; only an *action* on a secret (read it, send it) is
 
 from __future__ import annotations
 
-import operator
 import re
 from functools import lru_cache
 
@@ -107,24 +106,12 @@ _COMPILED: tuple[tuple[str, re.Pattern[str], bool], ...] = tuple((f.id, _compile
 _LEET_COMPILED: tuple[re.Pattern[str] | None, ...] = tuple(
     None if f.cased else re.compile(_map_literals(f.pattern.translate(_HOMOGLYPHS), leet=True)) for f in FAMILIES
 )
-#: keyword (folded, lower-case) -> indexes of the families it lets run. One ``in`` test per keyword
-#: (a C substring search) is cheaper than any regex over the whole keyword set.
+#: keyword (folded, lower-case) -> indexes of the families it lets run (found by :func:`_keyword_families`).
 _KEYWORD_FAMILIES: dict[str, tuple[int, ...]] = {}
 for _i, _fam in enumerate(FAMILIES):
     for _k in {k.translate(_HOMOGLYPHS).lower() for k in _fam.keywords}:
         _KEYWORD_FAMILIES[_k] = (*_KEYWORD_FAMILIES.get(_k, ()), _i)
 del _i, _fam, _k
-def _bucket(keywords: dict[str, tuple[int, ...]]) -> tuple[dict[str, tuple[tuple[str, tuple[int, ...]], ...]], tuple]:
-    """Keywords bucketed by their first two characters (so a note only tests those that can occur),
-    and the one-character keywords, which are always tested."""
-    by_bigram: dict[str, tuple[tuple[str, tuple[int, ...]], ...]] = {}
-    for k, idxs in keywords.items():
-        if len(k) > 1:
-            by_bigram[k[:2]] = (*by_bigram.get(k[:2], ()), (k, idxs))
-    return by_bigram, tuple((k, idxs) for k, idxs in keywords.items() if len(k) == 1)
-
-
-_KEYWORDS_BY_BIGRAM, _ONE_CHAR_KEYWORDS = _bucket(_KEYWORD_FAMILIES)
 #: Each family's second keyword group (:attr:`.scan_fragments.Family.also`), folded like the text.
 _ALSO: tuple[tuple[str, ...], ...] = tuple(tuple(k.translate(_HOMOGLYPHS).lower() for k in f.also) for f in FAMILIES)
 _ALSO_LEET: tuple[tuple[str, ...], ...] = tuple(tuple(k.replace("l", "i") for k in ks) for ks in _ALSO)
@@ -132,9 +119,55 @@ _LEET_KEYWORDS: dict[str, tuple[int, ...]] = {}
 for _k, _idxs in _KEYWORD_FAMILIES.items():
     _lk = _k.replace("l", "i")
     _LEET_KEYWORDS[_lk] = tuple(sorted({*_LEET_KEYWORDS.get(_lk, ()), *_idxs}))
-_LEET_KEYWORDS_BY_BIGRAM, _LEET_ONE_CHAR = _bucket(_LEET_KEYWORDS)
 del _k, _idxs, _lk
 
+
+def _trie_pattern(words: list[str]) -> str:
+    """A regex matching the longest of ``words`` at a position, as a trie (one branch per next character)."""
+    trie: dict[str, dict] = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, dict]) -> str:
+        alts = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
+
+
+def _prefix_closed(keywords: dict[str, tuple[int, ...]]) -> dict[str, frozenset[int]]:
+    """keyword -> families of it *and of every keyword that is a prefix of it* (they occur at the same place)."""
+    return {k: frozenset(i for p, idxs in keywords.items() if k.startswith(p) for i in idxs) for k in keywords}
+
+
+#: Every keyword occurrence in one pass: at each position the trie reports the longest keyword
+#: starting there; any shorter keyword starting there is a prefix of it, so its families are
+#: merged in (:func:`_prefix_closed`). Used for texts under 2,048 chars; longer ones test each
+#: keyword with ``in`` (a C substring search per keyword beats a regex step per character there).
+_KEYWORD_SCAN = re.compile("(?=(" + _trie_pattern(list(_KEYWORD_FAMILIES)) + "))")
+_LEET_KEYWORD_SCAN = re.compile("(?=(" + _trie_pattern(list(_LEET_KEYWORDS)) + "))")
+_KEYWORD_CLOSED = _prefix_closed(_KEYWORD_FAMILIES)
+_LEET_KEYWORD_CLOSED = _prefix_closed(_LEET_KEYWORDS)
+
+
+def _keyword_families(low: str, leet: bool) -> set[int]:
+    """Indexes of the families one of whose keywords occurs in ``low`` (lower-cased view)."""
+    todo: set[int] = set()
+    if len(low) < 2048:
+        closed = _LEET_KEYWORD_CLOSED if leet else _KEYWORD_CLOSED
+        for k in {m.group(1) for m in (_LEET_KEYWORD_SCAN if leet else _KEYWORD_SCAN).finditer(low)}:
+            todo.update(closed[k])
+        return todo
+    for k, idxs in (_LEET_KEYWORDS if leet else _KEYWORD_FAMILIES).items():
+        if k in low:
+            todo.update(idxs)
+    return todo
 
 
 def _family_hits(view: str, first_only: bool, hits: list[str], *, leet: bool = False) -> None:
@@ -144,15 +177,7 @@ def _family_hits(view: str, first_only: bool, hits: list[str], *, leet: bool = F
     patterns are folded the same way.
     """
     low = view.lower()
-    todo: set[int] = set()
-    by_bigram, one_char = (_LEET_KEYWORDS_BY_BIGRAM, _LEET_ONE_CHAR) if leet else (_KEYWORDS_BY_BIGRAM, _ONE_CHAR_KEYWORDS)
-    for k, idxs in one_char:
-        if k in low:
-            todo.update(idxs)
-    for bigram in set(map(operator.add, low, low[1:])) & by_bigram.keys() if len(low) < 2048 else by_bigram:
-        for k, idxs in by_bigram[bigram]:
-            if k in low:
-                todo.update(idxs)
+    todo = _keyword_families(low, leet)
     also = _ALSO_LEET if leet else _ALSO
     for i in sorted(todo):
         tid, rx, cased = _COMPILED[i]
