@@ -230,10 +230,32 @@ def _filtered_search(rx: re.Pattern[str], hay: str, scoped: bool, lead: re.Patte
             continue
         if scoped and _TOOL_SCOPE.match(hay, m.end()):
             continue
-        if _GLOSS.match(hay, m.end()):
+        if _GLOSS.match(hay, m.end()) or _mentioned(hay, start, m.end()):
             continue
         return True
     return False
+
+
+#: Text right before a match that makes it a *described* attack, not one aimed at the agent: a
+#: quotation after a cue ("refusing '...'", "why '...' jailbreaks", "such as '...'"), or a
+#: relative clause about other prompts ("prompts that tell the model to ...").
+_QUOTE_CUE = re.compile(
+    r"(?:\b(?:refus\w*|block\w*|detect\w*|flag\w*|catch\w*|classif\w*|such\s+as|like|e\.g\.|the\s+(?:phrase|string|prompt|classic|attack|text|line|words?)"
+    r"|why|how|whether|about|quoted?|says?|said|typed?)\s*[:,]?\s*['‘\"“]\s*)$"
+)
+_REPORTED = re.compile(
+    r"\b(?:prompts?|attacks?|strings?|messages?|payloads?|examples?|inputs?|emails?|attempts?|jailbreaks?|pages?|documents?)\s+(?:that|which)\s+"
+    r"(?:tell|ask|instruct|order|trick|try\s+to\s+(?:get|make))s?\s+(?:the\s+|a\s+)?(?:model|bot|assistant|llm|ai|agent|chatbot)s?\s+(?:to\s+)?$"
+)
+_CLOSE_QUOTE = re.compile(r"[\w\s]{0,3}['’\"”]")
+
+
+def _mentioned(hay: str, start: int, end: int) -> bool:
+    """True when the match at ``hay[start:end]`` is quoted after a cue or reported (see :data:`_QUOTE_CUE`)."""
+    lo = max(0, start - 60)
+    if _REPORTED.search(hay, lo, start):
+        return True
+    return _QUOTE_CUE.search(hay, lo, start) is not None and _CLOSE_QUOTE.match(hay, end) is not None
 
 
 #: A quoted phrase glossed right after the match ("'sin reglas' means 'without rules'",
