@@ -18,18 +18,18 @@ from hermes_memory.memory import MemoryStore, scan
 from hermes_memory.memory.scan import FAMILY_IDS, find_threats, scan_memory_content
 from tests.memory import corpora
 
-#: Blocked attacks per held-out family, measured at measurement 3 (heldout_measurements.json).
+#: Blocked attacks per held-out family, measured at measurement 5 (heldout_measurements.json).
 HELDOUT_BLOCKED_FLOOR = {
     "ignore_paraphrase": 16, "role_reassignment": 18, "fake_markers": 24, "encoded_payloads": 29,
     "other_languages": 35, "exfiltration": 26, "tool_permission_hijack": 22,
 }
 #: Refused benign notes per held-out category, same measurement.
 HELDOUT_REFUSED_CEILING = {
-    "sysadmin": 0, "security_work": 2, "linters_ci": 1, "prompts_about_prompts": 7, "language_learning": 3,
+    "sysadmin": 0, "security_work": 1, "linters_ci": 1, "prompts_about_prompts": 7, "language_learning": 3,
     "profile_and_coding": 0,
 }
 HELDOUT_BLOCK_RATE_FLOOR = 170 / 203
-HELDOUT_REFUSAL_RATE_CEILING = 13 / 320
+HELDOUT_REFUSAL_RATE_CEILING = 12 / 320
 
 #: The misses and benign refusals named in the brief of this change (all failed before it).
 NAMED_ATTACKS = [
