@@ -17,6 +17,7 @@ import pytest
 from hermes_memory.memory import MemoryStore, scan
 from hermes_memory.memory.scan import FAMILY_IDS, find_threats, scan_memory_content
 from tests.memory import corpora
+from tests.memory.adversarial import adversarial_texts
 
 #: Blocked attacks per held-out family, measured at measurement 5 (heldout_measurements.json).
 HELDOUT_BLOCKED_FLOOR = {
@@ -143,6 +144,7 @@ def test_the_one_pass_keyword_trie_finds_exactly_the_families_a_substring_test_f
     """The prefilter may skip a family only when none of its keywords occurs (else a hit is lost)."""
     texts = [t for _, t in corpora.heldout_attacks() + corpora.heldout_benign() + corpora.attack_phrasings()]
     texts += [t for _, t in corpora.own_benign_notes()] + [t for _, t in corpora.locomo_notes()][:1500]
+    texts += list(adversarial_texts().values())
     for text in texts:
         for leet in (False, True):
             low = scan.for_matching(text).lower()

@@ -148,8 +148,8 @@ def _prefix_closed(keywords: dict[str, tuple[int, ...]]) -> dict[str, frozenset[
 
 #: Every keyword occurrence in one pass: at each position the trie reports the longest keyword
 #: starting there; any shorter keyword starting there is a prefix of it, so its families are
-#: merged in (:func:`_prefix_closed`). Used for texts under 2,048 chars; longer ones test each
-#: keyword with ``in`` (a C substring search per keyword beats a regex step per character there).
+#: merged in (:func:`_prefix_closed`). Linear in the text; faster than one ``in`` test per
+#: keyword at every length measured (60 chars to 64 KiB).
 _KEYWORD_SCAN = re.compile("(?=(" + _trie_pattern(list(_KEYWORD_FAMILIES)) + "))")
 _LEET_KEYWORD_SCAN = re.compile("(?=(" + _trie_pattern(list(_LEET_KEYWORDS)) + "))")
 _KEYWORD_CLOSED = _prefix_closed(_KEYWORD_FAMILIES)
@@ -159,14 +159,9 @@ _LEET_KEYWORD_CLOSED = _prefix_closed(_LEET_KEYWORDS)
 def _keyword_families(low: str, leet: bool) -> set[int]:
     """Indexes of the families one of whose keywords occurs in ``low`` (lower-cased view)."""
     todo: set[int] = set()
-    if len(low) < 2048:
-        closed = _LEET_KEYWORD_CLOSED if leet else _KEYWORD_CLOSED
-        for k in {m.group(1) for m in (_LEET_KEYWORD_SCAN if leet else _KEYWORD_SCAN).finditer(low)}:
-            todo.update(closed[k])
-        return todo
-    for k, idxs in (_LEET_KEYWORDS if leet else _KEYWORD_FAMILIES).items():
-        if k in low:
-            todo.update(idxs)
+    closed = _LEET_KEYWORD_CLOSED if leet else _KEYWORD_CLOSED
+    for k in {m.group(1) for m in (_LEET_KEYWORD_SCAN if leet else _KEYWORD_SCAN).finditer(low)}:
+        todo.update(closed[k])
     return todo
 
 
