@@ -12,6 +12,10 @@ the lock, the parse and the threat scan must cost little next to the fsync).
 uncached), ``read`` (re-read and parse of the file under the lock), ``write`` (the store's own
 temp-write + fsync + rename), and ``fixed_cpu`` = median(op) - median(bare).
 
+``fs`` names the file system of DIR. On tmpfs (``--dir /dev/shm``, the "fast disk" of issue 13 §6)
+``fsync`` costs nothing, so the bare write is only its system calls (~50-60 us) and every
+microsecond of Python in an op shows in the ratio; on a disk the fsync dominates both sides.
+
 Usage: ``python bench/memory_ops.py [--rounds N] [--dir DIR]`` (DIR must be on the disk to measure;
 default: the system temp folder).
 """
@@ -43,6 +47,21 @@ def bare_write(path: Path, data: bytes) -> None:
     finally:
         os.close(fd)
     os.replace(tmp, path)
+
+
+def _fs_type(path: str) -> str:
+    """The file system type of the mount holding ``path`` (``/proc/mounts``; "unknown" elsewhere)."""
+    best, kind = "", "unknown"
+    try:
+        with open("/proc/mounts", encoding="utf-8") as f:
+            for line in f:
+                parts = line.split()
+                real = os.path.realpath(path).rstrip("/") + "/"
+                if len(parts) > 2 and real.startswith(parts[1].rstrip("/") + "/") and len(parts[1]) > len(best):
+                    best, kind = parts[1], parts[2]
+    except OSError:
+        pass
+    return kind
 
 
 def main() -> None:
@@ -100,6 +119,8 @@ def main() -> None:
     ratio_all = round(statistics.median(ops_all) * 1000 / ms["bare"], 3)
     out = {
         "rounds": args.rounds,
+        "dir": args.dir or tempfile.gettempdir(),
+        "fs": _fs_type(args.dir or tempfile.gettempdir()),
         "median_ms": {k: round(v, 4) for k, v in ms.items()},
         "ratio": {k: round(ms[k] / ms["bare"], 3) for k in ("add", "replace", "remove")},
         "ratio_all_ops": ratio_all,

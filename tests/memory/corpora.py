@@ -53,3 +53,21 @@ def locomo_notes(path: Path = LOCOMO) -> list[tuple[str, str]]:
             if isinstance(turns, list):
                 out += [("turn", t["text"]) for t in turns if t.get("text")]
     return out
+
+
+def heldout_attacks() -> list[tuple[str, str]]:
+    """``(family, phrasing)`` of the held-out attack set (``heldout_corpus.json``; never tuned on)."""
+    data = json.loads((DATA / "heldout_corpus.json").read_text(encoding="utf-8"))
+    return [(fam, p) for fam, v in data["attacks"].items() for p in v["phrasings"]]
+
+
+def heldout_benign() -> list[tuple[str, str]]:
+    """``(category, note)`` of the held-out benign set: notes that brush against attack words."""
+    data = json.loads((DATA / "heldout_corpus.json").read_text(encoding="utf-8"))
+    return [(cat, n) for cat, notes in data["benign"]["notes"].items() for n in notes]
+
+
+def dev_set() -> tuple[list[str], list[str]]:
+    """``(attacks, benign)`` of the development set the intent features were tuned on (``dev_corpus.json``)."""
+    data = json.loads((DATA / "dev_corpus.json").read_text(encoding="utf-8"))
+    return list(data["attacks"]), list(data["benign"])

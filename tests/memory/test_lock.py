@@ -157,6 +157,34 @@ def test_a_lock_file_deleted_and_recreated_is_reopened(tmp_path: Path) -> None:
         holder.communicate("")
 
 
+def test_a_waiter_on_a_lock_file_that_is_replaced_locks_the_new_file(tmp_path: Path) -> None:
+    """Waiting on an inode that another writer replaced must not wait for that inode's holder."""
+    path = tmp_path / "x.lock"
+    holder = _hold(path)  # holds the old inode for as long as this test runs
+    lock = SidecarLock(path)
+    got: list[object] = []
+
+    def waiter() -> None:
+        try:
+            lock.acquire(timeout=20)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            got.append(exc)
+            return
+        got.append(os.fstat(lock._fd).st_ino)
+        lock.release()
+
+    try:
+        t = threading.Thread(target=waiter)
+        t.start()
+        time.sleep(0.2)  # the waiter is now retrying on the old inode
+        path.unlink()
+        path.touch(mode=0o600)  # a new lock file at the path, held by nobody
+        t.join(30)
+        assert got == [os.stat(path).st_ino]  # the new file's inode, not a timeout
+    finally:
+        holder.communicate("")
+
+
 def test_a_lock_path_turned_into_a_symlink_after_opening_is_refused(tmp_path: Path, mem_dir: Path) -> None:
     s = MemoryStore(mem_dir)
     s.add("memory", "seed")

@@ -142,27 +142,38 @@ class SidecarLock:
         self._fd, self._pid, self._ino = fd, os.getpid(), (st.st_dev, st.st_ino)
 
     def _flock(self, deadline: float, timeout: float) -> None:
+        """Lock the file that is at ``lock_path`` now: ``flock`` first, then one ``lstat`` to check it.
+
+        Uncontended this is two system calls (``flock`` + ``lstat``; the descriptor stays open):
+        the ``lstat`` after the ``flock`` both refuses a symlink and proves that the inode we hold
+        is still the one at the path (deleted or replaced meanwhile: unlock, reopen, go round).
+        """
         backoff = _FIRST_BACKOFF_S
         while True:
-            st = self._check_path()
-            if self._fd is not None and (st is None or (st.st_dev, st.st_ino) != self._ino):
-                self._close_fd()  # deleted or replaced since we opened it: lock the file that is there now
             if self._fd is None:
+                self._check_path()  # refuse a symlink before creating anything
                 self._open()
             try:
                 fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 pass
             else:
-                # Deleted or replaced between our lstat and the flock: that inode no longer guards
-                # anything; unlock it and go round again.
-                st2 = self._check_path()
-                if st2 is not None and (st2.st_dev, st2.st_ino) == self._ino:
+                try:
+                    st = self._check_path()
+                except BaseException:
+                    fcntl.flock(self._fd, fcntl.LOCK_UN)
+                    raise
+                if st is not None and (st.st_dev, st.st_ino) == self._ino:
                     return
+                # Deleted or replaced since we opened it: that inode no longer guards anything.
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
+                self._close_fd()
                 continue
             now = time.monotonic()
             if now >= deadline:
                 raise LockTimeout(f"{self.lock_path} is held by another process", timeout)
             time.sleep(min(backoff, deadline - now))
             backoff = min(backoff * 2, _MAX_BACKOFF_S)
+            st = self._check_path()
+            if st is None or (st.st_dev, st.st_ino) != self._ino:
+                self._close_fd()  # waiting on a stale inode: lock the file that is there now
