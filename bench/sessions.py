@@ -52,7 +52,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hermes_memory.sessions import ranking, refschema, term_stats  # noqa: F401 (ranking: BEFORE's settings)
+from hermes_memory.sessions import ranking, refschema, term_stats
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.search import session_search
 
@@ -182,14 +182,16 @@ Variants = dict[str, dict[tuple[object, str], object]]
 
 
 def latency(db: SessionDB, queries: list[str], tool: bool = False,
-            variants: Variants | None = None) -> dict[str, object]:
+            variants: Variants | None = None, dbs: dict[str, SessionDB] | None = None) -> dict[str, object]:
     """Latency of ``queries`` (after a warm-up with the first 10): wall-clock and CPU (this
     thread's) milliseconds. With ``variants`` each query runs under every variant in turn, so
-    the variants share the machine's load; returns ``{variant: stats}`` then."""
-    def one(q: str) -> bool:
+    the variants share the machine's load, each on its connection in ``dbs`` (default ``db``);
+    returns ``{variant: stats}`` then."""
+    def one(q: str, name: str) -> bool:
+        conn = (dbs or {}).get(name, db)
         if tool:
-            return json.loads(session_search({"query": q}, db))["count"] > 0
-        return bool(db.search_messages(q, limit=20))
+            return json.loads(session_search({"query": q}, conn))["count"] > 0
+        return bool(conn.search_messages(q, limit=20))
 
     runs = variants or {"": {}}
     saved = {key: getattr(*key) for settings in runs.values() for key in settings}  # type: ignore[call-overload]
@@ -203,7 +205,7 @@ def latency(db: SessionDB, queries: list[str], tool: bool = False,
                     for (mod, attr), value in settings.items():
                         setattr(mod, attr, value)
                     t0, c0 = time.perf_counter(), time.thread_time()
-                    found = one(q)
+                    found = one(q, name)
                     if not warm:
                         cpu[name].append((time.thread_time() - c0) * 1000)
                         wall[name].append((time.perf_counter() - t0) * 1000)
@@ -220,17 +222,19 @@ UNCAPPED: dict[tuple[object, str], object] = {(ranking, "POSTINGS_BUDGET"): 10**
 """Settings under which a relevance search scores every row matching any query word."""
 
 
-def agreement(db: SessionDB, questions: list[str], variants: Variants | None, k: int = 10) -> dict[str, object]:
+def agreement(db: SessionDB, questions: list[str], variants: Variants | None, k: int = 10,
+              dbs: dict[str, SessionDB] | None = None) -> dict[str, object]:
     """How much of the top ``k`` of an uncapped search (:data:`UNCAPPED`: every matching row
     scored) each variant's bounded search keeps: the mean share of those ids in its own top
     ``k``. The quality cost of the posting budget and recency window, on a corpus without
     relevance judgements."""
-    def top(q: str, settings: dict[tuple[object, str], object]) -> list[int]:
+    def top(q: str, settings: dict[tuple[object, str], object], name: str = "") -> list[int]:
         saved = {key: getattr(*key) for key in settings}  # type: ignore[call-overload]
         try:
             for (mod, attr), value in settings.items():
                 setattr(mod, attr, value)
-            return [r["id"] for r in db.search_messages(q, limit=k, with_context=False, with_snippet=False)]
+            conn = (dbs or {}).get(name, db)
+            return [r["id"] for r in conn.search_messages(q, limit=k, with_context=False, with_snippet=False)]
         finally:
             for (mod, attr), value in saved.items():
                 setattr(mod, attr, value)
@@ -241,7 +245,7 @@ def agreement(db: SessionDB, questions: list[str], variants: Variants | None, k:
         full = set(top(q, UNCAPPED))
         for name, settings in runs.items():
             if full:
-                shares[name].append(len(full & set(top(q, settings))) / len(full))
+                shares[name].append(len(full & set(top(q, settings, name))) / len(full))
     out = {name: {f"share_of_uncapped_top{k}": round(statistics.fmean(v), 3) if v else None, "questions": len(v)}
            for name, v in shares.items()}
     return out if variants else out[""]
@@ -334,24 +338,25 @@ def cached_db(corpus_name: str, size: int, seed: int, cjk_share: float, cache: P
 
 
 def measure(db: SessionDB, queries: dict[str, list[str]], text_bytes: int, cjk: bool, seed: int,
-            variants: Variants | None = None, agree: int = 0) -> dict[str, object]:
+            variants: Variants | None = None, agree: int = 0,
+            dbs: dict[str, SessionDB] | None = None) -> dict[str, object]:
     """Search latencies of one database: ``two_word`` and ``natural_language`` through
     ``search_messages``, the ``session_search`` tool, CJK queries when ``cjk``; the
     :func:`agreement` of the first ``agree`` questions; and its disk use."""
     nl = queries["natural_language"]
     out: dict[str, object] = {
-        "two_word": latency(db, queries["two_word"], variants=variants),
-        "natural_language": latency(db, nl, variants=variants),
+        "two_word": latency(db, queries["two_word"], variants=variants, dbs=dbs),
+        "natural_language": latency(db, nl, variants=variants, dbs=dbs),
         "session_search_tool_natural_language": latency(db, nl[: max(20, len(nl) // 4)], tool=True,
-                                                        variants=variants),
+                                                        variants=variants, dbs=dbs),
     }
     if cjk:
         n_cjk = max(20, len(nl) // 5)
         out["cjk_1_2_chars"] = latency(db, ["".join(random.Random(i).sample(CJK_POOL, 2)) for i in range(n_cjk)],
-                                       variants=variants)
-        out["cjk_3plus_chars"] = latency(db, stored_cjk_substrings(db, n_cjk, seed), variants=variants)
+                                       variants=variants, dbs=dbs)
+        out["cjk_3plus_chars"] = latency(db, stored_cjk_substrings(db, n_cjk, seed), variants=variants, dbs=dbs)
     if agree:
-        out["agreement_natural_language"] = agreement(db, nl[:agree], variants)
+        out["agreement_natural_language"] = agreement(db, nl[:agree], variants, dbs=dbs)
     out["disk"] = disk(db, text_bytes)
     return out
 
@@ -407,9 +412,15 @@ def main() -> None:
             else:
                 path, info = cached_db(name, size, args.seed, args.cjk_share, Path(args.cache), makers[name])
             db = SessionDB(path)
+            dbs = {}
+            if variants:  # "before" on a connection of its own, with SQLite's default page cache
+                dbs["before"] = SessionDB(path)
+                dbs["before"].conn.execute(f"PRAGMA cache_size={BEFORE_PAGE_CACHE}")
             row = {"messages": db.message_count(), **{k: v for k, v in info.items() if k != "text_bytes"},
                    **measure(db, queries[name], int(info["text_bytes"]) or 1, name == "synthetic", args.seed,
-                           variants, args.agreement)}
+                           variants, args.agreement, dbs)}
+            for other in dbs.values():
+                other.close()
             db.close()
             results[name].append(row)
             print(json.dumps({"corpus": name, **row}), file=sys.stderr, flush=True)
@@ -434,9 +445,12 @@ def _p95s(stats: object) -> object:
     return {name: _p95s(v) for name, v in stats.items()}
 
 
-BEFORE: dict[tuple[object, str], object] = {(term_stats, "DF_CACHE"): False}
-"""``--compare``'s "before": the settings of the release before the term-statistics work (every
-document frequency read from the index's doclists)."""
+BEFORE: dict[tuple[object, str], object] = {(term_stats, "DF_CACHE"): False, (ranking, "SINGLE_TERM_WINDOW"): 5_000}
+"""``--compare``'s "before": the settings of the release before the latency work on natural
+English (every document frequency read from the index's doclists, a recency window of 5,000
+rows), run on a connection of its own with :data:`BEFORE_PAGE_CACHE`."""
+BEFORE_PAGE_CACHE = -2000
+"""SQLite's default page cache (KiB when negative), what connections had before."""
 
 
 def after_settings() -> dict[tuple[object, str], object]:
