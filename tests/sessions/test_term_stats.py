@@ -37,6 +37,21 @@ def _seed(db: SessionDB) -> None:
     db.append_message("s1", "assistant", "the heron was running")
 
 
+def _other_program(path: Path, *sql: str) -> None:
+    """Run ``sql`` on a plain sqlite3 connection of its own (another program's writes) and commit."""
+    other = sqlite3.connect(path)
+    for statement in sql:
+        other.execute(statement)
+    other.commit()
+    other.close()
+
+
+def _seeded_home(path: Path) -> None:
+    db = SessionDB(path)
+    _seed(db)
+    db.close()
+
+
 def test_cache_is_used_and_counts_rows_appended_since(tmp_path: Path) -> None:
     db = SessionDB(tmp_path / "state.db")
     try:
@@ -79,12 +94,10 @@ def test_another_programs_writes_on_its_own_connection_keep_the_cache_exact(tmp_
     try:
         _seed(db)
         assert_exact(db)  # warm
-        other = sqlite3.connect(path)
-        other.execute("INSERT INTO messages(session_id, role, content, timestamp) VALUES ('s1', 'user', 'badger den', 2)")
-        other.execute("DELETE FROM messages WHERE content LIKE 'message 3 %'")
-        other.execute("UPDATE messages SET content = 'a heron again' WHERE content LIKE 'message 4 %'")
-        other.commit()
-        other.close()
+        _other_program(path, "INSERT INTO messages(session_id, role, content, timestamp) "
+                             "VALUES ('s1', 'user', 'badger den', 2)",
+                       "DELETE FROM messages WHERE content LIKE 'message 3 %'",
+                       "UPDATE messages SET content = 'a heron again' WHERE content LIKE 'message 4 %'")
         assert_exact(db)
     finally:
         db.close()
@@ -92,16 +105,10 @@ def test_another_programs_writes_on_its_own_connection_keep_the_cache_exact(tmp_
 
 def test_rows_changed_while_every_trigger_of_ours_was_missing_are_counted_after_the_catch_up(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
-    db = SessionDB(path)
-    _seed(db)
-    db.close()
-    other = sqlite3.connect(path)
-    for name in hmindex.TRIGGER_NAMES:
-        other.execute(f"DROP TRIGGER {name}")
-    other.execute("DELETE FROM messages WHERE content LIKE 'message 1%'")  # 1, 10..19
-    other.execute("INSERT INTO messages(session_id, role, content, timestamp) VALUES ('s1', 'user', 'walrus otters', 3)")
-    other.commit()
-    other.close()
+    _seeded_home(path)
+    _other_program(path, *(f"DROP TRIGGER {name}" for name in hmindex.TRIGGER_NAMES),
+                   "DELETE FROM messages WHERE content LIKE 'message 1%'",  # 1, 10..19
+                   "INSERT INTO messages(session_id, role, content, timestamp) VALUES ('s1', 'user', 'walrus otters', 3)")
     db = SessionDB(path)
     try:
         assert db.migration["index"]["action"] == "caught_up"
@@ -113,15 +120,9 @@ def test_rows_changed_while_every_trigger_of_ours_was_missing_are_counted_after_
 
 def test_a_home_indexed_before_the_counting_triggers_gets_them_on_open(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
-    db = SessionDB(path)
-    _seed(db)
-    db.close()
-    other = sqlite3.connect(path)
-    for name in hmindex.CHANGE_TRIGGER_SQL:
-        other.execute(f"DROP TRIGGER {name}")
-    other.execute(f"DELETE FROM hm_meta WHERE key = '{hmindex.CHANGES_KEY}'")
-    other.commit()
-    other.close()
+    _seeded_home(path)
+    _other_program(path, *(f"DROP TRIGGER {name}" for name in hmindex.CHANGE_TRIGGER_SQL),
+                   f"DELETE FROM hm_meta WHERE key = '{hmindex.CHANGES_KEY}'")
     db = SessionDB(path)
     try:
         assert db.migration["index"]["action"] == "none"  # no catch-up or verification needed
@@ -140,10 +141,7 @@ def test_without_the_change_counter_every_frequency_is_read_from_the_index(tmp_p
     try:
         _seed(db)
         db._execute_write(lambda c: c.execute(f"DELETE FROM hm_meta WHERE key = '{hmindex.CHANGES_KEY}'"))
-        other = sqlite3.connect(tmp_path / "state.db")
-        other.execute("DROP TRIGGER hm_messages_changes_ad")  # while open: nothing would count a delete
-        other.commit()
-        other.close()
+        _other_program(tmp_path / "state.db", "DROP TRIGGER hm_messages_changes_ad")  # nothing counts a delete
         assert_exact(db)
         assert db._term_stats.dfs == {}
         db._execute_write(lambda c: c.execute("DELETE FROM messages WHERE content LIKE 'message 5%'"))
