@@ -445,10 +445,12 @@ def _p95s(stats: object) -> object:
     return {name: _p95s(v) for name, v in stats.items()}
 
 
-BEFORE: dict[tuple[object, str], object] = {(term_stats, "DF_CACHE"): False, (ranking, "SINGLE_TERM_WINDOW"): 5_000}
+BEFORE: dict[tuple[object, str], object] = {(term_stats, "DF_CACHE"): False, (ranking, "SINGLE_TERM_WINDOW"): 5_000,
+                                            (ranking, "DROPPED_TERM_ROWS"): 100}
 """``--compare``'s "before": the settings of the release before the latency work on natural
 English (every document frequency read from the index's doclists, a recency window of 5,000
-rows), run on a connection of its own with :data:`BEFORE_PAGE_CACHE`."""
+rows, dropped terms checked on the best 100 rows), run on a connection of its own with
+:data:`BEFORE_PAGE_CACHE`."""
 BEFORE_PAGE_CACHE = -2000
 """SQLite's default page cache (KiB when negative), what connections had before."""
 
