@@ -1,21 +1,38 @@
-"""SessionDB benchmark: append throughput, search latency at growing sizes, bytes on disk.
+"""SessionDB benchmark: append throughput, search latency at growing sizes on two corpora, bytes on disk.
 
-Prints one JSON object. Run: ``python bench/sessions.py [--sizes 10000,100000,1000000]``.
+Prints one JSON object. Run: ``python bench/sessions.py [--sizes 100000,1000000] [--corpora
+synthetic,natural] [--compare] [--agreement 20]``.
 
 * append: messages/second committing each message (``append_message``) and in batches
   (``append_messages``, one transaction per batch), on a fresh database.
-* search: (the tool row: whole ``session_search`` discovery calls, JSON included) for each size (the database is grown in place), p50/p95/mean latency in ms of
-  two-word keyword queries and natural-language questions through ``search_messages``
-  (limit 20, relevance order), over ``--queries`` queries each, after a warm-up pass.
-* disk: bytes on disk per byte of message text, and the full-text index overhead (pages of the
-  FTS tables divided by raw text bytes) from SQLite's ``dbstat``. The CJK cost is reported
-  separately: the share of CJK rows, the trigram side table's bytes, and the latency of CJK
-  queries (1-2 char and 3+ char) next to the English ones.
+* search, for each corpus and size: p50/p95/mean latency in ms, wall-clock and CPU time of this
+  thread (``cpu_*``: what the search itself costs when other processes share the cores), of
+  two-word keyword queries and natural-language questions through ``search_messages`` (limit 20,
+  relevance order, context included) and of whole ``session_search`` discovery calls (JSON
+  included), over ``--queries`` queries each, after a warm-up pass with the first 10.
+  ``--compare`` runs every query under :data:`BEFORE` (the settings of the release before the
+  term-statistics work) and the current settings in turn, so both see the same machine load.
+  ``--agreement N``: the share of an uncapped search's top 10 that the bounded search keeps,
+  over N questions (:func:`agreement`).
+* disk: bytes on disk per byte of message text, and the full-text index overhead (pages of our
+  FTS tables divided by raw text bytes) from SQLite's ``dbstat``; CJK queries (1-2 char and 3+
+  char) on the synthetic corpus.
 
-Synthetic corpus (fixed seed): a Zipf-distributed vocabulary of 30,000 pseudo-words plus
-English function words, 8-60 words per message, 50 messages per session, ``--cjk-share`` of
-messages (default 2 %) in Chinese. Questions are templates around mid-frequency words.
-Targets (issue 3): natural-language p95 <= 20 ms at 1M messages; index overhead <= 1.0x text.
+Corpora (fixed seed, user and assistant alternating, 50 messages per session):
+
+* ``synthetic``: a Zipf-distributed vocabulary of 30,000 pseudo-words plus English function
+  words, 8-60 words per message, ``--cjk-share`` of messages (default 2 %) in Chinese; questions
+  are templates around mid-frequency words, which are rare: every question has a selective word.
+* ``natural``: natural English chat (``bench/natural_corpus.py``): Zipf vocabulary of English
+  words, twelve names each in 7-15 % of messages, recurring events and places; the words of a
+  question ("When did Caroline go to the pottery class?") are common ones.
+
+Built databases are kept under ``--cache`` (default ``~/.cache/hermes-memory/bench``) and reused;
+an interrupted build resumes. They are built without the reference agent's own full-text
+triggers (its ``messages_fts`` and trigram tables stay empty): those cost three quarters of the
+build time and our search never reads them.
+Targets (issues 3 and 15): natural-language p95 <= 20 ms at 1M messages on both corpora; index
+overhead <= 1.0x text.
 """
 
 from __future__ import annotations
@@ -24,16 +41,23 @@ import argparse
 import json
 import os
 import random
+import shutil
+import sqlite3
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 
+from hermes_memory.sessions import ranking, refschema, term_stats
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.search import session_search
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from natural_corpus import NaturalCorpus  # noqa: E402
 
 FUNCTION_WORDS = (
     "the a to of and in is it that for on with as was be this are at by not or from have but "
@@ -69,6 +93,26 @@ class Corpus:
         words = [self.vocab[i] if self.rng.random() > 0.35 else self.rng.choice(FUNCTION_WORDS) for i in idx]
         return " ".join(words)
 
+    def batch(self, k: int) -> list[str]:
+        """``k`` messages like :meth:`message`, drawn in one vectorised pass (for building large
+        databases; a different stream of the same distribution)."""
+        g = self.np
+        cjk = g.random(k) < self.cjk_share
+        lens = g.integers(8, 61, size=k)
+        words = np.array(self.vocab)[g.choice(len(self.vocab), size=int(lens.sum()), p=self.p)]
+        fw = np.array(FUNCTION_WORDS)[g.integers(0, len(FUNCTION_WORDS), size=words.size)]
+        words = np.where(g.random(words.size) < 0.35, fw, words).tolist()
+        cuts = np.concatenate([[0], np.cumsum(lens)]).tolist()
+        out = []
+        for i in range(k):
+            if cjk[i]:
+                n = int(g.integers(8, 41))
+                pool = g.integers(0, len(CJK_POOL), size=n).tolist()
+                out.append("".join(CJK_POOL[j] for j in pool) + " " + self.vocab[int(g.integers(0, 3001))])
+            else:
+                out.append(" ".join(words[cuts[i]:cuts[i + 1]]))
+        return out
+
     def mid_word(self) -> str:
         return self.vocab[self.rng.randint(200, 8000)]
 
@@ -100,8 +144,9 @@ def stored_cjk_substrings(db: SessionDB, n: int, seed: int) -> list[str]:
     return out or ["记忆断裂"]
 
 
-def grow(db: SessionDB, corpus: Corpus, start: int, target: int, per_session: int = 50) -> tuple[int, float]:
-    """Append synthetic messages until the database holds ``target``; returns (text bytes, seconds)."""
+def grow(db: SessionDB, texts: Iterator[str], start: int, target: int, per_session: int = 50) -> tuple[int, float]:
+    """Append messages from ``texts`` until the database holds ``target``, ``per_session`` per
+    session, user and assistant alternating; returns (text bytes, seconds)."""
     text_bytes = 0
     t0 = time.perf_counter()
     n = start
@@ -110,7 +155,7 @@ def grow(db: SessionDB, corpus: Corpus, start: int, target: int, per_session: in
         sid = db.create_session(source="bench", started_at=base_ts + n)
         batch = []
         for j in range(min(per_session, target - n)):
-            text = corpus.message()
+            text = next(texts)
             text_bytes += len(text.encode())
             batch.append({"role": "user" if j % 2 == 0 else "assistant", "content": text, "timestamp": base_ts + n + j})
         db.append_messages(sid, batch)
@@ -118,29 +163,92 @@ def grow(db: SessionDB, corpus: Corpus, start: int, target: int, per_session: in
     return text_bytes, time.perf_counter() - t0
 
 
-def latency(db: SessionDB, queries: list[str], tool: bool = False) -> dict[str, float]:
-    def one(q: str) -> bool:
-        if tool:
-            return json.loads(session_search({"query": q}, db))["count"] > 0
-        return bool(db.search_messages(q, limit=20))
-
-    for q in queries[:10]:
-        one(q)
-    times = []
-    hits = 0
-    for q in queries:
-        t0 = time.perf_counter()
-        found = one(q)
-        times.append((time.perf_counter() - t0) * 1000)
-        hits += found
-    times.sort()
+def _stats(wall: list[float], cpu: list[float], hits: int) -> dict[str, float]:
+    wall, cpu = sorted(wall), sorted(cpu)
+    p95 = int(0.95 * (len(wall) - 1))
     return {
-        "p50_ms": round(statistics.median(times), 3),
-        "p95_ms": round(times[int(0.95 * (len(times) - 1))], 3),
-        "mean_ms": round(statistics.fmean(times), 3),
-        "queries": len(queries),
+        "p50_ms": round(statistics.median(wall), 3),
+        "p95_ms": round(wall[p95], 3),
+        "mean_ms": round(statistics.fmean(wall), 3),
+        "cpu_p50_ms": round(statistics.median(cpu), 3),
+        "cpu_p95_ms": round(cpu[p95], 3),
+        "queries": len(wall),
         "with_hits": hits,
     }
+
+
+Variants = dict[str, dict[tuple[object, str], object]]
+"""name -> {(module, attribute): value}: settings a query is run under (``--compare``)."""
+
+
+def latency(db: SessionDB, queries: list[str], tool: bool = False,
+            variants: Variants | None = None, dbs: dict[str, SessionDB] | None = None) -> dict[str, object]:
+    """Latency of ``queries`` (after a warm-up with the first 10): wall-clock and CPU (this
+    thread's) milliseconds. With ``variants`` each query runs under every variant in turn, so
+    the variants share the machine's load, each on its connection in ``dbs`` (default ``db``);
+    returns ``{variant: stats}`` then."""
+    def one(q: str, name: str) -> bool:
+        conn = (dbs or {}).get(name, db)
+        if tool:
+            return json.loads(session_search({"query": q}, conn))["count"] > 0
+        return bool(conn.search_messages(q, limit=20))
+
+    runs = variants or {"": {}}
+    saved = {key: getattr(*key) for settings in runs.values() for key in settings}  # type: ignore[call-overload]
+    wall: dict[str, list[float]] = {name: [] for name in runs}
+    cpu: dict[str, list[float]] = {name: [] for name in runs}
+    hits = dict.fromkeys(runs, 0)
+    try:
+        for warm, batch in ((True, queries[:10]), (False, queries)):
+            for q in batch:
+                for name, settings in runs.items():
+                    for (mod, attr), value in settings.items():
+                        setattr(mod, attr, value)
+                    t0, c0 = time.perf_counter(), time.thread_time()
+                    found = one(q, name)
+                    if not warm:
+                        cpu[name].append((time.thread_time() - c0) * 1000)
+                        wall[name].append((time.perf_counter() - t0) * 1000)
+                        hits[name] += found
+    finally:
+        for (mod, attr), value in saved.items():
+            setattr(mod, attr, value)
+    out = {name: _stats(wall[name], cpu[name], hits[name]) for name in runs}
+    return out if variants else out[""]
+
+
+UNCAPPED: dict[tuple[object, str], object] = {(ranking, "POSTINGS_BUDGET"): 10**12,
+                                             (ranking, "SINGLE_TERM_WINDOW"): 10**12}
+"""Settings under which a relevance search scores every row matching any query word."""
+
+
+def agreement(db: SessionDB, questions: list[str], variants: Variants | None, k: int = 10,
+              dbs: dict[str, SessionDB] | None = None) -> dict[str, object]:
+    """How much of the top ``k`` of an uncapped search (:data:`UNCAPPED`: every matching row
+    scored) each variant's bounded search keeps: the mean share of those ids in its own top
+    ``k``. The quality cost of the posting budget and recency window, on a corpus without
+    relevance judgements."""
+    def top(q: str, settings: dict[tuple[object, str], object], name: str = "") -> list[int]:
+        saved = {key: getattr(*key) for key in settings}  # type: ignore[call-overload]
+        try:
+            for (mod, attr), value in settings.items():
+                setattr(mod, attr, value)
+            conn = (dbs or {}).get(name, db)
+            return [r["id"] for r in conn.search_messages(q, limit=k, with_context=False, with_snippet=False)]
+        finally:
+            for (mod, attr), value in saved.items():
+                setattr(mod, attr, value)
+
+    runs = variants or {"": {}}
+    shares: dict[str, list[float]] = {name: [] for name in runs}
+    for q in questions:
+        full = set(top(q, UNCAPPED))
+        for name, settings in runs.items():
+            if full:
+                shares[name].append(len(full & set(top(q, settings, name))) / len(full))
+    out = {name: {f"share_of_uncapped_top{k}": round(statistics.fmean(v), 3) if v else None, "questions": len(v)}
+           for name, v in shares.items()}
+    return out if variants else out[""]
 
 
 def disk(db: SessionDB, text_bytes: int) -> dict[str, float]:
@@ -188,100 +296,190 @@ def append_throughput(tmp: Path, corpus: Corpus, single: int, batched: int) -> d
     }
 
 
+def cached_db(corpus_name: str, size: int, seed: int, cjk_share: float, cache: Path,
+              make_texts: Callable[[int, int], list[str]]) -> tuple[Path, dict[str, object]]:
+    """The path of a database holding the first ``size`` messages of ``corpus_name``, built once
+    and kept under ``cache`` (a smaller cached size of the same corpus is grown, copied first).
+    ``make_texts(start, count)`` returns messages ``start .. start+count`` of the corpus, in order.
+    Returns ``(path, {"cached": bool, "load_msgs_per_s": float | None, "text_bytes": int})``."""
+    cache.mkdir(parents=True, exist_ok=True)
+    tag = f"{corpus_name}-seed{seed}" + (f"-cjk{cjk_share}" if corpus_name == "synthetic" else "")
+    path = cache / f"{tag}-{size}.db"
+    if path.exists():
+        db = SessionDB(path)
+        tb = db.conn.execute("SELECT coalesce(sum(length(CAST(content AS BLOB))), 0) FROM messages").fetchone()[0]
+        db.close()
+        return path, {"cached": True, "load_msgs_per_s": None, "text_bytes": int(tb)}
+    smaller = sorted((int(p.stem.rsplit("-", 1)[1]), p) for p in cache.glob(f"{tag}-*.db")
+                     if p.stem.rsplit("-", 1)[1].isdigit() and int(p.stem.rsplit("-", 1)[1]) < size)
+    work = path.with_suffix(".building")
+    have = 0
+    if work.exists():  # an interrupted build: every committed session is kept, resume after them
+        db = SessionDB(work)
+        have = db.message_count()
+    else:
+        for extra in (Path(str(work) + "-wal"), Path(str(work) + "-shm")):
+            extra.unlink(missing_ok=True)
+        if smaller:
+            have, src = smaller[-1]
+            shutil.copyfile(src, work)
+        db = SessionDB(work)
+    db.conn.execute("PRAGMA synchronous=OFF")  # a cache we can rebuild: no fsync per session
+    for table in refschema.REFERENCE_FTS_TABLES:  # see the module doc: our search never reads them
+        for name in refschema.REFERENCE_TRIGGERS[table]:
+            db.conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
+    texts = make_texts(have, size - have)
+    added, secs = grow(db, iter(texts), have, size)
+    tb = db.conn.execute("SELECT coalesce(sum(length(CAST(content AS BLOB))), 0) FROM messages").fetchone()[0]
+    db.close()
+    work.rename(path)
+    return path, {"cached": False, "load_msgs_per_s": round((size - have) / secs, 1) if secs else None,
+                  "text_bytes": int(tb)}
+
+
+def measure(db: SessionDB, queries: dict[str, list[str]], text_bytes: int, cjk: bool, seed: int,
+            variants: Variants | None = None, agree: int = 0,
+            dbs: dict[str, SessionDB] | None = None) -> dict[str, object]:
+    """Search latencies of one database: ``two_word`` and ``natural_language`` through
+    ``search_messages``, the ``session_search`` tool, CJK queries when ``cjk``; the
+    :func:`agreement` of the first ``agree`` questions; and its disk use."""
+    nl = queries["natural_language"]
+    out: dict[str, object] = {
+        "two_word": latency(db, queries["two_word"], variants=variants, dbs=dbs),
+        "natural_language": latency(db, nl, variants=variants, dbs=dbs),
+        "session_search_tool_natural_language": latency(db, nl[: max(20, len(nl) // 4)], tool=True,
+                                                        variants=variants, dbs=dbs),
+    }
+    if cjk:
+        n_cjk = max(20, len(nl) // 5)
+        out["cjk_1_2_chars"] = latency(db, ["".join(random.Random(i).sample(CJK_POOL, 2)) for i in range(n_cjk)],
+                                       variants=variants, dbs=dbs)
+        out["cjk_3plus_chars"] = latency(db, stored_cjk_substrings(db, n_cjk, seed), variants=variants, dbs=dbs)
+    if agree:
+        out["agreement_natural_language"] = agreement(db, nl[:agree], variants, dbs=dbs)
+    out["disk"] = disk(db, text_bytes)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,100000,1000000", help="comma-separated message counts")
+    ap.add_argument("--corpora", default="synthetic,natural", help="comma-separated: synthetic, natural")
     ap.add_argument("--queries", type=int, default=200, help="queries per kind and size")
     ap.add_argument("--cjk-share", type=float, default=0.02)
     ap.add_argument("--append-each", type=int, default=2000)
     ap.add_argument("--append-batched", type=int, default=20000)
-    ap.add_argument("--dir", default=None, help="work folder (default: a temp folder, removed)")
+    ap.add_argument("--no-append", action="store_true", help="skip the append-throughput measurement")
+    ap.add_argument("--cache", default=str(Path.home() / ".cache" / "hermes-memory" / "bench"),
+                    help="folder keeping the built databases (reused by later runs)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--existing", default=None, help="measure an already built database (skips growing)")
+    ap.add_argument("--agreement", type=int, default=0, metavar="N",
+                    help="also compare the top 10 of N questions with an uncapped search (slow at 1M)")
+    ap.add_argument("--compare", action="store_true",
+                    help="run every query before and after the term-statistics changes, in turn (see BEFORE)")
     args = ap.parse_args()
+    variants: Variants | None = {"before": BEFORE, "after": after_settings()} if args.compare else None
     sizes = sorted(int(s) for s in args.sizes.split(",") if s.strip())
-    tmpctx = tempfile.TemporaryDirectory() if args.dir is None else None
-    tmp = Path(args.dir or tmpctx.name)  # type: ignore[union-attr]
-    tmp.mkdir(parents=True, exist_ok=True)
-    corpus = Corpus(args.seed, args.cjk_share)
-    out: dict[str, object] = {"bench": "sessions", "python": sys.version.split()[0]}
-    import sqlite3
-
-    out["sqlite"] = sqlite3.sqlite_version
-    out["append"] = (
-        None if args.existing else append_throughput(tmp, corpus, args.append_each, args.append_batched)
-    )
+    corpora = [c.strip() for c in args.corpora.split(",") if c.strip()]
+    out: dict[str, object] = {"bench": "sessions", "python": sys.version.split()[0], "sqlite": sqlite3.sqlite_version}
+    if not args.no_append and not args.existing:
+        with tempfile.TemporaryDirectory() as tmp:
+            out["append"] = append_throughput(Path(tmp), Corpus(args.seed + 2, args.cjk_share),
+                                              args.append_each, args.append_batched)
+    synth = Corpus(args.seed, args.cjk_share)
     qrng = Corpus(args.seed + 1, 0.0)
-    qrng.vocab = corpus.vocab
-    two = [qrng.two_word() for _ in range(args.queries)]
-    nl = [qrng.question() for _ in range(args.queries)]
-    cjk_short = ["".join(random.Random(i).sample(CJK_POOL, 2)) for i in range(max(20, args.queries // 5))]
-    n_cjk = max(20, args.queries // 5)
-    if args.existing:
-        # measure search and disk on a database built earlier by this script (same seed/corpus)
-        db = SessionDB(args.existing)
-        n = db.message_count()
-        tb = db.conn.execute("SELECT coalesce(sum(length(CAST(content AS BLOB))), 0) FROM messages").fetchone()[0]
-        sizes, plan_sizes = [n], [(n, tb, 0.0)]
-    else:
-        db_path = tmp / "search.db"
-        if db_path.exists():
-            db_path.unlink()
-        db = SessionDB(db_path)
-        plan_sizes = []
-    have, text_bytes, results = 0, 0, []
-    for size in sizes:
-        if args.existing:
-            _, text_bytes, load_rate = plan_sizes[0]
-            load_rate = None
-        else:
-            added, secs = grow(db, corpus, have, size)
-            text_bytes += added
-            load_rate = round((size - have) / secs, 1) if secs else 0.0
-        have = size
-        results.append(
-            {
-                "messages": size,
-                "load_msgs_per_s": load_rate,
-                "two_word": latency(db, two),
-                "natural_language": latency(db, nl),
-                "session_search_tool_natural_language": latency(db, nl[: max(20, len(nl) // 4)], tool=True),
-                "cjk_1_2_chars": latency(db, cjk_short),
-                "cjk_3plus_chars": latency(db, stored_cjk_substrings(db, n_cjk, args.seed)),
-                "disk": disk(db, text_bytes),
-            }
-        )
-        print(json.dumps(results[-1]), file=sys.stderr, flush=True)
+    qrng.vocab = synth.vocab
+    natural = NaturalCorpus(args.seed)
+    queries = {
+        "synthetic": {"two_word": [qrng.two_word() for _ in range(args.queries)],
+                      "natural_language": [qrng.question() for _ in range(args.queries)]},
+        "natural": {"two_word": natural.two_words(args.queries, args.seed + 1),
+                    "natural_language": natural.questions(args.queries, args.seed + 2)},
+    }
+    makers: dict[str, Callable[[int, int], list[str]]] = {
+        "synthetic": lambda start, count: synthetic_texts(args.seed, args.cjk_share, start, count),
+        "natural": lambda start, count: natural_texts(args.seed, start, count),
+    }
+    results: dict[str, list[dict[str, object]]] = {}
+    for name in corpora:
+        if name not in makers:
+            raise SystemExit(f"--corpora: unknown corpus {name!r} (synthetic, natural)")
+        results[name] = []
+        for size in ([0] if args.existing else sizes):
+            if args.existing:
+                path, info = Path(args.existing), {"cached": True, "load_msgs_per_s": None, "text_bytes": 0}
+            else:
+                path, info = cached_db(name, size, args.seed, args.cjk_share, Path(args.cache), makers[name])
+            db = SessionDB(path)
+            dbs = {}
+            if variants:  # "before" on a connection of its own, with SQLite's default page cache
+                dbs["before"] = SessionDB(path)
+                dbs["before"].conn.execute(f"PRAGMA cache_size={BEFORE_PAGE_CACHE}")
+            row = {"messages": db.message_count(), **{k: v for k, v in info.items() if k != "text_bytes"},
+                   **measure(db, queries[name], int(info["text_bytes"]) or 1, name == "synthetic", args.seed,
+                           variants, args.agreement, dbs)}
+            for other in dbs.values():
+                other.close()
+            db.close()
+            results[name].append(row)
+            print(json.dumps({"corpus": name, **row}), file=sys.stderr, flush=True)
     out["search"] = results
-    last = results[-1]
     out["targets"] = {
-        "natural_language_p95_ms_at_largest": last["natural_language"]["p95_ms"],  # type: ignore[index]
         "natural_language_p95_target_ms": 20.0,
-        "fts_index_overhead_vs_text": last["disk"]["fts_index_overhead_vs_text"],  # type: ignore[index]
         "fts_index_overhead_target": 1.0,
-        "largest_size": last["messages"],
+        **{f"{name}_at_{rows[-1]['messages']}": {
+            "natural_language_p95_ms": _p95s(rows[-1]["natural_language"]),
+            "two_word_p95_ms": _p95s(rows[-1]["two_word"]),
+            "fts_index_overhead_vs_text": rows[-1]["disk"]["fts_index_overhead_vs_text"],  # type: ignore[index]
+        } for name, rows in results.items() if rows},
     }
-    out["cjk_cost"] = {
-        "cjk_share_of_messages": args.cjk_share,
-        "side_table_bytes_per_cjk_text_byte_estimate": None,
-        "side_table_bytes": last["disk"]["cjk_side_table_bytes"],  # type: ignore[index]
-        "side_table_share_of_file": round(
-            last["disk"]["cjk_side_table_bytes"] / last["disk"]["file_bytes"], 4  # type: ignore[index]
-        ),
-        "cjk_short_p95_ms": last["cjk_1_2_chars"]["p95_ms"],  # type: ignore[index]
-        "cjk_long_p95_ms": last["cjk_3plus_chars"]["p95_ms"],  # type: ignore[index]
-    }
-    cjk_bytes = db.conn.execute(
-        "SELECT coalesce(sum(length(CAST(content AS BLOB))), 0) FROM hm_messages_cjk"
-    ).fetchone()[0]
-    if cjk_bytes:
-        out["cjk_cost"]["side_table_bytes_per_cjk_text_byte_estimate"] = round(  # type: ignore[index]
-            last["disk"]["cjk_side_table_bytes"] / cjk_bytes, 2  # type: ignore[index]
-        )
-    db.close()
     print(json.dumps(out, indent=2))
-    if tmpctx is not None:
-        tmpctx.cleanup()
+
+
+def _p95s(stats: object) -> object:
+    """``p95_ms`` (and ``cpu_p95_ms``) of one latency result, per variant under ``--compare``."""
+    assert isinstance(stats, dict)
+    if "p95_ms" in stats:
+        return {"wall": stats["p95_ms"], "cpu": stats["cpu_p95_ms"]}
+    return {name: _p95s(v) for name, v in stats.items()}
+
+
+BEFORE: dict[tuple[object, str], object] = {(term_stats, "DF_CACHE"): False, (ranking, "SINGLE_TERM_WINDOW"): 5_000,
+                                            (ranking, "DROPPED_TERM_ROWS"): 100}
+"""``--compare``'s "before": the settings of the release before the latency work on natural
+English (every document frequency read from the index's doclists, a recency window of 5,000
+rows, dropped terms checked on the best 100 rows), run on a connection of its own with
+:data:`BEFORE_PAGE_CACHE`."""
+BEFORE_PAGE_CACHE = -2000
+"""SQLite's default page cache (KiB when negative), what connections had before."""
+
+
+def after_settings() -> dict[tuple[object, str], object]:
+    """``--compare``'s "after": the current settings of everything :data:`BEFORE` changes."""
+    return {key: getattr(*key) for key in BEFORE}  # type: ignore[call-overload]
+
+
+def synthetic_texts(seed: int, cjk_share: float, start: int, count: int) -> list[str]:
+    """Messages ``start .. start+count`` of the synthetic corpus (regenerated from the seed, in
+    batches of 50,000)."""
+    corpus = Corpus(seed, cjk_share)
+    out: list[str] = []
+    done = 0
+    while done < start + count:
+        batch = corpus.batch(min(50_000, start + count - done))
+        lo = max(0, start - done)
+        out += batch[lo:]
+        done += len(batch)
+    return out
+
+
+def natural_texts(seed: int, start: int, count: int) -> list[str]:
+    """Messages ``start .. start+count`` of the natural-English corpus (regenerated from the seed)."""
+    it = NaturalCorpus(seed).messages(start + count)
+    for _ in range(start):
+        next(it)
+    return list(it)
 
 
 if __name__ == "__main__":

@@ -141,3 +141,17 @@ def test_a_query_longer_than_a_title_can_be_still_searches_messages(db: SessionD
     out = _call(db, {"query": query})
     assert out["success"] is True, out
     assert "root" in {r["session_id"] for r in out["results"]}
+
+
+def test_discovery_hits_and_window_say_when_each_turn_and_its_session_happened(db: SessionDB) -> None:
+    """Temporal questions ("when did we ...") need the turn's date and its session's, readable."""
+    db.create_session("trip", source="cli", started_at=1_683_554_160.0)  # 2023-05-08T13:56:00Z
+    db.append_message("trip", "user", "we booked the ferry to Vis", timestamp=1_683_554_220.0)
+    db.create_session("later", source="cli", parent_session_id="trip", started_at=1_686_232_800.0)
+    db.append_message("later", "user", "the ferry to Vis was cancelled", timestamp=1_686_232_860.0)
+    out = _call(db, {"query": "When did we book the ferry to Vis?"})
+    hits = {h["session_id"]: h for h in out["results"][0]["hits"]}
+    assert hits["trip"]["when"] == "2023-05-08T13:57:00+00:00"
+    assert hits["trip"]["session_when"] == "2023-05-08T13:56:00+00:00"
+    assert hits["later"]["session_when"] == "2023-06-08T14:00:00+00:00"  # its own session, not the lineage's
+    assert all(m["when"].startswith("2023-0") for m in out["results"][0]["window"])

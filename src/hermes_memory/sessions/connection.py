@@ -43,6 +43,11 @@ CHECKPOINT_EVERY = 50
 """A passive WAL checkpoint is attempted after this many writes (reference: 50)."""
 BATCH_WRITES = 500
 """Writes per transaction inside :meth:`SQLiteStore.batch` (bounds what another process waits for)."""
+PAGE_CACHE_KIB = 32_768
+"""SQLite page cache per connection, KiB (SQLite's default is 2,000 KiB): search reads the same
+index pages (doclists, sizes, message rows) query after query; on natural English at 1M messages
+question search CPU p50/p95 fell from 17.4/22.2 to 14.5/17.6 ms (bench/sessions.py). The cache
+fills only as pages are read, up to this bound."""
 SYNCHRONOUS_MODES = ("full", "normal")
 """Accepted ``synchronous`` settings of :class:`SessionDB` (SQLite ``PRAGMA synchronous``)."""
 
@@ -100,6 +105,7 @@ class SQLiteStore:
                 logger.warning("state.db journal_mode is %s, not WAL (filesystem without shared memory?)", mode)
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._conn.execute(f"PRAGMA synchronous={sync.upper()}")
+            self._conn.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
 
             self.migration = self._execute_write(migrate)
             hmindex.finish_backfill(self._execute_write, self.migration["index"])

@@ -11,6 +11,9 @@ Objects (all created and maintained by hermes-memory only; the reference never r
     hm_messages_index_ai   \\
     hm_messages_index_ad    > triggers on messages keeping both tables in step
     hm_messages_index_au   /  (update: only when content/tool_name/tool_calls/role change)
+    hm_messages_changes_ad \
+    hm_messages_changes_au  > triggers counting, in hm_meta.index_changes, every change of our index
+    hm_messages_changes_ai /  other than a row appended at the end (see :data:`CHANGES_KEY`)
 
 Both tables keep their OWN copy of the indexed text (not external content over a view of
 ``messages``). That is what makes them safe to share: FTS5 can always remove a row by rowid from
@@ -62,10 +65,36 @@ TOOL_ROW_FTS_CHARS = 8192
 MAIN = "hm_messages_fts"
 CJK = "hm_messages_cjk"
 META = "hm_meta"
-TRIGGER_NAMES = ("hm_messages_index_ai", "hm_messages_index_ad", "hm_messages_index_au")
+INDEX_TRIGGER_NAMES = ("hm_messages_index_ai", "hm_messages_index_ad", "hm_messages_index_au")
+TRIGGER_NAMES = (*INDEX_TRIGGER_NAMES, "hm_messages_changes_ad", "hm_messages_changes_au", "hm_messages_changes_ai")
+"""Every trigger of ours on ``messages``."""
 
 _BODY = "CASE WHEN {p}.role = 'tool' THEN substr({p}.content, 1, " + str(TOOL_ROW_FTS_CHARS) + ") ELSE {p}.content END"
 _HAS_CJK = "(coalesce({p}.content, '') || ' ' || coalesce({p}.tool_name, '')) GLOB '" + CJK_GLOB + "'"
+
+
+CHANGES_KEY = "index_changes"
+"""``hm_meta`` key counting the changes to our index other than appending a row with a new largest
+id: deletes, updates of indexed columns, inserts below the largest id, catch-ups and builds. While
+it stays the same, a term's document frequency among rows ``<= id`` cannot change, so
+:mod:`hermes_memory.sessions.term_stats` caches document frequencies against it."""
+_BUMP = (f"INSERT INTO {META}(key, value) VALUES ('{CHANGES_KEY}', 1) "
+         f"ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;")
+CHANGE_TRIGGER_SQL = {
+    "hm_messages_changes_ad": f"CREATE TRIGGER hm_messages_changes_ad AFTER DELETE ON messages BEGIN {_BUMP} END",
+    "hm_messages_changes_au": (
+        "CREATE TRIGGER hm_messages_changes_au AFTER UPDATE OF content, tool_name, tool_calls, role ON messages "
+        "WHEN old.content IS NOT new.content OR old.tool_name IS NOT new.tool_name "
+        "OR old.tool_calls IS NOT new.tool_calls OR old.role IS NOT new.role OR old.id IS NOT new.id "
+        f"BEGIN {_BUMP} END"
+    ),
+    "hm_messages_changes_ai": (
+        "CREATE TRIGGER hm_messages_changes_ai AFTER INSERT ON messages "
+        f"WHEN new.id < (SELECT max(id) FROM messages) BEGIN {_BUMP} END"
+    ),
+}
+"""Triggers keeping ``hm_meta.index_changes`` (:data:`CHANGES_KEY`); like our index triggers they
+fire in every writer's transaction, the reference's included."""
 
 
 def _body(p: str) -> str:
@@ -150,7 +179,14 @@ def _max_indexed(conn: sqlite3.Connection) -> int:
     return int(row[0]) if row else 0
 
 
+def note_change(conn: sqlite3.Connection) -> None:
+    """Count one change of our index in ``hm_meta.index_changes`` (:data:`CHANGES_KEY`)."""
+    conn.execute(_BUMP)
+
+
 def _index_ids(conn: sqlite3.Connection, ids: list[int]) -> None:
+    if ids:
+        note_change(conn)
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
@@ -160,6 +196,8 @@ def _index_ids(conn: sqlite3.Connection, ids: list[int]) -> None:
 
 
 def _unindex_ids(conn: sqlite3.Connection, ids: list[int]) -> None:
+    if ids:
+        note_change(conn)
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
@@ -178,6 +216,16 @@ def _install_triggers(conn: sqlite3.Connection) -> None:
     for name, sql in TRIGGER_SQL.items():
         conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
         conn.execute(sql)
+    _install_change_triggers(conn)
+
+
+def _install_change_triggers(conn: sqlite3.Connection) -> None:
+    """(Re)create the :data:`CHANGE_TRIGGER_SQL` triggers and count a change: whatever happened
+    while they were missing is unknown."""
+    for name, sql in CHANGE_TRIGGER_SQL.items():
+        conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
+        conn.execute(sql)
+    note_change(conn)
 
 
 _DAMAGE_WORDS = ("malformed", "corrupt", "vtable constructor failed")
@@ -229,7 +277,7 @@ def full_build(conn: sqlite3.Connection, reason: str) -> int:
     _drop_fts(conn, MAIN)
     _drop_fts(conn, CJK)
     _create(conn)
-    _install_triggers(conn)
+    _install_triggers(conn)  # counts a change: cached term statistics are void
     n = int(conn.execute("SELECT count(*) FROM messages").fetchone()[0])
     if n <= BUILD_CHUNK:
         conn.execute(f"INSERT INTO {MAIN}(rowid, content, tool_name, tool_calls) {_SELECT_ROWS}")
@@ -380,6 +428,8 @@ def sync(conn: sqlite3.Connection) -> dict[str, Any]:
     else:
         triggers_ok = all(_norm(have.get(n)) == _norm(sql) for n, sql in TRIGGER_SQL.items())
         report["triggers_missing"] = not triggers_ok
+        if triggers_ok and not all(_norm(have.get(n)) == _norm(sql) for n, sql in CHANGE_TRIGGER_SQL.items()):
+            _install_change_triggers(conn)  # a home indexed before they existed (or they were dropped)
         try:
             _probe(conn)
             top = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0

@@ -28,9 +28,11 @@ Returned JSON (always a string; ``json.loads`` gives a dict):
 each result is ``{"session_id", "lineage_root", "lineage": [ids], "title", "title_match"
 (``"exact"``, ``"terms"`` or None), "source",
 "started_at", "when" (ISO-8601 UTC), "model", "match_count", "hits" (best 5): [{"message_id",
-"session_id", "role", "snippet", "timestamp"}], "link": "@session:<id>"}`` and the first result
+"session_id", "role", "snippet", "timestamp", "when" (the turn's time, ISO-8601 UTC),
+"session_when" (when the hit's own session started, ISO-8601 UTC; hits of a lineage may come from
+several sessions)}], "link": "@session:<id>"}`` and the first result
 also has ``"window": [messages]`` and ``"bookends": {"first": [...], "last": [...]}``; each
-message is ``{"message_id", "role", "content", "timestamp", "tool_name"?}`` with content cut to
+message is ``{"message_id", "role", "content", "timestamp", "when" (ISO-8601 UTC), "tool_name"?}`` with content cut to
 :data:`MESSAGE_CHARS` chars. With a ``summarizer`` each result may carry ``"summary"`` (str) or
 ``"summary_error"`` (str).
 
@@ -152,7 +154,8 @@ def _msg(m: dict[str, Any]) -> dict[str, Any]:
         content = json.dumps(content, ensure_ascii=False) if content is not None else ""
     if len(content) > MESSAGE_CHARS:
         content = content[:MESSAGE_CHARS] + "..."
-    out = {"message_id": m["id"], "role": m["role"], "content": content, "timestamp": m.get("timestamp")}
+    out = {"message_id": m["id"], "role": m["role"], "content": content, "timestamp": m.get("timestamp"),
+           "when": _iso(m.get("timestamp"))}
     if m.get("tool_name"):
         out["tool_name"] = m["tool_name"]
     if m.get("tool_calls"):
@@ -366,6 +369,8 @@ def _discover(
                         "role": h["role"],
                         "snippet": h["snippet"],
                         "timestamp": h["timestamp"],
+                        "when": _iso(h["timestamp"]),
+                        "session_when": _iso(h.get("session_started")),
                     }
                     for h in g["hits"][:5]
                 ],

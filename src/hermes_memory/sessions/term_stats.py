@@ -12,12 +12,17 @@ import logging
 import sqlite3
 
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions import ranking
+from hermes_memory.sessions import hmindex, ranking
 
 logger = logging.getLogger("hermes_memory.sessions.db")
 
 STEM_CACHE_MAX = 50_000
 """Cached stems per connection; the cache is emptied when it grows past this many words."""
+DF_CACHE_MAX = 50_000
+"""Cached document frequencies per connection; the cache is emptied past this many stems."""
+DF_CACHE = True
+"""Cache document frequencies (False: read every one from the index, as before; for
+``bench/sessions.py --compare``)."""
 
 
 class TermStats:
@@ -26,6 +31,9 @@ class TermStats:
     def __init__(self) -> None:
         self.cache: dict[str, str | None] = {}
         self.temp_ready = False
+        self.dfs: dict[str, tuple[int, int]] = {}
+        """stem -> (rows holding it among ids <= through, through), valid for :attr:`dfs_changes`."""
+        self.dfs_changes: str | None = None
 
     def stems(self, conn: sqlite3.Connection, words: list[str]) -> dict[str, str | None]:
         """Index tokens (porter stems) of ``words`` (word -> stem, ``None`` when the tokenizer
@@ -59,6 +67,58 @@ class TermStats:
         except sqlite3.Error:
             return []
 
+    def doc_freqs(self, conn: sqlite3.Connection, terms: list[list[tuple[str, str | None]]]) -> list[int]:
+        """Document frequency of each term, exact: rows of our index holding it. A term is a list
+        of ``(word, stem)`` pieces (:meth:`stems`); it counts its rarest stem, ``None`` stems are
+        skipped, a term with none counts 0.
+
+        Each stem's count among rows ``<= through`` is cached with ``through`` while
+        ``hm_meta.index_changes`` (:data:`hermes_memory.sessions.hmindex.CHANGES_KEY`) stays the same:
+        rows appended since are counted with a rowid-bounded match (only their postings are read),
+        the first lookup of a stem reads its whole doclist (``fts5vocab``). Everything is read in one
+        snapshot. Raises ``sqlite3.Error``."""
+        own = not conn.in_transaction
+        if own:
+            conn.execute("BEGIN")
+        try:
+            changes = hmindex.meta_get(conn, hmindex.CHANGES_KEY) if DF_CACHE else None
+            if changes is not None and (changes != self.dfs_changes or len(self.dfs) > DF_CACHE_MAX):
+                self.dfs.clear()
+                self.dfs_changes = changes
+            row = conn.execute("SELECT rowid FROM hm_messages_fts ORDER BY rowid DESC LIMIT 1").fetchone()
+            top = int(row[0]) if row else 0
+            out = []
+            for pieces in terms:
+                df = None
+                for word, stem in pieces:
+                    if stem is None:
+                        continue
+                    n = self._stem_df(conn, word, stem, top, changes is not None and word.isalnum())
+                    df = n if df is None else min(df, n)
+                out.append(df or 0)
+            return out
+        finally:
+            if own:
+                conn.execute("COMMIT")
+
+    def _stem_df(self, conn: sqlite3.Connection, word: str, stem: str, top: int, cache: bool) -> int:
+        """Rows holding ``stem`` (the index token of ``word``) among rowids ``<= top``; cached when ``cache``
+        (``word`` must then be one token: the rows appended since are counted by matching it)."""
+        hit = self.dfs.get(stem) if cache else None
+        if hit is None:
+            row = conn.execute("SELECT doc FROM temp.hm_fts_v WHERE term = ?", (stem,)).fetchone()
+            n = int(row[0]) if row else 0
+        else:
+            n, through = hit
+            if through < top:
+                # rows appended since: match the word (the index's tokenizer turns it into ``stem``)
+                n += conn.execute(
+                    "SELECT count(*) FROM hm_messages_fts WHERE hm_messages_fts MATCH ? AND rowid > ? AND rowid <= ?",
+                    ('"' + word + '"', through, top)).fetchone()[0]
+        if cache:
+            self.dfs[stem] = (n, top)
+        return n
+
     def cap_terms(
         self, conn: sqlite3.Connection, plan: fts_mod.QueryPlan
     ) -> tuple[str | None, list[tuple[fts_mod.Term, int]], int | None]:
@@ -74,17 +134,7 @@ class TermStats:
         try:
             pieces = [p.lower() for t in plan.or_terms for p in t.pieces]
             stems = self.stems(conn, pieces)
-            dfs: list[int] = []  # document frequency of each OR term, in query order
-            for t in plan.or_terms:
-                df = None
-                for p in t.pieces:
-                    stem = stems.get(p.lower())
-                    if stem is None:
-                        continue
-                    row = conn.execute("SELECT doc FROM temp.hm_fts_v WHERE term = ?", (stem,)).fetchone()
-                    n = int(row[0]) if row else 0
-                    df = n if df is None else min(df, n)
-                dfs.append(df or 0)
+            dfs = self.doc_freqs(conn, [[(p.lower(), stems.get(p.lower())) for p in t.pieces] for t in plan.or_terms])
         except sqlite3.Error as exc:  # the cap is an optimisation; never fail a search over it
             logger.debug("term statistics unavailable: %s", exc)
             return plan.fts, [], None
