@@ -237,12 +237,14 @@ class HookRunner:
     def recall_text(self, prompt: str) -> str:
         """Provider prefetch plus earlier-session hits for ``prompt``, fenced (``""`` when nothing)."""
         from hermes_memory.providers.fencing import build_memory_context_block
+        from hermes_memory.sessions import fusion
 
         started = time.monotonic()
         parts: list[str] = []
-        with self._db() as db:
-            hits = self._session_hits(db, prompt)
         config = self._config()
+        with self._db() as db:
+            fusion.attach(db, config.search)  # semantic recall over what `serve`/`sessions reindex` embedded
+            hits = self._session_hits(db, prompt)
         manager = self._manager(config)
         try:
             remaining = max(0.05, self.budget - (time.monotonic() - started))

