@@ -6,7 +6,8 @@ Optional: needs the ``embeddings`` extra (``pip install 'hermes-memory[embedding
 downloaded at run time) and ``search.embeddings: on`` in ``config.yaml``. Without either,
 nothing here runs and search is exactly the lexical search.
 
-Storage (ours, beside the reference's objects; docs/architecture.md §state.db)::
+Storage (ours, beside the reference's objects; docs/architecture.md "state.db: the reference's
+schema plus our `hm_` objects")::
 
     hm_embeddings(message_id INTEGER PRIMARY KEY,   -- messages.id (no foreign key: the
                   model TEXT,                        --   reference may rebuild `messages`)
@@ -174,6 +175,16 @@ def store(conn: sqlite3.Connection, model: str, rows: Iterable[tuple[int, str]],
         values,
     )
     return len(rows)
+
+
+def forget_sessions(conn: sqlite3.Connection, session_ids: list[str]) -> None:
+    """Delete the vectors of these sessions' messages (in the caller's transaction, before the
+    messages are deleted): a deleted conversation leaves nothing behind in ``hm_embeddings``."""
+    if not session_ids or not has_table(conn):
+        return
+    marks = ",".join("?" * len(session_ids))
+    conn.execute(f"DELETE FROM {TABLE} WHERE message_id IN (SELECT id FROM messages WHERE session_id IN ({marks}))",
+                 list(session_ids))
 
 
 class VectorIndex:
