@@ -26,6 +26,9 @@ SEMANTIC_POOL = 50
 """Cosine candidates fused (the nearest this-many messages that pass the search's filters)."""
 LEXICAL_HEAD = 0
 """The first this-many rows of the lexical order stay first, whatever the fusion says."""
+SEMANTIC_MARGIN = 1.0
+"""Cosine candidates more than this below the best candidate's cosine are not fused (1.0: none
+dropped; e5 cosines of unrelated texts sit near 0.75-0.8, related ones above 0.85)."""
 
 
 def fuse(lexical: Sequence[int], semantic: Sequence[tuple[int, float]], *, weight: float | None = None,
@@ -37,6 +40,8 @@ def fuse(lexical: Sequence[int], semantic: Sequence[tuple[int, float]], *, weigh
     :data:`SEMANTIC_WEIGHT`/:data:`RRF_K`."""
     if not semantic:
         return list(lexical)
+    floor = semantic[0][1] - SEMANTIC_MARGIN
+    semantic = [(i, c) for i, c in semantic if c >= floor]
     w = SEMANTIC_WEIGHT if weight is None else float(weight)
     rrf_k = RRF_K if k is None else float(k)
     score: dict[int, float] = {}
