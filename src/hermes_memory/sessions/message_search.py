@@ -345,7 +345,15 @@ class MessageSearchMethods:
         except (ValueError, TypeError, MemoryError) as exc:
             logger.warning("semantic candidates failed; lexical order kept: %s", exc)
             return ids
-        return fusion.fuse(ids, near, weight=sem.weight, k=sem.k)
+        order = fusion.fuse(ids, near, weight=sem.weight, k=sem.k)
+        if fusion.SESSION_SLOTS > 0 and len(order) > ranking.PAGE_ROWS:
+            head = order[: 3 * ranking.PAGE_ROWS]
+            group = dict(conn.execute(f"SELECT id, session_id FROM messages WHERE id IN ({','.join('?' * len(head))})",
+                                      head).fetchall())
+            head = ranking.session_slots([i for i in head if i in group], group, ranking.PAGE_ROWS,
+                                         fusion.SESSION_SLOTS)
+            order = head + order[3 * ranking.PAGE_ROWS:]
+        return order
 
     def _materialise(
         self,
