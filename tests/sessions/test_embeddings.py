@@ -142,6 +142,22 @@ def test_a_changed_message_is_not_found_by_its_old_meaning_and_is_reembedded(tmp
         assert indexer.sweep(db, embedder.model)["removed"] == 0
 
 
+def test_vectors_dropped_by_another_program_leave_lexical_search_working(tmp_path: Path, embedder: emb.Embedder):
+    with SessionDB(tmp_path / "state.db") as db:
+        _fill(db)
+        lexical = db.search_messages("database migration")
+        fusion.attach(db, ON)
+        indexer.index_pending(db, embedder)
+        assert db.search_messages("database migration") != lexical  # fused
+        other = sqlite3.connect(tmp_path / "state.db")
+        other.execute("DROP TABLE hm_embeddings")
+        other.commit()
+        other.close()
+        assert db.search_messages("database migration") == lexical
+        assert indexer.index_pending(db, embedder)["embedded"] > 0  # the indexer makes it again
+        assert db.search_messages("automobile")[0]["id"] == 1
+
+
 def test_a_model_change_reindexes(tmp_path: Path, embedder: emb.Embedder):
     with SessionDB(tmp_path / "state.db") as db:
         _fill(db)

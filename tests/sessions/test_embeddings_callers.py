@@ -48,9 +48,13 @@ def test_cli_search_and_hook_recall_use_the_vectors_and_ignore_them_when_off(her
     home = ["--home", str(hermes_home)]
     before = json.loads(cli(*home, "sessions", "search", "automobile", "--json").stdout)
     assert before["count"] == 0  # nothing embedded yet: lexical results (none share a word)
+    status = json.loads(cli(*home, "sessions", "reindex", "--status", "--json").stdout)
+    assert (status["indexed"], status["pending"], status["search_embeddings"]) == (0, 3, "on")
     r = cli(*home, "sessions", "reindex", "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["embedded"] == 3
+    status = json.loads(cli(*home, "sessions", "reindex", "--status", "--json").stdout)
+    assert (status["indexed"], status["pending"]) == (3, 0)
     after = json.loads(cli(*home, "sessions", "search", "automobile", "--json").stdout)
     assert after["results"][0]["session_id"] == "old"  # both turns about the car repair lead
     assert CAR in [r["snippet"] for r in after["results"][:2]]

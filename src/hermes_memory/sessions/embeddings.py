@@ -208,33 +208,36 @@ class VectorIndex:
 
     def refresh(self, conn: sqlite3.Connection) -> None:
         """Load the rows of this model written since the last refresh (all of them the first time)."""
-        if not has_table(conn):
+        if not has_table(conn):  # never made, or dropped by another program
+            self._reset()
             return
         top = conn.execute(f"SELECT max(seq) FROM {TABLE}").fetchone()[0] or 0
         if top < self._seq:  # the table was emptied or rebuilt: start over
             self._reset()
         if top == self._seq:
             return
-        rows = conn.execute(f"SELECT message_id, scale, vec FROM {TABLE} WHERE model = ? AND seq > ?",
-                            (self.model, self._seq)).fetchall()
+        rows = [r for r in conn.execute(f"SELECT message_id, scale, vec FROM {TABLE} WHERE model = ? AND seq > ?",
+                                        (self.model, self._seq)) if len(r[2]) == DIM]  # empty: no text
         self._seq = int(top)
-        new_ids: list[int] = []
-        new_vecs: list[np.ndarray] = []
-        for mid, scale, blob in rows:
-            v = np.frombuffer(blob, dtype=np.int8).astype(np.float32) * float(scale)
-            if v.shape[0] != DIM:
-                continue
-            at = self._pos.get(int(mid))
-            if at is not None:
-                self._mat[at] = v
-            else:
-                new_ids.append(int(mid))
-                new_vecs.append(v)
-        if new_ids:
+        if not rows:
+            return
+        # one buffer for all new vectors: a Python loop per row took 8 s for 100,000 on a busy machine
+        mids = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
+        scale = np.fromiter((float(r[1]) for r in rows), dtype=np.float32, count=len(rows))
+        vecs = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int8).reshape(len(rows), DIM)
+        vecs = vecs.astype(np.float32) * scale[:, None]
+        fresh = np.ones(len(rows), dtype=bool)
+        for k, mid in enumerate(mids.tolist()):
+            at = self._pos.get(mid)
+            if at is not None:  # re-embedded: replace in place
+                self._mat[at] = vecs[k]
+                fresh[k] = False
+        if fresh.any():
             start = len(self._ids)
-            self._ids = np.concatenate([self._ids, np.asarray(new_ids, dtype=np.int64)])
-            self._mat = np.vstack([self._mat, np.stack(new_vecs)])
-            self._pos.update({mid: start + k for k, mid in enumerate(new_ids)})
+            new_ids = mids[fresh]
+            self._ids = np.concatenate([self._ids, new_ids])
+            self._mat = np.vstack([self._mat, vecs[fresh]])
+            self._pos.update({mid: start + k for k, mid in enumerate(new_ids.tolist())})
 
     def nearest(
         self, conn: sqlite3.Connection, qvec: np.ndarray, k: int, cond: str = "", params: list[Any] | None = None,

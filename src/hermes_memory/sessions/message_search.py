@@ -337,12 +337,12 @@ class MessageSearchMethods:
     def _fuse_semantic(self, conn: sqlite3.Connection, sem: Any, qvec: Any, ids: list[int],
                        filters: SearchFilters) -> list[int]:
         """``ids`` (lexical relevance order) fused with the nearest indexed messages that pass
-        ``filters`` (:func:`hermes_memory.sessions.fusion.fuse`). A failure other than SQLite's
-        is logged and leaves the lexical order."""
+        ``filters`` (:func:`hermes_memory.sessions.fusion.fuse`). A failure (our vector table
+        damaged or dropped by another program, a bad vector) is logged and leaves the lexical order."""
         cond, params, needs_session = filter_sql(filters)
         try:
             near = sem.index.nearest(conn, qvec, fusion.SEMANTIC_POOL, cond, params, needs_session)
-        except (ValueError, TypeError, MemoryError) as exc:
+        except (sqlite3.Error, ValueError, TypeError, MemoryError) as exc:
             logger.warning("semantic candidates failed; lexical order kept: %s", exc)
             return ids
         order = fusion.fuse(ids, near, weight=sem.weight, k=sem.k)
