@@ -2,7 +2,8 @@
 
 * ``index``: background-indexer throughput (:func:`hermes_memory.sessions.indexer.index_pending`,
   the real model) over ``--messages`` chat-like messages: texts per second, and what an append
-  costs meanwhile (p50/p95 ms of appends made from another thread while a batch is embedded);
+  costs meanwhile (p50/p95 ms of appends made from another thread while batches are embedded,
+  beside the same appends with no indexer running);
 * ``query``: time to embed one query (p50/p95 ms);
 * ``search``: what fusion adds to a relevance search over ``--sizes`` stored vectors (random
   unit vectors written to ``hm_embeddings``, messages to match): search p50/p95 with and without
@@ -45,6 +46,12 @@ def bench_index(n: int, threads: int) -> dict:
         db.create_session("s")
         db.append_messages("s", [{"role": "user" if i % 2 else "assistant", "content": _text(rng)} for i in range(n)])
         embedder = emb.Embedder(threads)
+        idle: list[float] = []  # the same appends with no indexer running, for the ratio
+        for _ in range(40):
+            t0 = time.perf_counter()
+            db.append_message("s", "tool", "tool output that is not embedded")
+            idle.append((time.perf_counter() - t0) * 1000)
+            time.sleep(0.05)
         appends: list[float] = []
         stop = threading.Event()
 
@@ -66,6 +73,7 @@ def bench_index(n: int, threads: int) -> dict:
             embedder.query(_text(rng))
             q.append((time.perf_counter() - t0) * 1000)
     return {"messages": n, "threads": threads, **report, "append_ms_while_indexing": _pct(appends),
+            "append_ms_idle": _pct(idle),
             "appends": len(appends), "query_embedding_ms": _pct(q)}
 
 

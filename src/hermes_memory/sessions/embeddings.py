@@ -216,8 +216,10 @@ class VectorIndex:
             self._reset()
         if top == self._seq:
             return
-        rows = [r for r in conn.execute(f"SELECT message_id, scale, vec FROM {TABLE} WHERE model = ? AND seq > ?",
-                                        (self.model, self._seq)) if len(r[2]) == DIM]  # empty: no text
+        cur = conn.cursor()
+        cur.row_factory = None  # plain tuples: sqlite3.Row objects double the load time
+        rows = [r for r in cur.execute(f"SELECT message_id, scale, vec FROM {TABLE} WHERE model = ? AND seq > ?",
+                                       (self.model, self._seq)) if len(r[2]) == DIM]  # empty: no text
         self._seq = int(top)
         if not rows:
             return
