@@ -158,6 +158,19 @@ def test_vectors_dropped_by_another_program_leave_lexical_search_working(tmp_pat
         assert db.search_messages("automobile")[0]["id"] == 1
 
 
+def test_neighbour_share_lifts_the_turn_next_to_a_close_match(tmp_path: Path, embedder: emb.Embedder):
+    with SessionDB(tmp_path / "state.db") as db:
+        ids = _fill(db)
+        indexer.index_pending(db, embedder)
+        index = emb.VectorIndex(embedder.model)
+        q = embedder.query("automobile")
+        plain = dict(index.nearest(db.conn, q, 20))
+        lifted = dict(index.nearest(db.conn, q, 20, neighbour=0.5))
+        car, after_car = ids[0], ids[1]
+        assert lifted[car] == pytest.approx(plain[car] + 0.5 * plain[after_car], abs=1e-5)
+        assert lifted[after_car] == pytest.approx(plain[after_car] + 0.5 * max(plain[car], plain[ids[2]]), abs=1e-5)
+
+
 def test_a_model_change_reindexes(tmp_path: Path, embedder: emb.Embedder):
     with SessionDB(tmp_path / "state.db") as db:
         _fill(db)

@@ -40,6 +40,11 @@ validation any@10 72.9 / 75.6 / 75.6 %: 50 kept (fewer rows to check)."""
 LEXICAL_HEAD = 0
 """The first this-many rows of the lexical order stay first, whatever the fusion says. At weight
 0.25, 1 (or 2) kept tuning any@1 at 36.0 % (+0.5) but cost validation any@1 39.5 -> 35.5 %: off."""
+SEMANTIC_NEIGHBOUR = 0.0
+"""Share of the better cosine of a message's neighbours (ids -1 / +1) added to its own before the
+cosine order is taken (a turn next to a close match rises); 0 = off. At weight 0.25, 0.3 / 0.6:
+tuning any@1 35.5 -> 36.0 / 36.0 %, any@10 73.4 -> 73.9 / 73.6 %; validation any@1 39.5 -> 37.9 /
+35.8 %, any@10 78.5 -> 78.0 / 77.5 %, multi-hop all@10 26.5 -> 25.0 / 23.5 %: does not pay, off."""
 SESSION_SLOTS = 0
 """Places at the end of the first page given again to sessions not yet on it after fusion (as
 :data:`hermes_memory.sessions.ranking.NEW_SESSION_SLOTS` does for the lexical order); 0 = off.

@@ -341,7 +341,8 @@ class MessageSearchMethods:
         damaged or dropped by another program, a bad vector) is logged and leaves the lexical order."""
         cond, params, needs_session = filter_sql(filters)
         try:
-            near = sem.index.nearest(conn, qvec, fusion.SEMANTIC_POOL, cond, params, needs_session)
+            near = sem.index.nearest(conn, qvec, fusion.SEMANTIC_POOL, cond, params, needs_session,
+                                     neighbour=fusion.SEMANTIC_NEIGHBOUR)
         except (sqlite3.Error, ValueError, TypeError, MemoryError) as exc:
             logger.warning("semantic candidates failed; lexical order kept: %s", exc)
             return ids
