@@ -87,8 +87,9 @@ def fuse(lexical: Sequence[int], semantic: Sequence[tuple[int, float]], *, weigh
 
 SHORT_PROCESS_MAX_VECTORS = 20_000
 """Most stored vectors a short-lived process (a hook's recall) loads: its first search loads every
-vector (bench/embeddings.py on the busy 2-core machine: 0.5 s for 10,000, 9 s for 100,000), which
-would spend a hook's whole budget and drop the recall. Above it that process searches lexically."""
+vector (bench/embeddings.py on the 2-core machine: 0.14 s for 10,000 and 1.5 s for 100,000 at load
+3; 0.5 s and 9 s at load 12), which would spend a hook's budget and drop the whole recall. Above
+it that process searches lexically."""
 
 
 def attach(db: Any, search: Any, *, max_vectors: int | None = None) -> str:

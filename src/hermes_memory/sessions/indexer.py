@@ -31,7 +31,8 @@ logger = logging.getLogger(__name__)
 
 BATCH = 16
 """Messages embedded per batch and committed per transaction: about 1 s of model time on one
-core (16-20 texts/s measured on the 2-core test machine), so a killed indexer loses at most that."""
+core (19 texts/s measured by bench/embeddings.py on the 2-core machine at load 3; 4-6/s at load
+12), so a killed indexer loses at most that."""
 POLL_SECONDS = 5.0
 """Pause of the background indexer between passes once nothing is pending."""
 SWEEP_ROWS = 5_000
