@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(VENV)/bin/python -m pip install --quiet -e '.[dev,providers,postgres]'
+	$(VENV)/bin/python -m pip install --quiet -e '.[dev,providers,postgres,embeddings]'
 	touch $(STAMP)
 
 run: $(STAMP)

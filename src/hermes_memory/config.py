@@ -24,6 +24,9 @@ keeps) loads unchanged; sections and keys we do not use are kept and ignored.
                        ``auxiliary.compression.{provider, model, base_url, api_key, timeout}`` is used
                        (``provider: auto`` = the main model's service).
 * ``sessions:``        synchronous ("full" | "normal": durability of state.db commits)
+* ``search:``          embeddings (off | on: local semantic search, the ``embeddings`` extra),
+                       threads (1: model threads), semantic_weight and rrf_k (the fusion's;
+                       defaults tuned on LoCoMo, :mod:`hermes_memory.sessions.fusion`)
 
 Values the Hermes Agent tolerates do not refuse the file: a number outside a key's range is clamped
 to the nearest bound (``compression.target_ratio`` to 0.10..0.80 and ``compression.protect_first_n``
@@ -141,6 +144,28 @@ class SessionsConfig(_Section):
         return value.strip().lower() if isinstance(value, str) else value
 
 
+class SearchConfig(_Section):
+    """``search:`` section (ours; the reference has none). ``embeddings``: ``on`` adds local
+    semantic search to relevance search (needs ``pip install 'hermes-memory[embeddings]'``;
+    vectors are computed in the background by ``serve``/``chat`` or ``sessions reindex``); ``off``
+    (default) keeps search exactly lexical. ``threads``: CPU threads of the embedding model.
+    ``semantic_weight`` / ``rrf_k``: the fusion's weight of the cosine order and its
+    reciprocal-rank constant (``None`` = the values tuned on LoCoMo conversations 0-2,
+    :data:`hermes_memory.sessions.fusion.SEMANTIC_WEIGHT` / ``RRF_K``)."""
+
+    embeddings: bool = False
+    threads: int = Field(1, ge=1, le=64)
+    semantic_weight: float | None = Field(None, ge=0.0, le=100.0)
+    rrf_k: float | None = Field(None, ge=0.0, le=10_000.0)
+
+    @field_validator("embeddings", mode="before")
+    @classmethod
+    def _on_off(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().lower() in ("on", "off"):
+            return value.strip().lower() == "on"
+        return value
+
+
 class HermesConfig(BaseModel):
     """The whole ``config.yaml``. Unknown top-level sections are preserved in ``model_extra``.
 
@@ -157,6 +182,7 @@ class HermesConfig(BaseModel):
     auxiliary: ModelConfig = Field(default_factory=ModelConfig)
     session_search: SessionSearchConfig = Field(default_factory=SessionSearchConfig)
     sessions: SessionsConfig = Field(default_factory=SessionsConfig)
+    search: SearchConfig = Field(default_factory=SearchConfig)
     _warnings: list[str] = PrivateAttr(default_factory=list)
 
     @property
@@ -167,7 +193,7 @@ class HermesConfig(BaseModel):
 _SECTIONS: dict[str, type[_Section]] = {
     "memory": MemoryConfig, "compression": CompressionConfig, "prompt_caching": PromptCachingConfig,
     "model": ModelConfig, "auxiliary": ModelConfig, "session_search": SessionSearchConfig,
-    "sessions": SessionsConfig,
+    "sessions": SessionsConfig, "search": SearchConfig,
 }
 
 # Keys whose clamp is the Hermes Agent's own (agent/context_compressor.py, agent/agent_init.py).

@@ -61,6 +61,7 @@ from hermes_memory.providers.builtin import BuiltinMemoryProvider
 from hermes_memory.providers.discovery import load_configured_provider
 from hermes_memory.providers.fencing import build_memory_context_block
 from hermes_memory.providers.manager import MemoryManager
+from hermes_memory.sessions import fusion
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.fts import scrub_text
 from hermes_memory.sessions.search import SESSION_SEARCH_SCHEMA, session_search
@@ -136,6 +137,8 @@ class Agent(MemoryReview, Compaction):
         if self.memory_enabled or self.user_profile_enabled:
             self.store = MemoryStore(self.home.memories_dir, mem.memory_char_limit, mem.user_char_limit)
         self.db = session_db or SessionDB(self.home.state_db, synchronous=self.config.sessions.synchronous)
+        if session_db is None:  # session_search fused with semantic search when search.embeddings is on
+            fusion.attach(self.db, self.config.search)
         self._external = provider if provider is not None else load_configured_provider(mem.provider, self.home.root)
         self.summary_model = summary_model or self.aux_model
         self.compressor = ContextCompressor(model.context_length, self.config.compression, self._summarize)

@@ -14,6 +14,7 @@ from hermes_memory.cli import chat as chat_cmds
 from hermes_memory.cli import hooks as hook_cmds
 from hermes_memory.cli import memory as memory_cmds
 from hermes_memory.cli import providers as provider_cmds
+from hermes_memory.cli import reindex as reindex_cmds
 from hermes_memory.cli import serve as serve_cmds
 from hermes_memory.cli import sessions as session_cmds
 from hermes_memory.cli import setup as setup_cmds
@@ -30,7 +31,7 @@ app = typer.Typer(
     add_completion=False,
 )
 memory_app = typer.Typer(help="Curated memory: MEMORY.md (agent notes) and USER.md (user profile).", no_args_is_help=True)
-sessions_app = typer.Typer(help="Session history in state.db: list, show, search, export, import, prune, delete.", no_args_is_help=True)
+sessions_app = typer.Typer(help="Session history in state.db: list, show, search, export, import, prune, delete, reindex.", no_args_is_help=True)
 providers_app = typer.Typer(help="External memory providers (Holographic, Mem0, Honcho, ...).", no_args_is_help=True)
 hooks_app = typer.Typer(help="Automatic memory in Claude Code (and Gemini CLI) through their hooks: "
                         "install, uninstall, status.", no_args_is_help=True)
@@ -42,6 +43,7 @@ app.add_typer(hooks_app, name="hooks")
 memory_cmds.register(memory_app)
 setup_cmds.register(memory_app, providers_app)
 session_cmds.register(sessions_app)
+reindex_cmds.register(sessions_app)
 provider_cmds.register(providers_app)
 hook_cmds.register(hooks_app)
 chat_cmds.register(app)

@@ -20,6 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from hermes_memory.cli.common import EXIT_USAGE, console, err_console, fail, print_json, state
+from hermes_memory.sessions import fusion
 from hermes_memory.sessions.db import SessionDB, SessionLookupError
 from hermes_memory.sessions.importers import FORMATS, import_path
 
@@ -186,6 +187,7 @@ def register(app: typer.Typer) -> None:
         if t_since is not None and t_until is not None and t_since >= t_until:
             fail(f"--since ({since}) must be earlier than --until ({until}).", EXIT_USAGE)
         with _db(ctx) as db:
+            fusion.attach(db, state(ctx).config.search)  # semantic search when search.embeddings is on
             sid = _resolve(db, session, by_title=False) if session is not None else None
             rows = db.search_messages(query, source_filter=source, role_filter=role, session_id=sid,
                                       user_id=user_id, since=t_since, until=t_until, limit=limit,

@@ -237,12 +237,15 @@ class HookRunner:
     def recall_text(self, prompt: str) -> str:
         """Provider prefetch plus earlier-session hits for ``prompt``, fenced (``""`` when nothing)."""
         from hermes_memory.providers.fencing import build_memory_context_block
+        from hermes_memory.sessions import fusion
 
         started = time.monotonic()
         parts: list[str] = []
-        with self._db() as db:
-            hits = self._session_hits(db, prompt)
         config = self._config()
+        with self._db() as db:
+            # semantic recall over what `serve`/`sessions reindex` embedded, while loading it fits the budget
+            fusion.attach(db, config.search, max_vectors=fusion.SHORT_PROCESS_MAX_VECTORS)
+            hits = self._session_hits(db, prompt)
         manager = self._manager(config)
         try:
             remaining = max(0.05, self.budget - (time.monotonic() - started))

@@ -172,7 +172,11 @@ class MemoryServer(ResourcesAndPrompts):
         self.session_id = f"mcp_{time.strftime('%Y%m%d_%H%M%S')}_{uuid.uuid4().hex[:6]}"
         if self.fixed_user_id is not None:
             self._check_user_id(self.fixed_user_id)
+        from hermes_memory.sessions import indexer
+
         self.db = SessionDB(self.home.state_db, synchronous=config.sessions.synchronous)
+        # search.embeddings: fused semantic search, vectors kept up to date by a daemon thread
+        self.indexer = indexer.start_background(self.db, config.search)
         self.manager: Any = None
         try:
             self.manager, self.provider = self._load_provider()
@@ -518,6 +522,8 @@ class MemoryServer(ResourcesAndPrompts):
                 self.manager.shutdown_all()
         except Exception:  # shutdown must finish closing the database
             logger.exception("provider shutdown failed")
+        if getattr(self, "indexer", None) is not None:
+            self.indexer.stop()
         self.db.close()
 
 

@@ -59,6 +59,7 @@ from hermes_memory.sessions.connection import (  # noqa: F401  (re-exported)
     SQLiteStore,
     _is_lock_error,
 )
+from hermes_memory.sessions.embeddings import forget_sessions
 from hermes_memory.sessions.lineage import _MEMORY_CONTEXT_RE, LineageMethods, _repeats_pending_prompt  # noqa: F401
 from hermes_memory.sessions.listing import AMBIGUOUS_SHOWN, ListingMethods, SessionLookupError, cwd_clause  # noqa: F401
 from hermes_memory.sessions.message_search import (  # noqa: F401  (re-exported)
@@ -450,6 +451,7 @@ class SessionDB(TitleMethods, LineageMethods, ListingMethods, MessageSearchMetho
             if not conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone():
                 return False
             conn.execute("UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?", (session_id,))
+            forget_sessions(conn, [session_id])  # semantic-search vectors go with the messages
             conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
             conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
             return True
@@ -475,6 +477,7 @@ class SessionDB(TitleMethods, LineageMethods, ListingMethods, MessageSearchMetho
                 chunk = ids[chunk_start : chunk_start + 500]
                 marks = ",".join("?" * len(chunk))
                 conn.execute(f"UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id IN ({marks})", chunk)
+                forget_sessions(conn, chunk)
                 conn.execute(f"DELETE FROM messages WHERE session_id IN ({marks})", chunk)
                 conn.execute(f"DELETE FROM sessions WHERE id IN ({marks})", chunk)
             return len(ids)

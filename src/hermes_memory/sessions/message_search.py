@@ -21,7 +21,7 @@ from typing import Any
 
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions import ranking, term_stats
+from hermes_memory.sessions import fusion, ranking, term_stats
 from hermes_memory.sessions.codec import decode_content
 from hermes_memory.sessions.listing import cwd_clause
 
@@ -184,7 +184,12 @@ def as_list(value: list[str] | tuple[str, ...] | str | None) -> list[str]:
 
 class MessageSearchMethods:
     """The search methods of :class:`~hermes_memory.sessions.db.SessionDB` (a mixin over
-    :class:`~hermes_memory.sessions.connection.SQLiteStore`)."""
+    :class:`~hermes_memory.sessions.connection.SQLiteStore`).
+
+    ``semantic``: a :class:`hermes_memory.sessions.embeddings.SemanticSearch` when semantic search
+    is on (:func:`hermes_memory.sessions.fusion.attach`), else ``None`` (lexical search only)."""
+
+    semantic: Any = None
 
     @functools.cached_property
     def _term_stats(self) -> term_stats.TermStats:
@@ -266,6 +271,9 @@ class MessageSearchMethods:
         order_kind = sort_order(sort)
         relevance = order_kind == "relevance"
         stats = self._term_stats
+        sem = self.semantic
+        # the query is embedded before taking the lock: other threads' searches and writes never wait for it
+        qvec = sem.query_vector(query) if sem is not None and relevance and not query_syntax else None
         with self._lock:
             conn = self._live()
             hits: dict[int, float] = {}  # id -> bm25 rank (negative; lower is better)
@@ -306,6 +314,8 @@ class MessageSearchMethods:
             if cjk_only:
                 cjk_only.sort(key=lambda i: (-found[i], -i))
                 ids += cjk_only
+            if qvec is not None:
+                ids = self._fuse_semantic(conn, sem, qvec, ids, filters)
             if not ids:
                 return []
             if not relevance:
@@ -323,6 +333,28 @@ class MessageSearchMethods:
             if not page:
                 return []
             return self._materialise(conn, page, hits, plan, with_context, with_snippet)
+
+    def _fuse_semantic(self, conn: sqlite3.Connection, sem: Any, qvec: Any, ids: list[int],
+                       filters: SearchFilters) -> list[int]:
+        """``ids`` (lexical relevance order) fused with the nearest indexed messages that pass
+        ``filters`` (:func:`hermes_memory.sessions.fusion.fuse`). A failure (our vector table
+        damaged or dropped by another program, a bad vector) is logged and leaves the lexical order."""
+        cond, params, needs_session = filter_sql(filters)
+        try:
+            near = sem.index.nearest(conn, qvec, fusion.SEMANTIC_POOL, cond, params, needs_session,
+                                     neighbour=fusion.SEMANTIC_NEIGHBOUR)
+        except (sqlite3.Error, ValueError, TypeError, MemoryError) as exc:
+            logger.warning("semantic candidates failed; lexical order kept: %s", exc)
+            return ids
+        order = fusion.fuse(ids, near, weight=sem.weight, k=sem.k)
+        if fusion.SESSION_SLOTS > 0 and len(order) > ranking.PAGE_ROWS:
+            head = order[: 3 * ranking.PAGE_ROWS]
+            group = dict(conn.execute(f"SELECT id, session_id FROM messages WHERE id IN ({','.join('?' * len(head))})",
+                                      head).fetchall())
+            head = ranking.session_slots([i for i in head if i in group], group, ranking.PAGE_ROWS,
+                                         fusion.SESSION_SLOTS)
+            order = head + order[3 * ranking.PAGE_ROWS:]
+        return order
 
     def _materialise(
         self,

