@@ -286,3 +286,19 @@ def test_copy_session_resumes_a_grown_session_and_renumbers_a_taken_title(tmp_pa
     assert row["message_count"] == 2 and row["tool_call_count"] == 1
     ids = [m["id"] for m in db.get_messages("s")]
     assert ids == sorted(ids) and db.get_message(1)["session_id"] == "mine"  # a taken id was not reused
+
+
+def _drop_connections(url: str) -> int:
+    return len(_sql(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+                         "AND pid <> pg_backend_pid()"))
+
+
+def test_pooled_connections_the_server_dropped_are_replaced(db: PgSessionDB, pg_url: str) -> None:
+    """A server restart (or an idle timeout) drops the pooled connections: the next write and
+    read find out at BEGIN / on the query, take a fresh connection, and succeed."""
+    db.create_session("s")
+    assert _drop_connections(pg_url) >= 1
+    db.append_message("s", "user", "after the drop")
+    assert _drop_connections(pg_url) >= 1
+    assert db.get_session("s")["message_count"] == 1
+    assert [m["content"] for m in db.get_messages("s")] == ["after the drop"]
