@@ -302,3 +302,20 @@ def test_pooled_connections_the_server_dropped_are_replaced(db: PgSessionDB, pg_
     assert _drop_connections(pg_url) >= 1
     assert db.get_session("s")["message_count"] == 1
     assert [m["content"] for m in db.get_messages("s")] == ["after the drop"]
+
+
+def test_huge_messages_are_stored_whole_and_stay_searchable_by_their_start(db: PgSessionDB, pg_url: str) -> None:
+    """A tsvector holds at most 1 MB: the generated column indexes a bounded prefix, so a message
+    of several MB of distinct words is stored whole instead of being refused."""
+    import random
+
+    rnd = random.Random(7)
+    words = ["".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(3, 9))) for _ in range(600_000)]
+    text = "zebrafirst " + " ".join(words)
+    db.create_session("s")
+    user = db.append_message("s", "user", text)
+    tool = db.append_message("s", "tool", text, tool_name="dump")
+    assert len(text) > 3_000_000
+    assert db.get_message(user)["content"] == text and db.get_message(tool)["content"] == text
+    hits = _sql(pg_url, "SELECT id FROM messages WHERE search_vector @@ to_tsquery('english', 'zebrafirst') ORDER BY id")
+    assert hits == [(user,), (tool,)]
