@@ -6,7 +6,8 @@ Modules: :mod:`.schema` (versioned migrations), :mod:`.connection` (pool, writes
 :mod:`.dsn` (URLs without passwords), :mod:`.copy` (``copy_session``), :mod:`.db` (the class).
 """
 
+from hermes_memory.sessions.pg.copy import unstorable_values
 from hermes_memory.sessions.pg.db import PgSessionDB
 from hermes_memory.sessions.pg.dsn import redact_url
 
-__all__ = ["PgSessionDB", "redact_url"]
+__all__ = ["PgSessionDB", "redact_url", "unstorable_values"]
