@@ -358,3 +358,48 @@ def test_C16_huge_messages_are_stored_whole_and_stay_searchable_by_their_start(d
         found = _sql(pg_url, "SELECT id FROM messages WHERE search_vector @@ to_tsquery('simple', %s) ORDER BY id",
                      (word,))
         assert [r[0] for r in found] == expected
+
+
+def test_copy_session_from_several_writers_at_once_inserts_each_session_once(
+    tmp_path: Path, db: PgSessionDB, make_db
+) -> None:
+    """Two migrations of the same home running at once (and an agent appending meanwhile): every
+    session and message lands exactly once, and the appends never collide with copied ids."""
+    with SessionDB(tmp_path / "state.db") as lite:
+        for n in range(8):
+            lite.create_session(f"s{n}", title=f"T{n}")
+            lite.append_messages(f"s{n}", [{"role": "user", "content": f"s{n} m{i}"} for i in range(20)])
+        exports = lite.export_all()
+    db.create_session("live")
+    copiers = [make_db() for _ in range(2)]
+    totals: list[tuple[int, int]] = []
+    lock = threading.Lock()
+
+    def copy(store: PgSessionDB) -> None:
+        for e in exports:
+            got = store.copy_session(e)
+            with lock:
+                totals.append(got)
+
+    def append() -> None:
+        for i in range(60):
+            db.append_message("live", "user", f"live {i}")
+
+    threads = [threading.Thread(target=copy, args=(c,)) for c in copiers] + [threading.Thread(target=append)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(s for s, _ in totals) == 8 and sum(m for _, m in totals) == 160
+    assert db.message_count() == 160 + 60 and db.get_session("live")["message_count"] == 60
+    for e in exports:
+        assert [m["content"] for m in db.get_messages(e["id"])] == [m["content"] for m in e["messages"]]
+
+
+def test_copied_ids_move_a_fresh_sequence_past_them(tmp_path: Path, db: PgSessionDB, pg_url: str) -> None:
+    with SessionDB(tmp_path / "state.db") as lite:
+        lite.create_session("s")
+        lite.append_message("s", "user", "the only message, id 1")
+        export = lite.export_session("s")
+    assert db.copy_session(export) == (1, 1)
+    assert _sql(pg_url, "SELECT nextval(pg_get_serial_sequence('messages', 'id'))") == [(2,)]

@@ -137,7 +137,11 @@ class CopyMethods:
         if keep_ids:
             seq = conn.execute("SELECT pg_get_serial_sequence('messages', 'id')").fetchone()[0]
             # first move the sequence past the ids (never back), so appends from now on cannot take them
-            conn.execute(f"SELECT setval('{seq}', ?) WHERE ? > (SELECT last_value FROM {seq})", (max(ids), max(ids)))
+            conn.execute(
+                f"SELECT setval('{seq}', ?) WHERE ? > "
+                f"(SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM {seq})",
+                (max(ids), max(ids)),
+            )
             keep_ids = not conn.execute("SELECT 1 FROM messages WHERE id = ANY(?) LIMIT 1", (ids,)).fetchone()
         names = [c for c in columns if c != "id" and c != "session_id"]
         if keep_ids:
