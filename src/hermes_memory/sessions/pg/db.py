@@ -59,6 +59,7 @@ class PgSessionDB(CopyMethods, TitleMethods, LineageMethods, ListingMethods, Rec
     """
 
     _message_columns = MESSAGE_COLUMNS_SQL
+    _for_update = " FOR UPDATE"
 
     def _insert_message(self, conn: PgConn, row: tuple[Any, ...]) -> int:
         return int(conn.execute(_INSERT_RETURNING, row).fetchone()[0])
