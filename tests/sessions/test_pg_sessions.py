@@ -431,3 +431,24 @@ def test_deleting_a_session_while_another_process_appends_to_it(db: PgSessionDB,
         t.join()
         assert db.message_count(sid) == 0 and db.get_session(sid) is None
         assert len(errors) == 1 and "unknown session" in errors[0], errors
+
+
+def test_a_row_lock_held_past_the_timeout_is_an_explicit_error(pg_url: str) -> None:
+    """B26 on PostgreSQL: a writer stuck holding the session's row lock makes an append wait at
+    most ``timeout`` seconds, then fail loudly; nothing is half-written and it works once freed."""
+    db = PgSessionDB(pg_url, timeout=1)
+    try:
+        db.create_session("s1")
+        holder = psycopg.connect(pg_url)
+        holder.execute("SELECT 1 FROM sessions WHERE id = 's1' FOR UPDATE")
+        try:
+            with pytest.raises(SessionStoreError, match="stayed locked for 1 s"):
+                db.append_message("s1", "user", "blocked")
+        finally:
+            holder.rollback()
+            holder.close()
+        assert db.message_count("s1") == 0 and db.get_session("s1")["message_count"] == 0
+        db.append_message("s1", "user", "after release")
+        assert db.message_count("s1") == 1
+    finally:
+        db.close()

@@ -54,7 +54,8 @@ class PgSessionDB(CopyMethods, TitleMethods, LineageMethods, ListingMethods, Rec
 
     ``url``: a libpq URL (``postgresql://USER:PASSWORD@HOST:5432/DATABASE``) or ``key=value``
     string. ``pool_size``: most connections this object holds (threads beyond it wait for one).
-    ``timeout``: seconds to connect, and to wait for a free pooled connection. Opening applies the
+    ``timeout``: seconds to connect, to wait for a free pooled connection, and to wait for a row
+    lock another writer holds (then ``SessionStoreError`` "stayed locked"). Opening applies the
     schema migrations (:mod:`hermes_memory.sessions.pg.schema`) under an advisory lock, so several
     processes may open one database at once. Safe to share between threads.
 
