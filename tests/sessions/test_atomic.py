@@ -11,17 +11,13 @@ from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions.db import SessionDB
 
 
-def test_atomic_commits_the_block(db: SessionDB, tmp_path: Path) -> None:
+def test_atomic_commits_the_block(db: SessionDB, make_db) -> None:
     db.create_session("s")
     with db.atomic() as conn:
         conn.execute("UPDATE sessions SET title = 'one' WHERE id = 's'")
         conn.execute("UPDATE sessions SET model = 'm' WHERE id = 's'")
-    other = SessionDB(tmp_path / "state.db")
-    try:
-        row = other.get_session("s")
-        assert (row["title"], row["model"]) == ("one", "m")
-    finally:
-        other.close()
+    row = make_db().get_session("s")  # another connection sees it committed
+    assert (row["title"], row["model"]) == ("one", "m")
 
 
 def test_atomic_rolls_back_on_an_exception_and_reraises_it(db: SessionDB) -> None:
@@ -30,10 +26,13 @@ def test_atomic_rolls_back_on_an_exception_and_reraises_it(db: SessionDB) -> Non
         conn.execute("UPDATE sessions SET title = 'gone' WHERE id = 's'")
         raise KeyError("stop")
     assert db.get_session("s")["title"] is None
-    assert not db.conn.in_transaction
+    if db.backend == "sqlite":  # PostgreSQL: the pooled connection went back rolled back
+        assert not db.conn.in_transaction
+    db.set_session_title("s", "after")  # the store is usable again
+    assert db.get_session("s")["title"] == "after"
 
 
-def test_sqlite_error_in_atomic_becomes_session_store_error(db: SessionDB) -> None:
+def test_database_error_in_atomic_becomes_session_store_error(db: SessionDB) -> None:
     db.create_session("s")
     with pytest.raises(SessionStoreError, match="write failed"), db.atomic() as conn:
         conn.execute("UPDATE sessions SET title = 'x' WHERE id = 's'")
@@ -73,3 +72,21 @@ def test_atomic_on_a_closed_db_raises(db: SessionDB) -> None:
     db.close()
     with pytest.raises(SessionStoreError, match="closed"), db.atomic():
         pass
+
+
+def test_batch_commits_per_chunk_and_a_raise_drops_only_the_open_chunk(db: SessionDB, make_db) -> None:
+    """Both engines: reads inside the batch see its writes; another connection sees the chunks
+    committed so far; a refused write undoes only itself; raising drops the open chunk only."""
+    other = make_db()
+    with pytest.raises(RuntimeError), db.batch(commit_every=2):
+        db.create_session("a", title="T")
+        assert db.get_session("a") is not None  # this thread reads its own batch
+        with pytest.raises(ValueError, match="already in use"):
+            db.create_session("b", title="T")  # refused inside the batch: undoes only itself
+        db.create_session("b")  # the second write: the chunk commits
+        assert other.get_session("b") is not None
+        db.create_session("c")  # the open chunk
+        assert other.get_session("c") is None
+        raise RuntimeError("stop")
+    assert {s["id"] for s in other.list_sessions()} == {"a", "b"}
+    assert db.get_session("c") is None and db.get_session("b")["title"] is None
