@@ -25,6 +25,8 @@ from hermes_memory.sessions.lineage import LineageMethods
 from hermes_memory.sessions.listing import ListingMethods
 from hermes_memory.sessions.pg.connection import PgConn, PgStore
 from hermes_memory.sessions.pg.copy import CopyMethods
+from hermes_memory.sessions.pg.search import PgMessageSearchMethods
+from hermes_memory.sessions.pg.title_search import PgTitleSearchMethods
 from hermes_memory.sessions.records import INSERT_MESSAGE_SQL, RecordMethods
 from hermes_memory.sessions.titles import TitleMethods
 
@@ -48,7 +50,7 @@ _APPEND_ONE_SQL = (
 follow commit order) and the row, in one round trip; no row back means an unknown session."""
 
 
-class PgSessionDB(CopyMethods, TitleMethods, LineageMethods, ListingMethods, RecordMethods, PgStore):
+class PgSessionDB(PgMessageSearchMethods, PgTitleSearchMethods, CopyMethods, TitleMethods, LineageMethods, ListingMethods, RecordMethods, PgStore):
     """Sessions and messages in PostgreSQL; the store behind ``session_search`` when
     ``storage.backend`` is ``postgres``.
 
