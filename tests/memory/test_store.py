@@ -336,7 +336,7 @@ def test_os_error_on_read_refuses_mutation(mem_dir: Path, monkeypatch: pytest.Mo
     path = mem_dir / "MEMORY.md"
     path.write_text("fact A")
     s = MemoryStore(mem_dir)
-    from hermes_memory.memory import store as store_mod
+    from hermes_memory.memory import filebackend as store_mod
 
     real = store_mod._read_all
     calls = {"n": 0}
