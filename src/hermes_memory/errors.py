@@ -44,3 +44,9 @@ class ModelNotConfiguredError(ModelError):
 
 class ContextLengthError(ModelError):
     """The model refused the request because the prompt exceeds its context window."""
+
+
+# ---- slice pgmemory (issue 16): curated memory on PostgreSQL ----------------------------------
+class MemoryDatabaseError(MemoryStoreError):
+    """The memory database could not be reached, its lock was not granted in time, or its schema is
+    unusable. The message names the database without its password; nothing was written."""

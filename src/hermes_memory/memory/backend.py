@@ -66,8 +66,8 @@ class EntriesBackend(ABC):
     kind: str = ""
     #: Seconds a mutation waits for the target's lock before giving up (raising, nothing written).
     lock_timeout_s: float = 30.0
-    #: How a refusal names what it left alone: ``"the file"`` / ``"its rows"``.
-    untouched_noun: str = "the file"
+    #: How a refusal says what it left alone: ``"the file was left untouched"`` / ``"its rows were ..."``.
+    untouched: str = "the file was left untouched"
 
     @abstractmethod
     def location(self, target: str) -> str:

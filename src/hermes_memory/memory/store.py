@@ -466,7 +466,7 @@ class MemoryStore:
         fix = self.backend.drift_fix(target, reason, limit, backup_name)
         return _fail(
             f"Refusing to write {FILE_NAMES[target]}: it was changed outside the memory tool ({why}). A copy was saved "
-            f"to {backup_name}; {self.backend.untouched_noun} was left untouched.",
+            f"to {backup_name}; {self.backend.untouched}.",
             drift_backup=backup_ref,
             remediation=f"{fix} Adding entries still works meanwhile.",
         )
