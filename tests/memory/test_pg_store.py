@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import psycopg
@@ -265,3 +266,34 @@ def test_rows_edited_by_hand_trip_the_drift_guard_and_keep_a_backup(pg_url: str)
         assert s.add("memory", "fact C")["success"]  # adding still works meanwhile
     finally:
         b.close()
+
+
+def test_a_database_that_goes_away_refuses_writes_with_json_errors_and_recovers(pg_url: str, pg_server) -> None:
+    """A failing store never breaks a turn: the memory tool answers an error, and works again afterwards."""
+    from hermes_memory.memory import memory_tool
+
+    s = PgMemoryStore(pg_url)
+    assert s.add("memory", "before the outage")["success"]
+    db = pg_url.rsplit("/", 1)[1]
+    pg_server.psql(f'ALTER DATABASE "{db}" ALLOW_CONNECTIONS false')
+    pg_server.psql(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{db}'")
+    try:
+        out = json.loads(memory_tool(action="add", content="during the outage", store=s))
+        assert out["success"] is False and "Memory write failed" in out["error"]
+        fresh = PgMemoryStore.__new__(PgMemoryStore)  # a session starting now: its load must not raise
+        MemoryStore.__init__(fresh, None, backend=s.backend)
+        fresh.load_from_disk()
+        assert fresh.usage("memory")["read_error"] and fresh.format_for_system_prompt("memory") is None
+        with pytest.raises(MemoryDatabaseError, match="nothing was written"):  # as a broken lock file raises
+            fresh.add("memory", "refused while unreadable")
+    finally:
+        pg_server.psql(f'ALTER DATABASE "{db}" ALLOW_CONNECTIONS true')
+    for _ in range(60):  # the pool reconnects in the background with a growing back-off
+        try:
+            assert s.add("memory", "after the outage")["success"]
+            break
+        except MemoryDatabaseError:
+            time.sleep(1)
+    else:
+        raise AssertionError("the store did not recover once the database was back")
+    assert PgMemoryStore(pg_url).memory_entries == ["before the outage", "after the outage"]
