@@ -297,3 +297,13 @@ def test_a_database_that_goes_away_refuses_writes_with_json_errors_and_recovers(
     else:
         raise AssertionError("the store did not recover once the database was back")
     assert PgMemoryStore(pg_url).memory_entries == ["before the outage", "after the outage"]
+
+
+def test_a_database_migrated_by_a_newer_version_is_refused_not_written(pg_url: str) -> None:
+    PgMemoryStore(pg_url).add("memory", "kept as it is")
+    close_pools()
+    with psycopg.connect(pg_url) as conn:
+        conn.execute("INSERT INTO hm_memory_schema (version, name) VALUES (%s, 'from the future')", (SCHEMA_VERSION + 1,))
+    with pytest.raises(MemoryDatabaseError, match="newer than this hermes-memory understands"):
+        PgMemoryStore(pg_url)
+    assert [r[4] for r in _rows(pg_url)] == ["kept as it is"]
