@@ -307,3 +307,29 @@ def test_a_database_migrated_by_a_newer_version_is_refused_not_written(pg_url: s
     with pytest.raises(MemoryDatabaseError, match="newer than this hermes-memory understands"):
         PgMemoryStore(pg_url)
     assert [r[4] for r in _rows(pg_url)] == ["kept as it is"]
+
+
+_STUCK = """
+import sys, time
+from hermes_memory.memory.pg import PgMemoryStore
+s = PgMemoryStore(sys.argv[1])
+with s.backend.mutation("memory") as txn:  # inside the critical section, lock held
+    txn.stored  # read under the lock, as a write does
+    print("held", flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_writer_killed_inside_its_transaction_releases_the_lock_and_loses_nothing(pg_url: str) -> None:
+    s = PgMemoryStore(pg_url)
+    assert s.add("memory", "committed before the crash")["success"]
+    p = subprocess.Popen([sys.executable, "-c", _STUCK, pg_url], env=_env(), stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout is not None and p.stdout.readline().strip() == "held"
+        p.kill()  # SIGKILL: no rollback from the client; the server ends the session
+        p.wait()
+        assert s.add("memory", "written after the crash")["success"]
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert PgMemoryStore(pg_url).memory_entries == ["committed before the crash", "written after the crash"]
