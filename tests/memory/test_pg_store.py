@@ -16,6 +16,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hermes_memory.errors import MemoryDatabaseError
 from hermes_memory.memory import ENTRY_DELIMITER, MemoryStore
@@ -24,6 +26,7 @@ from hermes_memory.memory.pg import SCHEMA_VERSION, PgMemoryStore, close_pools
 from hermes_memory.memory.pg.backend import lock_key
 from hermes_memory.memory.pg.schema import ENTRY_LOCK_CLASS
 from tests.memory.backing import PgBacking
+from tests.memory.test_property import _op
 
 
 @pytest.fixture(autouse=True)
@@ -333,3 +336,29 @@ def test_a_writer_killed_inside_its_transaction_releases_the_lock_and_loses_noth
         if p.poll() is None:
             p.kill()
     assert PgMemoryStore(pg_url).memory_entries == ["committed before the crash", "written after the crash"]
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(_op, min_size=1, max_size=12))
+def test_any_sequence_of_calls_answers_and_renders_the_same_on_both_backends(
+    pg_url: str, tmp_path_factory: pytest.TempPathFactory, ops: list[tuple]
+) -> None:
+    """Differential: the same calls on a file store and a PgMemoryStore give equal results, entries and blocks."""
+    import uuid
+
+    f = MemoryStore(tmp_path_factory.mktemp("diff"), memory_char_limit=120, user_char_limit=100)
+    p = PgMemoryStore(pg_url, memory_char_limit=120, user_char_limit=100, profile=f"diff-{uuid.uuid4().hex[:8]}")
+    for s in (f, p):
+        s.load_from_disk()
+    for op in ops:
+        kind, target = op[0], op[1]
+        name = "apply_batch" if kind == "batch" else kind
+        rf, rp = (getattr(s, name)(target, *op[2:]) for s in (f, p))
+        assert rf == rp, op
+        assert f.entries(target) == p.entries(target)
+    for t in ("memory", "user"):
+        assert f.format_for_system_prompt(t) == p.format_for_system_prompt(t)  # the snapshots taken at load
+        f.load_from_disk()
+        p.load_from_disk()
+        assert f.format_for_system_prompt(t) == p.format_for_system_prompt(t)
