@@ -522,8 +522,9 @@ class MemoryServer(ResourcesAndPrompts):
                 self.manager.shutdown_all()
         except Exception:  # shutdown must finish closing the database
             logger.exception("provider shutdown failed")
-        if getattr(self, "indexer", None) is not None:
-            self.indexer.stop()
+        background = getattr(self, "indexer", None)
+        if background is not None:
+            background.stop()
         self.db.close()
 
 

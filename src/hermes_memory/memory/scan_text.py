@@ -198,10 +198,10 @@ def decoded_views(norm: str) -> list[str]:
             continue
         if text:
             out.append(text)
-    m = _PCT_RUN.search(norm)
-    if m:
+    pct = _PCT_RUN.search(norm)
+    if pct:
         from urllib.parse import unquote
 
-        out.append(unquote(m.group()))
+        out.append(unquote(pct.group()))
     return out
 

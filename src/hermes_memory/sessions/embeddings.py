@@ -123,7 +123,7 @@ def embed_text(role: str | None, content: Any) -> str:
         return ""
     value = decode_content(content) if isinstance(content, str) else content
     if isinstance(value, list):
-        parts = [p.get("text") for p in value if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        parts = [str(p["text"]) for p in value if isinstance(p, dict) and isinstance(p.get("text"), str)]
         value = "\n".join(parts)
     elif isinstance(value, dict):
         value = value.get("text") if isinstance(value.get("text"), str) else json.dumps(value, ensure_ascii=False)
@@ -227,8 +227,8 @@ class VectorIndex:
         # one buffer for all new vectors: a Python loop per row took 8 s for 100,000 on a busy machine
         mids = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
         scale = np.fromiter((float(r[1]) for r in rows), dtype=np.float32, count=len(rows))
-        vecs = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int8).reshape(len(rows), DIM)
-        vecs = vecs.astype(np.float32) * scale[:, None]
+        quantised = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int8).reshape(len(rows), DIM)
+        vecs = quantised.astype(np.float32) * scale[:, None]
         fresh = np.ones(len(rows), dtype=bool)
         for k, mid in enumerate(mids.tolist()):
             at = self._pos.get(mid)

@@ -56,13 +56,13 @@ class ListingMethods:
             where.append("user_id = ?")
             params.append(user_id)
         clause = (" WHERE " + " AND ".join(where)) if where else ""
-        extra = ""
+        columns = ""
         if include_preview:  # one query, not two more per session (a round trip each on a server)
-            extra = (", (SELECT m.content FROM messages m WHERE m.session_id = s.id AND m.role = 'user' "
+            columns = (", (SELECT m.content FROM messages m WHERE m.session_id = s.id AND m.role = 'user' "
                      "ORDER BY m.id LIMIT 1) AS hm_preview, "
                      "(SELECT max(m.timestamp) FROM messages m WHERE m.session_id = s.id) AS hm_last")
         rows = self._read(
-            f"SELECT s.*{extra} FROM sessions s{clause} ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?",
+            f"SELECT s.*{columns} FROM sessions s{clause} ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?",
             [*params, max(0, int(limit)), max(0, int(offset))],
         )
         out = []

@@ -276,7 +276,7 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
         )
         if status == "differs":
             continue
-        git = meta.get("git") if isinstance(meta.get("git"), dict) else {}
+        git: dict[str, Any] = meta["git"] if isinstance(meta.get("git"), dict) else {}
         cwd = meta.get("cwd") if isinstance(meta.get("cwd"), str) and meta.get("cwd") else rollout.cwd
         branch = git.get("branch") if isinstance(git.get("branch"), str) and git.get("branch") else None
         set_session_origin(db, f"codex-{sid}", cwd=cwd, git_branch=branch)

@@ -89,7 +89,7 @@ class Row(tuple):  # noqa: SLOT001  (a tuple subclass; the names live on the cla
     _names: tuple[str, ...] = ()
     _index: dict[str, int] = {}  # noqa: RUF012  (replaced per column list)
 
-    def __getitem__(self, key: Any) -> Any:  # type: ignore[override]
+    def __getitem__(self, key: Any) -> Any:
         if isinstance(key, str):
             try:
                 key = self._index[key]
@@ -133,7 +133,7 @@ class _NumberLoader(Loader):
 
 def _configurer(lock_timeout_s: float) -> Callable[[psycopg.Connection[Any]], None]:
     def configure(conn: psycopg.Connection[Any]) -> None:
-        conn.row_factory = row_factory  # type: ignore[assignment]
+        conn.row_factory = row_factory
         conn.adapters.register_loader("numeric", _NumberLoader)
         # a row lock held by a stuck writer is waited for at most this long (SQLite: busy timeout)
         conn.execute(f"SET lock_timeout = {max(1, int(lock_timeout_s * 1000))}")
@@ -151,7 +151,7 @@ class PgConn:
     def execute(self, sql: str, params: Iterable[Any] | None = None) -> Any:
         """Run one statement; returns the psycopg cursor (``fetchone``, ``fetchall``, ``rowcount``)."""
         p = _params(params)
-        return self.raw.execute(translate(sql, bool(p)), p or None)  # type: ignore[arg-type]
+        return self.raw.execute(translate(sql, bool(p)), p or None)
 
     def executemany(self, sql: str, seq: Iterable[Iterable[Any]]) -> Any:
         """Run one statement for each parameter tuple of ``seq`` (pipelined)."""
