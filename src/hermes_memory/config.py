@@ -24,6 +24,8 @@ keeps) loads unchanged; sections and keys we do not use are kept and ignored.
                        ``auxiliary.compression.{provider, model, base_url, api_key, timeout}`` is used
                        (``provider: auto`` = the main model's service).
 * ``sessions:``        synchronous ("full" | "normal": durability of state.db commits)
+* ``storage:``         backend (sqlite | postgres), url, profile, pool_size: where sessions and curated
+                       memory live (:mod:`hermes_memory.storage`; ``HERMES_DATABASE_URL`` overrides)
 
 Values the Hermes Agent tolerates do not refuse the file: a number outside a key's range is clamped
 to the nearest bound (``compression.target_ratio`` to 0.10..0.80 and ``compression.protect_first_n``
@@ -50,6 +52,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, Val
 
 from hermes_memory.errors import ConfigError
 from hermes_memory.fsutil import atomic_write_text
+from hermes_memory.storage import StorageConfig, redact_url
 
 _log = logging.getLogger(__name__)
 
@@ -157,6 +160,7 @@ class HermesConfig(BaseModel):
     auxiliary: ModelConfig = Field(default_factory=ModelConfig)
     session_search: SessionSearchConfig = Field(default_factory=SessionSearchConfig)
     sessions: SessionsConfig = Field(default_factory=SessionsConfig)
+    storage: StorageConfig = Field(default_factory=StorageConfig)
     _warnings: list[str] = PrivateAttr(default_factory=list)
 
     @property
@@ -164,10 +168,10 @@ class HermesConfig(BaseModel):
         return list(self._warnings)
 
 
-_SECTIONS: dict[str, type[_Section]] = {
+_SECTIONS: dict[str, type[BaseModel]] = {
     "memory": MemoryConfig, "compression": CompressionConfig, "prompt_caching": PromptCachingConfig,
     "model": ModelConfig, "auxiliary": ModelConfig, "session_search": SessionSearchConfig,
-    "sessions": SessionsConfig,
+    "sessions": SessionsConfig, "storage": StorageConfig,
 }
 
 # Keys whose clamp is the Hermes Agent's own (agent/context_compressor.py, agent/agent_init.py).
@@ -189,7 +193,10 @@ def _describe_error(path: Path, err: ValidationError) -> str:
             allowed = f" (allowed: {ctx['expected']})"
         elif item["type"].startswith(("greater", "less")):
             allowed = f" (allowed: {item['msg'].lower().replace('input should be ', '')})"
-        lines.append(f"  {key}: {item['msg']}{allowed}; got {item.get('input')!r}")
+        got = item.get("input")
+        if key == "storage.url" and isinstance(got, str):
+            got = redact_url(got)  # the message may be printed: never the password
+        lines.append(f"  {key}: {item['msg']}{allowed}; got {got!r}")
     lines.append("Fix the value in that file or delete the key to use the default.")
     return "\n".join(lines)
 
@@ -204,7 +211,7 @@ def _bounds(field: Any) -> tuple[float | None, float | None]:
     return lo, hi
 
 
-def _clamp_numbers(name: str, cls: type[_Section], raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
+def _clamp_numbers(name: str, cls: type[BaseModel], raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
     """Clamp convertible numbers outside a field's inclusive bounds to the bound (with a warning).
 
     Values that do not convert, or break an exclusive bound (``threshold <= 0``), are left for
@@ -233,7 +240,7 @@ def _clamp_numbers(name: str, cls: type[_Section], raw: dict[str, Any], path: Pa
         raw[key] = new
 
 
-def _nulls_to_defaults(name: str, cls: type[_Section], raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
+def _nulls_to_defaults(name: str, cls: type[BaseModel], raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
     """An empty value (``key:`` / ``null``) of a field that takes no null means its default (with a warning)."""
     for key, field in cls.model_fields.items():
         if key in raw and raw[key] is None and not _accepts_none(field.annotation):

@@ -165,7 +165,7 @@ class MemoryServer:
     """
 
     def __init__(self, home: HermesHome, config: HermesConfig, *, user_id: str | None = None) -> None:
-        from hermes_memory.sessions.db import SessionDB
+        from hermes_memory.sessions.factory import open_session_db
 
         self.home = home.ensure()
         self.config = config
@@ -177,7 +177,7 @@ class MemoryServer:
         self.session_id = f"mcp_{time.strftime('%Y%m%d_%H%M%S')}_{uuid.uuid4().hex[:6]}"
         if self.fixed_user_id is not None:
             self._check_user_id(self.fixed_user_id)
-        self.db = SessionDB(self.home.state_db, synchronous=config.sessions.synchronous)
+        self.db = open_session_db(self.home, config)
         self.manager: Any = None
         try:
             self.manager, self.provider = self._load_provider()
@@ -210,15 +210,9 @@ class MemoryServer:
         validate_user_id(user_id)  # raises ValueError naming the rule when unsafe
 
     def _new_store(self, user_id: str | None) -> Any:
-        from hermes_memory.memory import MemoryStore
+        from hermes_memory.memory import open_memory_store
 
-        mem = self.config.memory
-        store = MemoryStore(
-            self.home.memories_dir,
-            memory_char_limit=mem.memory_char_limit,
-            user_char_limit=mem.user_char_limit,
-            user_id=user_id,
-        )
+        store = open_memory_store(self.home, self.config, user_id=user_id)
         store.load_from_disk()
         return store
 

@@ -1,5 +1,6 @@
 """Layer 1: bounded, curated memory (``MEMORY.md`` / ``USER.md``), its threat scan and the ``memory`` tool."""
 
+from hermes_memory.memory.factory import open_memory_store
 from hermes_memory.memory.scan import find_threats, scan_memory_content
 from hermes_memory.memory.store import (
     ENTRY_DELIMITER,
@@ -18,6 +19,7 @@ __all__ = [
     "MemoryStore",
     "find_threats",
     "memory_tool",
+    "open_memory_store",
     "scan_memory_content",
     "validate_user_id",
 ]

@@ -116,11 +116,9 @@ class Backend:
         """A fresh :class:`MemoryStore` loaded from disk (live state; its own failure counter).
 
         Raises ``ValueError`` for an unsafe ``user_id``."""
-        from hermes_memory.memory import MemoryStore
+        from hermes_memory.memory import open_memory_store
 
-        mem = self.config.memory
-        store = MemoryStore(self.home.memories_dir, memory_char_limit=mem.memory_char_limit,
-                            user_char_limit=mem.user_char_limit, user_id=user_id or None)
+        store = open_memory_store(self.home, self.config, user_id=user_id or None)
         store.load_from_disk()
         return store
 
