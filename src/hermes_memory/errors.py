@@ -44,3 +44,14 @@ class ModelNotConfiguredError(ModelError):
 
 class ContextLengthError(ModelError):
     """The model refused the request because the prompt exceeds its context window."""
+
+
+# --- storage backends (issue 16, slice pgsessions): a database server instead of a file ---
+class StorageUnavailableError(SessionStoreError):
+    """The configured database server cannot be used: unreachable, refusing the credentials, the
+    database missing, or no connection free within the timeout. The message names the server
+    (password shown as ``***``) and what to check."""
+
+
+class StorageURLError(StorageUnavailableError):
+    """The database URL cannot be parsed or is not a PostgreSQL URL; the message shows the expected form."""

@@ -90,9 +90,9 @@ def best_in_lineage(base: str, rows: Iterable[tuple[str, str]]) -> str | None:
 
 
 class TitleMethods:
-    """Title methods of :class:`~hermes_memory.sessions.db.SessionDB` (a mixin over
-    :class:`~hermes_memory.sessions.connection.SQLiteStore`; ``search_titles`` uses the stems of
-    :class:`~hermes_memory.sessions.message_search.MessageSearchMethods`)."""
+    """Title methods shared by :class:`~hermes_memory.sessions.db.SessionDB` and the PostgreSQL
+    store (a mixin over a store's ``_read``/``_execute_write`` and the lineage methods); the SQL
+    is written with ``?`` placeholders for both engines."""
 
     def set_session_title(self, session_id: str, title: str | None) -> bool:
         """Set (or clear with ``None``/``""``) a session's title. Returns False for an unknown session.
@@ -160,6 +160,14 @@ class TitleMethods:
             return None
         cond, params = lineage_range(base)
         return best_in_lineage(base, [(sid, t) for sid, t in self._read(f"SELECT id, title FROM sessions WHERE {cond}", params)])
+
+
+
+class TitleSearchMethods:
+    """``search_titles`` on SQLite (a mixin of :class:`~hermes_memory.sessions.db.SessionDB` over
+    :class:`TitleMethods` and the stems of
+    :class:`~hermes_memory.sessions.message_search.MessageSearchMethods`); the PostgreSQL store
+    has its own."""
 
     def search_titles(self, query: str, limit: int = 10, query_syntax: bool = False) -> list[dict[str, Any]]:
         """Sessions whose title matches ``query``, best first: the session row plus ``title_match``.
