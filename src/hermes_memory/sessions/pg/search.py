@@ -1,0 +1,297 @@
+"""Message search on PostgreSQL: ``search_messages`` and ``snippets_for`` of
+:class:`~hermes_memory.sessions.pg.PgSessionDB` (:class:`PgMessageSearchMethods`, a mixin over
+its ``_connection()``), with the signatures, result shapes, filters, ordering and error
+behaviour of SQLite's (:class:`hermes_memory.sessions.message_search.MessageSearchMethods`).
+
+A query is planned by the same :func:`hermes_memory.sessions.fts.build_query` as on SQLite and
+translated by :mod:`hermes_memory.sessions.pg.tsquery`. It then runs in the same steps: weighted
+candidates from the GIN index of ``search_vector`` (``"fts"``: ``ts_rank_cd`` per term times the
+term's BM25 IDF, under the same posting budget and recency window,
+:mod:`hermes_memory.sessions.pg.terms`), under relevance a top-up with the newest rows of the
+full query when the budget left the page short (``"top_up"``), and CJK rows from the partial
+``pg_trgm`` index (``"cjk"``, one statement for the 3+ character literals and one per shorter
+CJK literal). Relevance order is then :func:`hermes_memory.sessions.ranking.rerank`, as on
+SQLite; snippets are built by the same :class:`hermes_memory.sessions.fts.Highlighter`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from typing import Any
+
+import psycopg
+
+from hermes_memory.errors import SessionStoreError
+from hermes_memory.sessions import fts as fts_mod
+from hermes_memory.sessions import ranking
+from hermes_memory.sessions.codec import decode_content
+from hermes_memory.sessions.message_search import (
+    CONTEXT_CHARS,
+    MessageSearchMethods,
+    SearchFilters,
+    as_list,
+    sort_order,
+)
+from hermes_memory.sessions.pg.search_sql import Scoring, build_pg_search_sql
+from hermes_memory.sessions.pg.terms import PgTermStats
+from hermes_memory.sessions.pg.tsquery import TsPlan, ts_plan
+
+logger = logging.getLogger("hermes_memory.sessions.pg")
+
+CJK_ROWS = 50
+"""Rows each CJK statement reads at least (SQLite reads 50 per CJK step too)."""
+
+
+class PgMessageSearchMethods:
+    """Message search of :class:`~hermes_memory.sessions.pg.PgSessionDB` (see the module doc)."""
+
+    _connection: Any  # the store's pooled-connection context manager
+
+    @functools.cached_property
+    def _pg_terms(self) -> PgTermStats:
+        """Stem cache of this database object."""
+        return PgTermStats()
+
+    def search_messages(
+        self,
+        query: str,
+        source_filter: list[str] | str | None = None,
+        exclude_sources: list[str] | str | None = None,
+        role_filter: list[str] | str | None = None,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        limit: int = 20,
+        offset: int = 0,
+        sort: str | None = None,
+        exclude_session_ids: list[str] | None = None,
+        raise_errors: bool = False,
+        with_context: bool = True,
+        with_snippet: bool = True,
+        query_syntax: bool = False,
+        cwd_prefix: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Full-text search over all messages; any string is accepted and nothing is raised.
+
+        The same contract as :meth:`hermes_memory.sessions.db.SessionDB.search_messages` (query
+        planning, filters, ``sort``, paging, result dicts): ``id, session_id, role, snippet``
+        (matches wrapped in ``>>>``/``<<<``), ``timestamp, tool_name, source, model, title,
+        user_id, session_started``, ``context`` (previous, this and next message of the session,
+        each ``{"id", "role", "content"}`` cut to 200 chars; ``[]`` without ``with_context``) and
+        ``rank``: minus the weighted ``ts_rank_cd`` score (lower is better, like BM25's rank;
+        ``None`` for rows found only by the CJK trigram index). An empty or unsearchable query
+        returns ``[]``. A database failure returns ``[]`` and is logged, unless ``raise_errors``
+        is set, when :class:`SessionStoreError` is raised.
+        """
+        try:
+            filters = SearchFilters(
+                as_list(source_filter), as_list(exclude_sources), as_list(role_filter), session_id, user_id,
+                since, until, list(exclude_session_ids or []), cwd_prefix,
+            )
+            filters = _clean_filters(filters)
+            return self._pg_search(query, filters, max(0, min(int(limit), 1000)), max(0, int(offset)), sort,
+                                   with_context, with_snippet, query_syntax)
+        except (SessionStoreError, psycopg.Error) as exc:
+            if raise_errors:
+                if isinstance(exc, SessionStoreError):
+                    raise
+                raise SessionStoreError(f"search failed: {str(exc).splitlines()[0] if str(exc) else exc}") from exc
+            logger.warning("session search for %r failed: %s", query, exc)
+            return []
+
+    def _pg_search(
+        self,
+        query: str,
+        filters: SearchFilters,
+        limit: int,
+        offset: int,
+        sort: str | None,
+        with_context: bool,
+        with_snippet: bool,
+        query_syntax: bool,
+    ) -> list[dict[str, Any]]:
+        plan = fts_mod.build_query(query, syntax=query_syntax)
+        if plan.empty or limit <= 0:
+            return []
+        ts = ts_plan(plan)
+        want = offset + limit
+        order_kind = sort_order(sort)
+        relevance = order_kind == "relevance"
+        with self._connection() as conn:
+            hits: dict[int, float] = {}  # id -> rank (minus the score; lower is better)
+            sessions: dict[int, str] = {}
+            if ts.query:
+                self._fts_hits(conn, plan, ts, filters, sort, want, hits, sessions)
+            found: dict[int, float] = {}
+            steps = [ts.trigram] if ts.trigram else []
+            steps += [[lit] for lit in ts.like]
+            for literals in steps:
+                sql, params = build_pg_search_sql("cjk", ts, filters, sort, limit=max(want, CJK_ROWS), literals=literals)
+                for r in conn.execute(sql, params).fetchall():
+                    found.setdefault(int(r[0]), float(r[2]))
+            cjk_only = [i for i in found if i not in hits]
+            ids = ranking.rerank(hits, sessions) if relevance and hits else list(hits)
+            if cjk_only:
+                cjk_only.sort(key=lambda i: (-found[i], -i))
+                ids += cjk_only
+            if not ids:
+                return []
+            if not relevance:
+                meta = {int(r[0]): float(r[1]) for r in conn.execute(
+                    "SELECT id, timestamp FROM messages WHERE id = ANY(%s)", [ids]).fetchall()}
+                if order_kind == "newest":
+                    ids.sort(key=lambda i: (-meta[i], -i))
+                else:
+                    ids.sort(key=lambda i: (meta[i], i))
+            page = ids[offset : offset + limit]
+            if not page:
+                return []
+            return self._pg_materialise(conn, page, hits, plan, with_context, with_snippet)
+
+    def _fts_hits(
+        self,
+        conn: Any,
+        plan: fts_mod.QueryPlan,
+        ts: TsPlan,
+        filters: SearchFilters,
+        sort: str | None,
+        want: int,
+        hits: dict[int, float],
+        sessions: dict[int, str],
+    ) -> None:
+        """Fill ``hits`` (id -> rank) and ``sessions`` (id -> session id) from the tsvector index."""
+        relevance = sort_order(sort) == "relevance"
+        if not relevance:
+            sql, params = build_pg_search_sql("fts", ts, filters, sort, limit=want)
+            for r in conn.execute(sql, params).fetchall():
+                hits[int(r[0])] = -float(r[2])
+            return
+        tp = self._pg_terms.plan_terms(conn, plan, ts)
+        scoring = Scoring(tuple(tp.terms), tuple(tp.idfs()))
+        pool = max(want, ranking.RERANK_POOL)
+        sql, params = build_pg_search_sql("fts", ts, filters, sort, limit=pool, query=tp.query, scoring=scoring,
+                                          min_id=tp.min_id)
+        for r in conn.execute(sql, params).fetchall():
+            hits[int(r[0])] = -float(r[2])
+            sessions[int(r[0])] = r[1]
+        if hits and tp.dropped:
+            best = sorted(hits, key=hits.__getitem__)[:ranking.DROPPED_TERM_ROWS]
+            self._pg_terms.score_dropped(conn, hits, best, tp)
+        if (tp.dropped or tp.min_id) and len(hits) < want:
+            # the posting budget or the recency window left the page short: fill it with the
+            # newest rows of the full query, scored on every term, so no match is lost
+            full = Scoring(tuple(tp.terms) + tuple(t for t, _ in tp.dropped),
+                           tuple(tp.idfs()) + tuple(ranking.bm25_idf(tp.n_rows, df) for _, df in tp.dropped))
+            sql, params = build_pg_search_sql("top_up", ts, filters, sort, limit=want + len(hits), scoring=full)
+            for r in conn.execute(sql, params).fetchall():
+                if len(hits) >= want:
+                    break
+                if int(r[0]) not in hits:
+                    hits[int(r[0])] = -float(r[2])
+                    sessions[int(r[0])] = r[1]
+
+    def _pg_materialise(
+        self,
+        conn: Any,
+        page: list[int],
+        hits: dict[int, float],
+        plan: fts_mod.QueryPlan,
+        with_context: bool,
+        with_snippet: bool,
+    ) -> list[dict[str, Any]]:
+        rows = conn.execute(
+            "SELECT m.id, m.session_id, m.role, m.content, m.tool_calls, m.timestamp, m.tool_name, "
+            "s.source, s.model, s.title, s.user_id, s.started_at "
+            "FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id = ANY(%s)",
+            [page],
+        ).fetchall()
+        names = ("id", "session_id", "role", "content", "tool_calls", "timestamp", "tool_name",
+                 "source", "model", "title", "user_id", "session_started")
+        by_id = {int(r[0]): dict(zip(names, r, strict=True)) for r in rows}
+        highlighter = (fts_mod.Highlighter(plan.terms, self._pg_terms.stems_for_terms(conn, plan.terms))
+                       if with_snippet else None)
+        contexts = self._pg_contexts(conn, [by_id[i] for i in page if i in by_id]) if with_context else {}
+        results = []
+        for i in page:
+            r = by_id.get(i)
+            if r is None:
+                continue
+            results.append({
+                "id": i,
+                "session_id": r["session_id"],
+                "role": r["role"],
+                "snippet": MessageSearchMethods._snippet(self, highlighter, r) if highlighter is not None else None,  # type: ignore[arg-type]
+                "timestamp": r["timestamp"],
+                "tool_name": r["tool_name"],
+                "source": r["source"],
+                "model": r["model"],
+                "title": r["title"],
+                "user_id": r["user_id"],
+                "session_started": r["session_started"],
+                "rank": hits.get(i),
+                "context": contexts.get(i, []),
+            })
+        return results
+
+    def _pg_contexts(self, conn: Any, rows: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
+        """id -> [previous, this, next] message of the same session (one statement for the page)."""
+        if not rows:
+            return {}
+        ids = [int(r["id"]) for r in rows]
+        got = conn.execute(
+            "SELECT x.id, n.id, n.role, n.content FROM unnest(%s::bigint[]) AS x(id) "
+            "JOIN messages t ON t.id = x.id "
+            "CROSS JOIN LATERAL ("
+            " (SELECT id, role, content FROM messages WHERE session_id = t.session_id AND id < t.id ORDER BY id DESC LIMIT 1)"
+            " UNION ALL SELECT t.id, t.role, t.content"
+            " UNION ALL (SELECT id, role, content FROM messages WHERE session_id = t.session_id AND id > t.id ORDER BY id LIMIT 1)"
+            ") AS n(id, role, content)",
+            [ids],
+        ).fetchall()
+        out: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
+        for anchor, mid, role, content in got:
+            text = decode_content(content)
+            if not isinstance(text, str):
+                text = json.dumps(text, ensure_ascii=False) if text is not None else ""
+            out[int(anchor)].append({"id": int(mid), "role": role, "content": text[:CONTEXT_CHARS]})
+        for ctx in out.values():
+            ctx.sort(key=lambda c: c["id"])
+        return out
+
+    def snippets_for(self, query: str, message_ids: list[int], query_syntax: bool = False) -> dict[int, str]:
+        """``>>>match<<<`` snippets of ``query`` in the given messages (id -> snippet), built the
+        same way as :meth:`search_messages` builds them. Unknown ids are left out. Raises
+        :class:`SessionStoreError` on a database failure."""
+        ids = [int(i) for i in message_ids if -(2**63) <= int(i) < 2**63]
+        if not ids:
+            return {}
+        plan = fts_mod.build_query(query, syntax=query_syntax)
+        try:
+            with self._connection() as conn:
+                hl = fts_mod.Highlighter(plan.terms, self._pg_terms.stems_for_terms(conn, plan.terms))
+                rows = conn.execute(
+                    "SELECT id, content, tool_name, tool_calls FROM messages WHERE id = ANY(%s)", [ids]
+                ).fetchall()
+        except psycopg.Error as exc:
+            raise SessionStoreError(f"snippets failed: {exc}") from exc
+        names = ("id", "content", "tool_name", "tool_calls")
+        return {int(r[0]): MessageSearchMethods._snippet(self, hl, dict(zip(names, r, strict=True)))  # type: ignore[arg-type]
+                for r in rows}
+
+
+def _clean_filters(f: SearchFilters) -> SearchFilters:
+    """``f`` with NUL characters replaced (PostgreSQL text cannot hold them; no stored value
+    has one, so a filter holding one matches what it would match with U+FFFD)."""
+
+    def c(v: Any) -> Any:
+        if v is None:
+            return None
+        v = v if isinstance(v, str) else str(v)  # SQLite compares a number to TEXT as text
+        return v.replace("\x00", "\ufffd")
+
+    return SearchFilters([c(x) for x in f.sources], [c(x) for x in f.excluded], [c(x) for x in f.roles],
+                         c(f.session_id), c(f.user_id), f.since, f.until, [c(x) for x in f.excluded_sessions],
+                         c(f.cwd_prefix))

@@ -1,0 +1,138 @@
+"""The SQL of message search on PostgreSQL (pure: statements and parameters, nothing is run).
+
+Each statement selects ``id``, ``session_id`` and ``score`` (higher is better; the ``"cjk"``
+step selects ``ts``, the message time, instead of ``score``). Filters are the backend-neutral
+:func:`hermes_memory.sessions.message_search.filter_sql` with psycopg placeholders, so both
+backends keep exactly the same rows. Every user-supplied value is a bind parameter; the only
+text put into the statements comes from this module's constants.
+
+Scoring (``"fts"``, ``"top_up"``): a plain OR query scores each term on its own,
+``sum(idf(term) * ts_rank_cd(WEIGHTS, tsv, term, RANK_NORMALIZATION))``, which is BM25's shape
+(IDF times a saturating, length-normalised term frequency, docs/reference.md §6); other queries
+(``AND``/``NOT``/``NEAR``/one term) use ``ts_rank_cd`` of the whole query.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hermes_memory.sessions import fts as fts_mod
+from hermes_memory.sessions.message_search import SearchFilters, filter_sql, sort_order
+from hermes_memory.sessions.pg.search_schema import CJK_PREDICATE, CJK_TEXT, TS_CONFIG
+from hermes_memory.sessions.pg.tsquery import TsPlan
+
+TSV = "m.search_vector"
+"""The messages' weighted ``tsvector`` (:mod:`hermes_memory.sessions.pg.search_schema`): content
+weight A, tool name B, tool-call arguments C (SQLite's BM25 column weights 1.0 / 0.8 / 0.4)."""
+WEIGHTS = "'{0.1, 0.4, 0.8, 1.0}'::float4[]"
+"""``ts_rank_cd`` weights of D, C, B, A: tool-call arguments 0.4, tool name 0.8, content 1.0."""
+RANK_NORMALIZATION = 1 | 32
+"""``ts_rank_cd`` normalisation: divide by 1 + log(document length) (BM25's length norm) and
+then ``rank / (rank + 1)`` (BM25's term-frequency saturation)."""
+SEARCH_STEPS = ("fts", "top_up", "cjk")
+
+TSQ = f"to_tsquery('{TS_CONFIG}', %s)"
+"""A tsquery from a bind parameter (tsquery text built by :mod:`hermes_memory.sessions.pg.tsquery`)."""
+_TEXT = CJK_TEXT.replace("(content", "(m.content").replace("(tool_name", "(m.tool_name")
+_HAS_CJK = CJK_PREDICATE.replace(CJK_TEXT, _TEXT)  # the partial index's predicate, as a constant
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """How the ``"fts"``/``"top_up"`` statements score rows: ``terms`` (tsquery texts) with their
+    ``idfs``; no terms means ``ts_rank_cd`` of the statement's own query."""
+
+    terms: tuple[str, ...] = ()
+    idfs: tuple[float, ...] = ()
+
+
+def pg_filter_sql(f: SearchFilters) -> tuple[str, list[Any], bool]:
+    """:func:`~hermes_memory.sessions.message_search.filter_sql` with ``%s`` placeholders (its
+    SQL holds no ``?`` or ``%`` but its placeholders: patterns are parameters)."""
+    cond, params, needs_session = filter_sql(f)
+    return cond.replace("?", "%s"), params, needs_session
+
+
+def score_sql(scoring: Scoring, query: str) -> tuple[str, list[Any]]:
+    """The ``score`` expression and its parameters (see :class:`Scoring`)."""
+    if not scoring.terms:
+        return f"ts_rank_cd({WEIGHTS}, {TSV}, {TSQ}, {RANK_NORMALIZATION})", [query]
+    parts, params = [], []
+    for term, idf in zip(scoring.terms, scoring.idfs, strict=True):
+        parts.append(f"%s::float8 * ts_rank_cd({WEIGHTS}, {TSV}, {TSQ}, {RANK_NORMALIZATION})")
+        params += [float(idf), term]
+    return "(" + " + ".join(parts) + ")", params
+
+
+def negation_sql(ts: TsPlan, *, cjk_step: bool) -> tuple[str, list[Any]]:
+    """Conditions leaving out rows holding a CJK literal written after ``NOT`` (every step) and,
+    on the CJK step, rows matching the other words written after ``NOT``."""
+    sql, params = "", []
+    for lit in ts.exclude_like:
+        sql += f" AND NOT ({_TEXT} ILIKE %s ESCAPE '\\')"
+        params.append("%" + fts_mod.like_escape(lit) + "%")
+    if cjk_step and ts.exclude:
+        sql += f" AND NOT ({TSV} @@ {TSQ})"
+        params.append(" | ".join(ts.exclude))
+    return sql, params
+
+
+def build_pg_search_sql(
+    step: str,
+    ts: TsPlan,
+    filters: SearchFilters,
+    sort: str | None,
+    *,
+    limit: int,
+    query: str | None = None,
+    scoring: Scoring | None = None,
+    min_id: int | None = None,
+    literals: list[str] | None = None,
+) -> tuple[str, list[Any]]:
+    """One statement of a PostgreSQL search as ``(sql, params)``, at most ``limit`` rows.
+
+    * ``"fts"``: rows whose ``tsvector`` matches ``query`` (default ``ts.query``; the capped
+      query under the posting budget), in ``sort`` order (score, then newest id, under
+      relevance); ``min_id`` keeps ids ``>= min_id`` (the recency window).
+    * ``"top_up"``: the newest rows matching the full ``ts.query``, scored like ``"fts"``.
+    * ``"cjk"``: rows holding CJK text whose content or tool name contains one of ``literals``
+      (``ILIKE``, served by the trigram index; ``%``/``_`` match themselves), newest first under
+      relevance, else in ``sort``'s time order.
+
+    Every step applies ``filters`` and the negated words (:func:`negation_sql`). Raises
+    ``ValueError`` for an unknown step.
+    """
+    cond, params, needs_session = pg_filter_sql(filters)
+    order_kind = sort_order(sort)
+    join_s = " JOIN sessions s ON s.id = m.session_id" if needs_session else ""
+    if step in ("fts", "top_up"):
+        expr = (query or ts.query) if step == "fts" else ts.query
+        neg, neg_params = negation_sql(ts, cjk_step=False)
+        score, score_params = score_sql(scoring or Scoring(), expr or "")
+        window = " AND m.id >= %s" if step == "fts" and min_id else ""
+        wparams = [min_id] if window else []
+        if step == "top_up":
+            order = "m.id DESC"
+        else:
+            order = {"newest": "m.timestamp DESC, m.id DESC", "oldest": "m.timestamp ASC, m.id ASC",
+                     "relevance": "score DESC, m.id DESC"}[order_kind]
+        sql = (f"SELECT m.id AS id, m.session_id AS session_id, {score} AS score FROM messages m{join_s} "
+               f"WHERE {TSV} @@ {TSQ}{window}{cond}{neg} ORDER BY {order} LIMIT %s")
+        return sql, [*score_params, expr, *wparams, *params, *neg_params, limit]
+    if step == "cjk":
+        lits = list(literals or [])
+        if not lits:
+            raise ValueError("the cjk step needs at least one literal")
+        neg, neg_params = negation_sql(ts, cjk_step=True)
+        # the whole text is what the trigram index serves; content or tool name alone is what
+        # SQLite matches (no match across the space between them)
+        one = f"({_TEXT} ILIKE %s ESCAPE '\\' AND (m.content ILIKE %s ESCAPE '\\' OR m.tool_name ILIKE %s ESCAPE '\\'))"
+        match = " OR ".join([one] * len(lits))
+        match_params = [p for lit in lits for p in ["%" + fts_mod.like_escape(lit) + "%"] * 3]
+        by_time = "m.timestamp ASC, m.id ASC" if order_kind == "oldest" else "m.timestamp DESC, m.id DESC"
+        order = "m.id DESC" if order_kind == "relevance" else by_time
+        sql = (f"SELECT m.id AS id, m.session_id AS session_id, m.timestamp AS ts FROM messages m{join_s} "
+               f"WHERE ({match}) AND {_HAS_CJK}{cond}{neg} ORDER BY {order} LIMIT %s")
+        return sql, [*match_params, *params, *neg_params, limit]
+    raise ValueError(f"unknown search step {step!r}; expected one of {', '.join(SEARCH_STEPS)}")

@@ -1,0 +1,155 @@
+"""Term statistics for relevance search on PostgreSQL: stems, document frequencies, the posting
+budget and the weight of dropped terms (the counterpart of
+:mod:`hermes_memory.sessions.term_stats`, deciding with the same pure rules of
+:mod:`hermes_memory.sessions.ranking`).
+
+Document frequencies are counted on the GIN index of the messages' ``tsvector``, each bounded at
+:data:`DF_COUNT_CAP` rows so a very common word costs a bounded amount of work; beyond the cap
+the planner's statistics of the column (``pg_stats.most_common_elems``, kept by ``ANALYZE``)
+give the estimate when they know the word.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hermes_memory.sessions import fts as fts_mod
+from hermes_memory.sessions import ranking
+from hermes_memory.sessions.pg.search_schema import TS_CONFIG
+from hermes_memory.sessions.pg.search_sql import TSQ, TSV
+from hermes_memory.sessions.pg.tsquery import TsPlan, term_tsquery
+
+DF_COUNT_CAP = 20_000
+"""Rows counted at most for one term's document frequency (a bounded index scan)."""
+STEM_CACHE_MAX = 50_000
+"""Cached stems per database object; the cache is emptied when it grows past this many words."""
+
+
+@dataclass
+class TermPlan:
+    """What a relevance search scores: ``query`` (tsquery text, the plan's or capped), each OR
+    term with its document frequency (``terms``/``dfs``, kept terms only), the ``dropped``
+    frequent terms with theirs, the recency window's first id (``min_id``) and ``n_rows``
+    (the highest message id, BM25's N as SQLite takes it)."""
+
+    query: str | None
+    terms: list[str]
+    dfs: list[int]
+    dropped: list[tuple[str, int]]
+    min_id: int | None
+    n_rows: int
+
+    def idfs(self) -> list[float]:
+        return [ranking.bm25_idf(self.n_rows, df) for df in self.dfs]
+
+
+class PgTermStats:
+    """Stem cache and term counting for one :class:`PgSessionDB` (thread-safe enough: the cache
+    is a dict written with whole values)."""
+
+    def __init__(self) -> None:
+        self.cache: dict[str, str | None] = {}
+
+    def stems(self, conn: Any, words: list[str]) -> dict[str, str | None]:
+        """The lexeme of each word under :data:`TS_CONFIG` (word -> lexeme, ``None`` for a stop
+        word), cached. Raises ``psycopg.Error``."""
+        todo = [w for w in dict.fromkeys(words) if w not in self.cache]
+        if todo:
+            rows = conn.execute(
+                f"SELECT t.w, (SELECT min(lexeme) FROM unnest(to_tsvector('{TS_CONFIG}', t.w))) "
+                "FROM unnest(%s::text[]) AS t(w)", [todo]
+            ).fetchall()
+            got = {r[0]: r[1] for r in rows}
+            if len(self.cache) + len(todo) > STEM_CACHE_MAX:
+                self.cache.clear()
+            for w in todo:
+                self.cache[w] = got.get(w)
+        return {w: self.cache.get(w) for w in words}
+
+    def stems_for_terms(self, conn: Any, terms: list[str]) -> list[str]:
+        """The stems of the non-CJK words of ``terms`` (for highlighting); ``[]`` on an error."""
+        words = [w.lower() for t in terms for w in t.split() if not fts_mod.contains_cjk(w)]
+        if not words:
+            return []
+        try:
+            return [s for s in self.stems(conn, words).values() if s]
+        except Exception:  # highlighting is cosmetic; a failure leaves the plain words
+            return []
+
+    @staticmethod
+    def document_frequencies(conn: Any, terms: list[str], lexemes: list[str | None] | None = None) -> list[int]:
+        """Rows matching each tsquery text of ``terms``, each counted up to :data:`DF_COUNT_CAP`
+        in one statement; a count at the cap is replaced by ``pg_stats``' estimate when the
+        term is one word whose lexeme (``lexemes[i]``) the statistics know."""
+        if not terms:
+            return []
+        parts = [f"(SELECT count(*) FROM (SELECT 1 FROM messages m WHERE {TSV} @@ {TSQ} LIMIT %s) x)"
+                 for _ in terms]
+        params: list[Any] = [p for t in terms for p in (t, DF_COUNT_CAP)]
+        row = conn.execute("SELECT " + ", ".join(parts), params).fetchone()
+        dfs = [int(x) for x in row]
+        if any(df >= DF_COUNT_CAP for df in dfs):
+            dfs = _estimate_capped(conn, lexemes or [None] * len(terms), dfs)
+        return dfs
+
+    def plan_terms(self, conn: Any, plan: fts_mod.QueryPlan, ts: TsPlan) -> TermPlan:
+        """Bound the work of a relevance search as SQLite's ``TermStats.cap_terms`` does (see
+        :data:`hermes_memory.sessions.ranking.POSTINGS_BUDGET`): for a plain OR query the most
+        frequent terms are dropped when together they match more than the budget (prefix
+        queries are never capped), and when even the kept terms match more than
+        ``SINGLE_TERM_WINDOW`` rows, ``min_id`` limits scoring to the newest part of the
+        history holding about that many of their matches."""
+        n_rows = int(conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0] or 0) or 1
+        if not ts.query or not plan.or_terms:
+            return TermPlan(ts.query, [], [], [], None, n_rows)
+        terms = [term_tsquery(t) for t in plan.or_terms]
+        single = [t.pieces[0].lower() if len(t.pieces) == 1 and not t.prefix else None for t in plan.or_terms]
+        stems = self.stems(conn, [w for w in single if w])
+        dfs = self.document_frequencies(conn, terms, [stems.get(w) if w else None for w in single])
+        if any(t.prefix for t in plan.or_terms) or sum(dfs) <= ranking.POSTINGS_BUDGET:
+            return TermPlan(ts.query, terms, dfs, [], None, n_rows)
+        kept, dropped_idx, total = ranking.choose_terms(dfs)
+        min_id = ranking.window_start(n_rows, total) if total > ranking.SINGLE_TERM_WINDOW else None
+        query = " | ".join(terms[i] for i in kept)
+        return TermPlan(query, [terms[i] for i in kept], [dfs[i] for i in kept],
+                        [(terms[i], dfs[i]) for i in dropped_idx], min_id, n_rows)
+
+    @staticmethod
+    def score_dropped(conn: Any, hits: dict[int, float], best: list[int], tp: TermPlan) -> None:
+        """Give the ``best`` candidates the IDF of each dropped frequent term they hold (``hits``:
+        id -> rank, lower is better, changed in place), as SQLite's ``score_dropped`` does."""
+        if not best or not tp.dropped:
+            return
+        cols = ", ".join(f"{TSV} @@ {TSQ}" for _ in tp.dropped)
+        rows = conn.execute(f"SELECT m.id, {cols} FROM messages m WHERE m.id = ANY(%s)",
+                            [*(t for t, _ in tp.dropped), best]).fetchall()
+        idfs = [ranking.bm25_idf(tp.n_rows, df) for _, df in tp.dropped]
+        for r in rows:
+            for found, idf in zip(r[1:], idfs, strict=True):
+                if found:
+                    hits[int(r[0])] -= idf
+
+
+def _estimate_capped(conn: Any, lexemes: list[str | None], dfs: list[int]) -> list[int]:
+    """Counts that reached the cap replaced by ``pg_stats``' estimate for a one-word term (the
+    word's frequency among the column's most common elements times the table's row estimate)."""
+    try:
+        row = conn.execute(
+            "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples "
+            "FROM pg_stats s JOIN pg_class c ON c.relname = s.tablename "
+            "WHERE s.tablename = 'messages' AND s.attname = %s AND s.schemaname = current_schema() "
+            "AND c.relnamespace = current_schema()::regnamespace",
+            [TSV.split(".")[-1]],
+        ).fetchone()
+    except Exception:  # statistics are an optimisation
+        return dfs
+    if not row or not row[0] or not row[1]:
+        return dfs
+    freq = dict(zip(row[0], row[1], strict=False))
+    total = float(row[2] or 0)
+    out = []
+    for lexeme, df in zip(lexemes, dfs, strict=True):
+        est = freq.get(lexeme) if lexeme else None
+        out.append(max(df, int(est * total)) if df >= DF_COUNT_CAP and est and total > 0 else df)
+    return out
