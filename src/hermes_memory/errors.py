@@ -55,3 +55,9 @@ class StorageUnavailableError(SessionStoreError):
 
 class StorageURLError(StorageUnavailableError):
     """The database URL cannot be parsed or is not a PostgreSQL URL; the message shows the expected form."""
+
+
+# ---- slice pgmemory (issue 16): curated memory on PostgreSQL ----------------------------------
+class MemoryDatabaseError(MemoryStoreError):
+    """The memory database could not be reached, its lock was not granted in time, or its schema is
+    unusable. The message names the database without its password; nothing was written."""

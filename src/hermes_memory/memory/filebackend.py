@@ -1,0 +1,312 @@
+"""The file backend of the curated memory: ``MEMORY.md`` and ``USER.md`` in a memories folder.
+
+* Reads accept a UTF-8 BOM and CRLF / lone CR line ends; writes are always UTF-8, LF, no BOM.
+  A file that cannot be read (OSError, invalid UTF-8) is *not* treated as empty: every mutation of
+  it is refused and the bytes stay as they are.
+* Every mutation takes the sidecar lock ``<file>.lock`` (:class:`.lock.SidecarLock`: ``flock`` plus a
+  thread lock, mode 0600, a symlinked lock is refused), re-reads the file under the lock (so
+  concurrent writers and hand edits merge), then writes a temp file in the same directory, fsyncs it
+  and ``os.replace``-s it over the file.
+* A symlinked ``MEMORY.md`` stays a symlink: the lock and the temp file go next to the resolved
+  target, so homes whose files link to one shared file serialise on one lock.
+* With ``user_id`` (gateway mode) ``USER.md`` lives in ``users/<user_id>/`` while ``MEMORY.md``
+  stays shared. Folders are created with mode 0700, files and backups with 0600.
+"""
+
+from __future__ import annotations
+
+import errno
+import glob
+import os
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from hermes_memory.errors import MemoryStoreError
+from hermes_memory.memory.backend import EntriesBackend, EntriesTxn, Stored
+from hermes_memory.memory.entries import ENTRY_DELIMITER, normalise_newlines, parse_entries, validate_user_id
+from hermes_memory.memory.lock import LockSymlinkError, LockTimeout, SidecarLock
+
+#: Seconds a mutation waits for the sidecar lock (a write holds it for milliseconds; ours, not the reference's).
+LOCK_TIMEOUT_S = 30.0
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+class LockFileError(MemoryStoreError, OSError):
+    """The sidecar lock file is unsafe (a symlink) or cannot be created, opened or locked. Nothing was written."""
+
+
+def _read_all(path: Path) -> bytes:
+    """The bytes of ``path`` (``os.open`` + ``os.read``: fewer layers than ``Path.read_bytes``)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _mkdir_private(folder: Path) -> None:
+    """Create ``folder`` and every missing parent with mode 0700 (existing folders are left as they are).
+
+    ``Path.mkdir(parents=True, mode=...)`` applies the mode to the last folder only, so ``users/``
+    (whose entries name every user) and a fresh home root came out world-readable.
+    """
+    missing = []
+    p = Path(folder)
+    while not p.exists() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
+        d.mkdir(mode=0o700, exist_ok=True)
+
+
+def real_path(path: Path) -> Path:
+    """The file that is really written: the resolved target when ``path`` is a symlink."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+class _FileTxn(EntriesTxn):
+    def __init__(self, backend: FileBackend, path: Path, real: Path, stored: Stored) -> None:
+        self._backend, self._path, self._real, self.stored = backend, path, real, stored
+
+    def save(self, entries: Sequence[str]) -> None:
+        self._backend.write(self._real, ENTRY_DELIMITER.join(entries), resolved=True)
+
+    def backup(self) -> tuple[str, str]:
+        copy = backup_file(self._path)
+        return copy.name, str(copy)
+
+
+class FileBackend(EntriesBackend):
+    """MEMORY.md / USER.md under ``memory_dir`` (see the module docstring); ``user_id`` is validated."""
+
+    kind = "file"
+
+    def __init__(self, memory_dir: str | os.PathLike[str], user_id: str | None = None) -> None:
+        self.memory_dir = Path(memory_dir)
+        self.user_id = validate_user_id(user_id)
+        self.lock_timeout_s = LOCK_TIMEOUT_S
+        self._locks: dict[str, SidecarLock] = {}
+        self._swept: set[str] = set()
+        self._tmp_seq = 0
+
+    # ------------------------------------------------------------------ the interface
+    def path_for(self, target: str) -> Path:
+        """The file of ``target`` (``"user"`` -> USER.md, per user in gateway mode; else MEMORY.md)."""
+        if target == "user":
+            if self.user_id is not None:
+                return self.memory_dir / "users" / self.user_id / "USER.md"
+            return self.memory_dir / "USER.md"
+        return self.memory_dir / "MEMORY.md"
+
+    def location(self, target: str) -> str:
+        return str(self.path_for(target))
+
+    def read(self, target: str) -> Stored:
+        path = self.path_for(target)
+        try:
+            data = _read_all(path)
+        except FileNotFoundError:
+            return Stored([])
+        except OSError as exc:
+            return Stored([], error=f"{type(exc).__name__}: {exc.strerror or exc}")
+        try:
+            text = normalise_newlines(data.decode("utf-8-sig"))
+        except UnicodeDecodeError as exc:
+            return Stored([], error=f"not valid UTF-8 at byte {exc.start}")
+        return Stored(parse_entries(text), text=text)
+
+    @contextmanager
+    def mutation(self, target: str) -> Iterator[EntriesTxn]:
+        path = self.path_for(target)
+        real = real_path(path)
+        with self.locked(real, resolved=True):
+            self.sweep_temp_files(real, resolved=True)
+            yield _FileTxn(self, path, real, self.read(target))
+
+    def drift_fix(self, target: str, reason: str, limit: int, backup_name: str) -> str:
+        path = self.path_for(target)
+        if reason == "too_big":
+            return (
+                f"Open {path} and split the added text into entries separated by a line holding only '§' "
+                f"(each entry under {limit} chars), or restore it from {backup_name}; then retry."
+            )
+        return (
+            f"Open {path} and delete the blank lines, trailing spaces and empty entries around the lines "
+            f"holding only '§', or restore it from {backup_name}; then retry."
+        )
+
+    def user_ids(self) -> list[str]:
+        users = self.memory_dir / "users"
+        try:
+            names = sorted(p.name for p in users.iterdir() if (p / "USER.md").is_file())
+        except OSError:
+            return []
+        out = []
+        for name in names:
+            try:
+                out.append(validate_user_id(name) or "")
+            except ValueError:
+                continue  # not a folder this store made; never followed
+        return out
+
+    # ------------------------------------------------------------------ locking
+    def _lock_for(self, path: Path) -> SidecarLock:
+        key = str(path)
+        lock = self._locks.get(key)
+        if lock is None:
+            lock = SidecarLock(f"{path}.lock", mode=0o600)
+            self._locks[key] = lock
+        return lock
+
+    @contextmanager
+    def locked(self, path: Path, *, resolved: bool = False) -> Iterator[None]:
+        """Hold the sidecar lock of ``path`` (raises :class:`LockFileError`; ``resolved``: ``path`` is real)."""
+        # The sidecar sits next to the file really written, so two homes whose MEMORY.md links to
+        # one shared file serialise on one lock (a lock per link lost updates, and one writer's
+        # temp sweep deleted the other's live temp file).
+        path = path if resolved else real_path(path)
+        lock_path = f"{path}.lock"
+        lock = self._lock_for(path)
+        try:
+            try:
+                lock.acquire(timeout=self.lock_timeout_s)
+            except FileNotFoundError:  # first write into a new home: create the folder, then retry
+                _mkdir_private(path.parent)
+                lock.acquire(timeout=self.lock_timeout_s)
+        except LockSymlinkError as exc:
+            raise LockFileError(
+                errno.ELOOP,
+                f"refusing to use lock file {lock_path}: it is a symlink. Delete it (the store recreates it) and retry.",
+            ) from exc
+        except LockTimeout as exc:  # a writer stopped mid-write (Ctrl-Z, a hung disk) must not hang every turn
+            raise LockFileError(
+                errno.EAGAIN,
+                f"another process has held {lock_path} for more than {self.lock_timeout_s:g} s; nothing was "
+                "written. Retry later, or find and resume/stop the stuck hermes-memory process.",
+            ) from exc
+        except OSError as exc:  # a broken home: the folder is a file, read-only, missing rights...
+            raise LockFileError(
+                exc.errno or errno.EIO,
+                f"cannot use lock file {lock_path}: {exc.strerror or exc}. Nothing was written; make "
+                f"{path.parent} a writable folder and retry.",
+            ) from exc
+        try:
+            yield
+        finally:
+            lock.release()
+
+    # ------------------------------------------------------------------ writing
+    @staticmethod
+    def _temp_prefix(path: Path) -> str:
+        return f".mem_{path.name}."
+
+    def sweep_temp_files(self, path: Path, *, resolved: bool = False) -> None:
+        """Delete temp files left by a writer of ``path`` that crashed (once per backend and file).
+
+        Runs under the file's lock: every writer holds that lock while its temp file exists, so any
+        temp file with this file's prefix found now belongs to a dead writer.
+        """
+        real = path if resolved else real_path(path)
+        key = str(real)
+        if key in self._swept:
+            return
+        self._swept.add(key)
+        prefix = self._temp_prefix(real)
+        try:
+            with os.scandir(real.parent) as it:
+                stale = [e.path for e in it if e.name.startswith(prefix) and e.name.endswith(".tmp")]
+        except OSError:
+            return
+        for p in stale:
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
+
+    def write(self, path: Path, text: str, *, resolved: bool = False) -> None:
+        """Write ``text`` (UTF-8, LF) to ``path`` atomically: temp in the real target's folder, fsync, replace.
+
+        The temp file is ``.mem_<name>.<pid>.<n>.tmp``, created exclusively with mode 0600 and
+        ``O_NOFOLLOW`` (the lock is held, so only a crashed writer's leftovers can share the prefix,
+        and those are swept). ``resolved``: ``path`` is already the real file. Raises
+        :class:`MemoryStoreError` when the write fails (the old file is unchanged).
+        """
+        real = path if resolved else real_path(path)
+        data = text.encode("utf-8")
+        tmp = None
+        try:
+            fd, tmp = self._open_temp(real)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, real)
+            tmp = None
+        except OSError as exc:
+            raise MemoryStoreError(f"Failed to write memory file {path}: {exc}. The old file is unchanged.") from exc
+        finally:
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+
+    def _open_temp(self, real: Path) -> tuple[int, str]:
+        """Create and open a fresh temp file next to ``real`` (its folder is made on first use)."""
+        prefix = os.path.join(os.fspath(real.parent), self._temp_prefix(real))
+        for attempt in range(100):
+            self._tmp_seq += 1
+            name = f"{prefix}{os.getpid()}.{self._tmp_seq}.tmp"
+            try:
+                return os.open(name, _TEMP_FLAGS, 0o600), name
+            except FileExistsError:
+                continue
+            except FileNotFoundError:
+                if attempt:
+                    raise
+                _mkdir_private(real.parent)
+        raise FileExistsError(errno.EEXIST, f"no free temp file name next to {real}")
+
+
+def backup_file(path: Path) -> Path:
+    """Copy ``path`` to ``<name>.bak.<unix_ts>`` (mode 0600 from the start) and return the copy.
+
+    An existing backup with the same bytes is reused, so a model retrying against one drifted
+    file does not pile up identical copies. Raises :class:`MemoryStoreError` if it cannot copy.
+    """
+    try:
+        data = path.read_bytes()
+        for old in sorted(path.parent.glob(f"{glob.escape(path.name)}.bak.*")):
+            try:
+                if old.is_file() and not old.is_symlink() and old.read_bytes() == data:
+                    return old
+            except OSError:
+                continue
+        stamp, n = int(time.time()), 0
+        while True:
+            backup = path.with_name(f"{path.name}.bak.{stamp}" + (f".{n}" if n else ""))
+            try:
+                fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+                break
+            except FileExistsError:
+                n += 1
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        return backup
+    except OSError as exc:  # pragma: no cover - depends on the filesystem
+        raise MemoryStoreError(f"could not back up drifted {path}: {exc}") from exc
