@@ -100,7 +100,7 @@ def register(app: typer.Typer) -> None:
             ents = store.entries(t)
             data[t] = {
                 "enabled": enabled[t],
-                "path": str(store.path_for(t)),
+                "path": store.location(t),  # a file, or the database and key
                 "entries": ents,
                 "blocked": {i + 1: find_threats(e) for i, e in enumerate(ents) if find_threats(e)},
                 "chars": u["chars"],

@@ -512,8 +512,11 @@ class MemoryServer:
         if match.handler == "snapshot":
             return "text/plain", self._client(session_key).snapshot
         if match.handler in ("memory_md", "user_md"):
-            return "text/markdown", _read_or_empty(self._file_path("MEMORY.md" if match.handler == "memory_md"
-                                                                   else "USER.md"))
+            which = "MEMORY.md" if match.handler == "memory_md" else "USER.md"
+            store = self._default.stores[self.fixed_user_id]
+            if getattr(store, "backend_kind", "file") != "file":
+                return "text/markdown", _stored_text(store, "memory" if which == "MEMORY.md" else "user")
+            return "text/markdown", _read_or_empty(self._file_path(which))
         if match.handler == "user_profile":
             user_id = match.variables["user_id"]
             try:
@@ -524,6 +527,8 @@ class MemoryServer:
                 raise res.BadResource(f"this server serves only user {self.fixed_user_id!r} (--user-id)",
                                       field="user_id")
             store = self._store_for(self._client(session_key), user_id)
+            if getattr(store, "backend_kind", "file") != "file":
+                return "text/markdown", _stored_text(store, "user")
             return "text/markdown", _read_or_empty(store.path_for("user"))
         if match.handler == "session":
             return "application/json", res.session_transcript(self.db, match.variables["session_id"])
@@ -648,6 +653,15 @@ class MemoryServer:
 
 class UnknownTool(LookupError):
     """A ``tools/call`` named a tool this server does not offer."""
+
+
+def _stored_text(store: Any, target: str) -> str:
+    """The live text of ``target`` in a database-backed store, as the file would hold it (entries
+    joined by the delimiter); raises OSError when the database cannot be read."""
+    stored = store.backend.read(target)
+    if stored.error:
+        raise OSError(stored.error)
+    return stored.text
 
 
 def _read_or_empty(path: Any) -> str:

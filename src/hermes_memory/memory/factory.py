@@ -32,7 +32,7 @@ def open_memory_store(home: HermesHome, config: HermesConfig, *, user_id: str | 
     storage = storage or resolve_storage(config, home.root)
     if storage.is_postgres:
         require_driver()
-        from hermes_memory.memory import PgMemoryStore
+        from hermes_memory.memory.pg import PgMemoryStore
 
         return PgMemoryStore(storage.url, mem.memory_char_limit, mem.user_char_limit,
                              profile=storage.profile, user_id=user_id)
