@@ -16,7 +16,9 @@ from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions.db import SessionDB
 
 
-def test_B26_wal_mode_on_the_connection(db: SessionDB) -> None:
+def test_B26_wal_mode_on_the_connection(sqlite_db: SessionDB) -> None:
+    """SQLite only: the journal mode of the connection."""
+    db = sqlite_db
     assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
@@ -77,8 +79,15 @@ def test_B26_eight_threads_on_one_object(db: SessionDB) -> None:
         t.start()
     for t in threads:
         t.join()
-    assert db.conn.execute("SELECT count(*) FROM messages").fetchone()[0] == 400
-    assert db.conn.execute("SELECT count(*) FROM hm_messages_fts WHERE hm_messages_fts MATCH 'quokka'").fetchone()[0] == 400
+    assert db.message_count() == 400
+    msgs = db.get_messages("s1")
+    assert len({m["id"] for m in msgs}) == 400
+    for n in range(8):  # each thread's messages in the order it wrote them
+        mine = [m["content"] for m in msgs if m["content"].startswith(f"thread{n} ")]
+        assert mine == [f"thread{n} msg{i} quokka" for i in range(50)]
+    if db.backend == "sqlite":  # SQLite's own FTS5 index kept in step
+        assert db.conn.execute(
+            "SELECT count(*) FROM hm_messages_fts WHERE hm_messages_fts MATCH 'quokka'").fetchone()[0] == 400
     assert db.get_session("s1")["message_count"] == 400
 
 

@@ -13,6 +13,7 @@ import pytest
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.home import HermesHome
 from hermes_memory.sessions.db import SessionDB, sanitize_title
+from tests.sessions.conftest import raw_write
 
 
 def test_default_path_is_state_db_in_home(hermes_home: Path) -> None:
@@ -24,7 +25,9 @@ def test_default_path_is_state_db_in_home(hermes_home: Path) -> None:
         db.close()
 
 
-def test_schema_wal_foreign_keys_tables_and_mode_0600(db: SessionDB) -> None:
+def test_sqlite_schema_wal_foreign_keys_tables_and_mode_0600(sqlite_db: SessionDB) -> None:
+    """SQLite only: the file's journal mode, PRAGMAs, FTS5 objects and file mode."""
+    db = sqlite_db
     assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
     names = {r[0] for r in db.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -192,8 +195,17 @@ def test_delete_session_orphans_children(db: SessionDB) -> None:
     assert db.delete_session("p") is True
     assert db.get_session("p") is None and db.get_messages("p") == []
     assert db.get_session("c")["parent_session_id"] is None
-    assert db.search_messages("zebra") == []
+    assert db.message_count() == 0
     assert db.delete_session("p") is False
+
+
+@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
+def test_deleted_session_leaves_the_search_index(db: SessionDB) -> None:
+    db.create_session("p")
+    db.append_message("p", "user", "parent words zebra")
+    assert len(db.search_messages("zebra")) == 1
+    assert db.delete_session("p") is True
+    assert db.search_messages("zebra") == []
 
 
 def test_resolve_session_id(db: SessionDB) -> None:
@@ -220,7 +232,7 @@ def test_export_session_and_all(db: SessionDB) -> None:
 
 
 def _age(db: SessionDB, sid: str, days: float) -> None:
-    db.conn.execute("UPDATE sessions SET started_at = ? WHERE id = ?", (time.time() - days * 86400, sid))
+    raw_write(db, "UPDATE sessions SET started_at = ? WHERE id = ?", (time.time() - days * 86400, sid))
 
 
 def test_prune_ended_old_only_and_source_filter(db: SessionDB) -> None:
@@ -333,7 +345,6 @@ def test_get_lineages_in_one_call_with_cycle_guard(db: SessionDB) -> None:
     db.create_session("c", parent_session_id="b")
     db.create_session("solo")
     assert db.get_lineages(["c", "b", "solo"]) == {"c": ["a", "b", "c"], "b": ["a", "b"], "solo": ["solo"]}
-    db.conn.execute("PRAGMA foreign_keys=OFF")
-    db.conn.execute("UPDATE sessions SET parent_session_id = 'c' WHERE id = 'a'")  # a corrupt cycle
+    raw_write(db, "UPDATE sessions SET parent_session_id = 'c' WHERE id = 'a'")  # a corrupt cycle
     assert db.get_lineages(["c"])["c"][-1] == "c"
     assert db.get_lineage("c")[-1] == "c"

@@ -10,6 +10,8 @@ from pathlib import Path
 from hermes_memory.sessions import hmindex
 from hermes_memory.sessions.db import SessionDB
 
+BACKENDS = ("sqlite",)  # SQLite only: our hm_* FTS5 index inside state.db
+
 
 def _seed(path: Path, n: int = 30) -> None:
     db = SessionDB(path)

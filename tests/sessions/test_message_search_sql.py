@@ -10,6 +10,8 @@ from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.fts import build_query
 from hermes_memory.sessions.message_search import SEARCH_STEPS, SearchFilters, build_search_sql, sort_order
 
+BACKENDS = ("sqlite",)  # search on PostgreSQL is the pgsearch slice's: it adds "postgres" here
+
 
 def _run(db: SessionDB, sql: str, params: list) -> list[int]:
     assert sql.count("?") == len(params)

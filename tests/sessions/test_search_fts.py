@@ -13,6 +13,8 @@ from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.fts import build_query, sanitize_fts5_query
 from hermes_memory.sessions.search import session_search
 
+BACKENDS = ("sqlite",)  # search on PostgreSQL is the pgsearch slice's: it adds "postgres" here
+
 
 def _contents(rows: list[dict]) -> set[str]:
     return {r["context"][[c["id"] for c in r["context"]].index(r["id"])]["content"] for r in rows}

@@ -12,7 +12,9 @@ connection pool, bounded-retry writes, reads, batches, close.
   ``write_retries`` times after a random :data:`RETRY_SLEEP_RANGE` sleep, a unique-key race up to
   :data:`UNIQUE_RETRIES` times (the rerun sees the row the other writer committed: an existing
   session id, a title in use); then :class:`~hermes_memory.errors.SessionStoreError`. ``fn`` may
-  run more than once. A connection lost mid-write is never retried (the commit may have happened).
+  run more than once. A pooled connection the server dropped while it was idle (a restart) is
+  found when ``BEGIN`` fails and replaced; a connection lost after ``fn`` started is never
+  retried (the commit may have happened): :class:`~hermes_memory.errors.StorageUnavailableError`.
 * ``fn`` gets a :class:`PgConn`: the SQL dialect the SQLite store speaks (``?`` placeholders,
   rows that index by position and by name, ``LIKE`` folding ASCII case) on a psycopg connection,
   so the backend-neutral methods (:mod:`~hermes_memory.sessions.records`, titles, lineage,
@@ -213,7 +215,6 @@ class PgStore:
             max_size=self.pool_size,
             kwargs={"autocommit": True, "connect_timeout": connect_timeout},
             configure=_configure,
-            check=ConnectionPool.check_connection,
             timeout=self.timeout,
             name="hermes-memory-sessions",
             open=False,
@@ -261,17 +262,23 @@ class PgStore:
 
     # ------------------------------------------------------------------ reads and writes
     def _read(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
-        """Run one query, return its rows (:class:`Row`). Raises :class:`SessionStoreError`
-        (:class:`StorageUnavailableError` when the server is gone)."""
-        try:
-            with self._connection() as conn:
-                return PgConn(conn).execute(sql, params).fetchall()
-        except (UnicodeEncodeError, OverflowError, psycopg.DataError) as exc:
-            raise SessionStoreError(f"session database read failed (bad parameter): {_first_line(exc)}") from exc
-        except psycopg.Error as exc:
-            if _connection_lost(exc):
-                raise self._unavailable(exc) from exc
-            raise SessionStoreError(f"session database {self.location} read failed: {_first_line(exc)}.") from exc
+        """Run one query, return its rows (:class:`Row`). A pooled connection the server dropped
+        (a restart, an idle timeout) is replaced and the query rerun. Raises
+        :class:`SessionStoreError` (:class:`StorageUnavailableError` when the server is gone)."""
+        stale_left = self.pool_size + 1
+        while True:
+            try:
+                with self._connection() as conn:
+                    return PgConn(conn).execute(sql, params).fetchall()
+            except (UnicodeEncodeError, OverflowError, psycopg.DataError) as exc:
+                raise SessionStoreError(f"session database read failed (bad parameter): {_first_line(exc)}") from exc
+            except psycopg.Error as exc:
+                if _connection_lost(exc):
+                    if stale_left > 0 and getattr(self._local, "batch", None) is None:
+                        stale_left -= 1
+                        continue
+                    raise self._unavailable(exc) from exc
+                raise SessionStoreError(f"session database {self.location} read failed: {_first_line(exc)}.") from exc
 
     def _retry_sleep(self, attempt: int) -> None:
         if attempt < self.write_retries:
@@ -288,19 +295,27 @@ class PgStore:
         if held is not None:
             return self._batched_write(held, fn)
         last: Exception | None = None
-        unique_left = UNIQUE_RETRIES
-        for attempt in range(self.write_retries + 1):
+        unique_left, stale_left, attempt = UNIQUE_RETRIES, self.pool_size + 1, 0
+        while True:
+            ran = False
             try:
                 with self._connection() as conn, conn.transaction():
+                    ran = True
                     return fn(PgConn(conn))
             except (pg_errors.SerializationFailure, pg_errors.DeadlockDetected, pg_errors.LockNotAvailable) as exc:
                 last = exc
+                if attempt >= self.write_retries:
+                    break
                 self._retry_sleep(attempt)
+                attempt += 1
             except pg_errors.UniqueViolation as exc:
                 if unique_left <= 0:
                     raise SessionStoreError(f"session database write failed: {_first_line(exc)}") from exc
                 unique_left -= 1
             except psycopg.Error as exc:
+                if not ran and _connection_lost(exc) and stale_left > 0:
+                    stale_left -= 1  # a pooled connection the server dropped while idle: BEGIN failed, nothing ran
+                    continue
                 raise self._write_error(exc) from exc
         raise SessionStoreError(
             f"session database {self.location} stayed busy after {self.write_retries} retries: {last}. "

@@ -41,7 +41,8 @@ def redact_url(url: str) -> str:
 
 def check_url(url: str) -> str:
     """Return ``url`` stripped, or raise :class:`StorageURLError` when it is empty, is a URL of
-    another scheme, or cannot be parsed by libpq's rules (psycopg's ``conninfo_to_dict``)."""
+    another scheme, cannot be parsed by libpq's rules (psycopg's ``conninfo_to_dict``) or has a
+    port that is not a number."""
     import psycopg.conninfo
 
     text = str(url or "").strip()
@@ -55,12 +56,17 @@ def check_url(url: str) -> str:
             f"write it as {URL_FORMAT}."
         )
     try:
-        psycopg.conninfo.conninfo_to_dict(text)
+        params = psycopg.conninfo.conninfo_to_dict(text)
     except psycopg.Error as exc:
         raise StorageURLError(
             f"cannot parse the PostgreSQL URL {redact_url(text)}: {_first_line(exc)}; write it as {URL_FORMAT} "
             "(percent-encode special characters in the password)."
         ) from None
+    port = str(params.get("port") or "")
+    if port and not all(p.strip().isdigit() for p in port.split(",")):
+        raise StorageURLError(
+            f"the PostgreSQL URL {redact_url(text)} has port {port!r}, which is not a number; write it as {URL_FORMAT}."
+        )
     return text
 
 
