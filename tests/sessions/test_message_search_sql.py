@@ -13,6 +13,15 @@ from hermes_memory.sessions.message_search import SEARCH_STEPS, SearchFilters, b
 BACKENDS = ("sqlite",)  # search on PostgreSQL is the pgsearch slice's: it adds "postgres" here
 
 
+@pytest.fixture
+def db(tmp_path):
+    """These statements are SQLite's (FTS5, ``?``): a SQLite file only. PostgreSQL's are checked
+    in test_pg_search_sql.py."""
+    d = SessionDB(tmp_path / "state.db")
+    yield d
+    d.close()
+
+
 def _run(db: SessionDB, sql: str, params: list) -> list[int]:
     assert sql.count("?") == len(params)
     return [int(r["id"]) for r in db.conn.execute(sql, params)]

@@ -21,13 +21,6 @@ BACKENDS = ("sqlite",)  # search on PostgreSQL is the pgsearch slice's: it adds 
 FRIDAY = "I said do NOT deploy on Fridays"
 
 
-@pytest.fixture()
-def db(tmp_path: Path) -> SessionDB:
-    d = SessionDB(tmp_path / "state.db")
-    yield d
-    d.close()
-
-
 def _texts(rows: list[dict]) -> set[str]:
     return {r["snippet"].replace(">>>", "").replace("<<<", "") for r in rows}
 
@@ -232,15 +225,11 @@ def test_C14_punctuation_only_queries_succeed_with_no_results(c14_db: SessionDB,
 
 
 @pytest.mark.parametrize("query", ["记忆 NOT 记忆", "deploy NOT deploy", "Deploy NOT deploy"])
-def test_an_opted_in_query_that_excludes_its_own_terms_is_searched_as_words(tmp_path: Path, query: str) -> None:
+def test_an_opted_in_query_that_excludes_its_own_terms_is_searched_as_words(db: SessionDB, query: str) -> None:
     # Found by the property test: with query syntax, "X NOT X" can match nothing, so it must not
     # answer "no results" silently; like a plan with no positive term it falls back to words.
-    db = SessionDB(tmp_path / "state.db")
-    try:
-        db.create_session("s1")
-        mid = db.append_message("s1", "user", "NOT NOT deploy 记忆")
-        db.append_message("s1", "user", "unrelated filler message zzqx")
-        assert build_query(query, syntax=True).fell_back
-        assert mid in {r["id"] for r in db.search_messages(query, query_syntax=True, raise_errors=True)}
-    finally:
-        db.close()
+    db.create_session("s1")
+    mid = db.append_message("s1", "user", "NOT NOT deploy 记忆")
+    db.append_message("s1", "user", "unrelated filler message zzqx")
+    assert build_query(query, syntax=True).fell_back
+    assert mid in {r["id"] for r in db.search_messages(query, query_syntax=True, raise_errors=True)}

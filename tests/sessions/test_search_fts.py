@@ -12,6 +12,12 @@ from hypothesis import strategies as st
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.fts import build_query, sanitize_fts5_query
 from hermes_memory.sessions.search import session_search
+from tests.sessions.backend_sql import (
+    cjk_rows,
+    drop_message_table_under_the_store,
+    index_is_consistent,
+    search_index_exists,
+)
 
 BACKENDS = ("sqlite",)  # search on PostgreSQL is the pgsearch slice's: it adds "postgres" here
 
@@ -186,7 +192,7 @@ def test_B19_database_failure_is_an_error_payload_not_empty_success(db: SessionD
     db.create_session("s1")
     db.append_message("s1", "user", "tea time")
     # the history table is gone under the open connection: nothing can heal that
-    db.conn.execute("ALTER TABLE messages RENAME TO messages_elsewhere")
+    drop_message_table_under_the_store(db)
     payload = json.loads(session_search({"query": "tea"}, db))
     assert payload["success"] is False and "unavailable" in payload["error"]
     assert db.search_messages("tea") == []  # the library call itself still never raises
@@ -221,7 +227,7 @@ def test_B20_hyphenated_term_needs_adjacency_and_error_colon_is_empty(db: Sessio
 
 # ----------------------------------------------------------------- B22
 def test_B22_fresh_store_searches_empty_and_fts_exists(db: SessionDB) -> None:
-    assert db.conn.execute("SELECT name FROM sqlite_master WHERE name='hm_messages_fts'").fetchone()
+    assert search_index_exists(db)
     assert db.search_messages("tea", raise_errors=True) == []
     payload = json.loads(session_search({"query": "tea"}, db))
     assert payload["success"] is True and payload["count"] == 0
@@ -311,8 +317,7 @@ def test_B24_update_and_delete_keep_the_index_in_step(db: SessionDB) -> None:
     assert len(db.search_messages("beta")) == 1
     db.delete_session("s1")
     assert db.search_messages("beta") == []
-    db.conn.execute("INSERT INTO hm_messages_fts(hm_messages_fts, rank) VALUES('integrity-check', 1)")
-    assert db.fts_integrity_check()
+    assert index_is_consistent(db)
 
 
 def test_B24_cjk_side_table_follows_updates_and_deletes(db: SessionDB) -> None:
@@ -324,7 +329,7 @@ def test_B24_cjk_side_table_follows_updates_and_deletes(db: SessionDB) -> None:
     assert [r["id"] for r in db.search_messages("安排")] == [mid]
     db.delete_session("s1")
     assert db.search_messages("安排") == []
-    assert db.conn.execute("SELECT count(*) FROM hm_messages_cjk").fetchone()[0] == 0
+    assert cjk_rows(db) == 0
 
 
 def test_B24_tool_rows_indexed_with_the_same_cut_on_insert_update_delete(db: SessionDB) -> None:
@@ -336,7 +341,7 @@ def test_B24_tool_rows_indexed_with_the_same_cut_on_insert_update_delete(db: Ses
     db.update_message_content(mid, "short replacement")
     assert db.search_messages("start") == [] and len(db.search_messages("replacement")) == 1
     db.delete_session("s1")
-    assert db.fts_integrity_check()
+    assert index_is_consistent(db)
 
 
 # ----------------------------------------------------------------- property
