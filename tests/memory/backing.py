@@ -86,14 +86,15 @@ class PgBacking(Backing):
     kind = "postgres"
     backup_marker = "hm_memory_drift_backups row"
 
-    def __init__(self, url: str, profile: str = "default") -> None:
+    def __init__(self, url: str, profile: str = "default", conn: Any = None) -> None:
         import psycopg
 
         from hermes_memory.memory.pg.schema import get_pool
 
         self.url, self.profile = url, profile
         get_pool(url)  # creates the schema, as opening a store does
-        self.conn = psycopg.connect(url, autocommit=True)
+        self._owns_conn = conn is None
+        self.conn = psycopg.connect(url, autocommit=True) if conn is None else conn
 
     def _key(self, target: str, user_id: str | None) -> tuple[str, str, str]:
         return self.profile, target, (user_id or "") if target == "user" else ""
@@ -130,10 +131,11 @@ class PgBacking(Backing):
         return self.conn.execute("SELECT content FROM hm_memory_drift_backups WHERE id = %s", (int(ident),)).fetchone()[0]
 
     def sibling(self) -> PgBacking:
-        return PgBacking(self.url, profile=f"other-{uuid.uuid4().hex[:8]}")
+        return PgBacking(self.url, profile=f"other-{uuid.uuid4().hex[:8]}", conn=self.conn)
 
     def close(self) -> None:
         from hermes_memory.memory.pg import close_pools
 
-        self.conn.close()
-        close_pools()
+        if self._owns_conn:
+            self.conn.close()
+        close_pools()  # a server stopping with SIGTERM waits for every open session

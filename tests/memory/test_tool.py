@@ -1,4 +1,7 @@
-"""``memory_tool`` dispatcher and schema (docs/reference.md §1: messages and result shapes)."""
+"""``memory_tool`` dispatcher and schema (docs/reference.md §1: messages and result shapes).
+
+``store`` runs every test on both backends (file and PostgreSQL); the symlinked lock file is file-only.
+"""
 
 from __future__ import annotations
 
@@ -84,10 +87,10 @@ def test_extra_model_arguments_are_ignored(store: MemoryStore) -> None:
     assert call(action="add", content="x fact", store=store, reasoning="because", confidence=0.9)["success"]
 
 
-def test_symlinked_lock_becomes_json_error(store: MemoryStore, mem_dir: Path, tmp_path: Path) -> None:
+def test_symlinked_lock_becomes_json_error(file_store: MemoryStore, mem_dir: Path, tmp_path: Path) -> None:
     (tmp_path / "elsewhere").write_text("")
     (mem_dir / "MEMORY.md.lock").symlink_to(tmp_path / "elsewhere")
-    r = call(action="add", content="x fact", store=store)
+    r = call(action="add", content="x fact", store=file_store)
     assert r["success"] is False and "symlink" in r["error"]
 
 

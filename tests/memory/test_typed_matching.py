@@ -1,4 +1,8 @@
-"""old_text matches the way people type it (issue 13 §2): dashes, quotes, Unicode forms, spacing."""
+"""old_text matches the way people type it (issue 13 §2): dashes, quotes, Unicode forms, spacing.
+
+Store tests run on both backends (``store``/``backing``, conftest.py); the CLI and MCP ones go
+through the data home's files (the configured store until ``storage:`` exists).
+"""
 
 from __future__ import annotations
 
@@ -8,12 +12,9 @@ import pytest
 
 from hermes_memory.memory import MemoryStore, memory_tool
 from hermes_memory.memory.store import match_key
+from tests.memory.backing import Backing
 
 EM = "Server notes \u2014 staging is read-only"
-
-
-def _bytes(store: MemoryStore) -> bytes:
-    return store.path_for("memory").read_bytes()
 
 
 @pytest.mark.parametrize(
@@ -42,20 +43,20 @@ def test_replace_and_remove_match_the_typed_form(store: MemoryStore, stored: str
     assert r["success"] and r["removed_entry"] == stored
 
 
-def test_matching_never_rewrites_the_stored_text(store: MemoryStore) -> None:
+def test_matching_never_rewrites_the_stored_text(store: MemoryStore, backing: Backing) -> None:
     store.add("memory", EM)
     store.add("memory", "Second \u201cquoted\u201d note")
     r = store.remove("memory", 'Second "quoted"')
     assert r["success"]
-    assert _bytes(store) == EM.encode("utf-8")
+    assert backing.text("memory") == EM
 
 
-def test_case_is_kept(store: MemoryStore) -> None:
+def test_case_is_kept(store: MemoryStore, backing: Backing) -> None:
     store.add("memory", EM)
-    before = _bytes(store)
+    before = backing.raw("memory")
     r = store.remove("memory", "server notes -- staging")
     assert r["success"] is False and "No entry matched" in r["error"]
-    assert _bytes(store) == before
+    assert backing.raw("memory") == before
 
 
 def test_exact_match_wins_over_a_normalised_one(store: MemoryStore) -> None:
@@ -75,14 +76,14 @@ def test_exact_equality_wins_over_normalised_equality(store: MemoryStore) -> Non
     assert r["success"] and r["removed_entry"] == "a -- b"
 
 
-def test_normalised_ambiguity_is_refused_with_previews(store: MemoryStore) -> None:
+def test_normalised_ambiguity_is_refused_with_previews(store: MemoryStore, backing: Backing) -> None:
     store.add("memory", "Host \u2014 alpha box")
     store.add("memory", "Host \u2013 beta box")
-    before = _bytes(store)
+    before = backing.raw("memory")
     r = store.remove("memory", "Host -- ")
     assert r["success"] is False and r["error"].startswith("Multiple entries matched")
     assert [m["index"] for m in r["matches"]] == [1, 2]
-    assert _bytes(store) == before
+    assert backing.raw("memory") == before
 
 
 def test_normalised_equality_of_two_distinct_entries_is_ambiguous(store: MemoryStore) -> None:

@@ -1,5 +1,8 @@
 """CLI ``memory show|add|replace|remove``: read and edit MEMORY.md / USER.md of the data home.
 
+``memory export|import`` (Markdown files <-> the store, PostgreSQL included) live in
+:mod:`hermes_memory.cli.memory_transfer`.
+
 Limits come from ``config.yaml`` (``memory.memory_char_limit`` / ``memory.user_char_limit``).
 Edits go through :class:`~hermes_memory.memory.MemoryStore`, so they take the same lock, threat
 scan and limits as the agent's ``memory`` tool. Exit codes: 0 ok, 1 refused (scan, limit, no
@@ -172,3 +175,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Remove the entry matched by OLD_TEXT."""
         _finish(_store(ctx, user_id, target.value).remove(target.value, old_text), as_json, target.value)
+
+    from hermes_memory.cli import memory_transfer
+
+    memory_transfer.register(app)
