@@ -199,7 +199,6 @@ def test_delete_session_orphans_children(db: SessionDB) -> None:
     assert db.delete_session("p") is False
 
 
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_deleted_session_leaves_the_search_index(db: SessionDB) -> None:
     db.create_session("p")
     db.append_message("p", "user", "parent words zebra")

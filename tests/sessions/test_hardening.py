@@ -126,7 +126,6 @@ def test_B22_tool_bad_arguments_never_raise(db: SessionDB, args: dict) -> None:
         assert out["error"]
 
 
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_tool_source_list_filters_instead_of_empty_success(db: SessionDB) -> None:
     db.create_session("s1", source="cli")
     db.append_message("s1", "user", "the kafka consumer lag")
@@ -139,7 +138,6 @@ def test_tool_source_list_filters_instead_of_empty_success(db: SessionDB) -> Non
 
 
 # ----------------------------------------------------------------- CJK results under newest/oldest sort
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 @pytest.mark.parametrize("query", ["记忆断裂", "悬空", "테스트", "테"])
 def test_B23_cjk_sort_newest_oldest_is_by_time_even_beyond_50_matches(db: SessionDB, query: str) -> None:
     """Imported history arrives in any order: row ids do not follow timestamps. More CJK matches
@@ -153,7 +151,6 @@ def test_B23_cjk_sort_newest_oldest_is_by_time_even_beyond_50_matches(db: Sessio
     assert oldest == [931.0, 932.0, 933.0]
 
 
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_B23_cjk_sort_ties_are_broken_by_id(db: SessionDB) -> None:
     db.create_session("s1")
     ids = [db.append_message("s1", "user", f"悬空 {i}", timestamp=5.0) for i in range(60)]
@@ -184,13 +181,11 @@ def _texts(db: SessionDB, query: str) -> set[str]:
         ("deploy NOT 记忆断裂 kafka", {"deploy kafka today"}),  # NOT applies to the CJK word only
     ],
 )
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_B23_not_is_honoured_next_to_cjk_with_query_syntax(db: SessionDB, query: str, expected: set[str]) -> None:
     _not_rows(db)
     assert _texts(db, query) == expected
 
 
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_negated_words_are_not_highlighted(db: SessionDB) -> None:
     _not_rows(db)
     rows = db.search_messages("记忆断裂 NOT kafka", query_syntax=True)
@@ -229,7 +224,6 @@ def frequent_and_rare(db: SessionDB) -> SessionDB:
     return db
 
 
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_dropped_frequent_word_still_fills_the_page(frequent_and_rare: SessionDB) -> None:
     rows = frequent_and_rare.search_messages("deploy kafka", limit=20)
     assert len(rows) == 20
@@ -239,13 +233,11 @@ def test_dropped_frequent_word_still_fills_the_page(frequent_and_rare: SessionDB
 @pytest.mark.parametrize(
     "filters", [{"session_id": "B"}, {"user_id": "ub"}, {"source_filter": "telegram"}]
 )
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_filtered_search_finds_rows_of_a_frequent_word(frequent_and_rare: SessionDB, filters: dict) -> None:
     rows = frequent_and_rare.search_messages("deploy kafka", limit=20, **filters)
     assert len(rows) == 5 and {r["session_id"] for r in rows} == {"B"}
 
 
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_tool_discovery_with_source_finds_the_frequent_word(frequent_and_rare: SessionDB) -> None:
     out = json.loads(session_search({"query": "deploy kafka", "source": "telegram"}, frequent_and_rare))
     assert out["success"] is True and out["count"] == 1 and out["results"][0]["session_id"] == "B"

@@ -42,7 +42,6 @@ def _write_cc(path: Path, lines: list, extra: list[str] | None = None) -> None:
     path.write_text("\n".join([json.dumps(x) for x in lines] + (extra or [])) + "\n", encoding="utf-8")
 
 
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_claude_code_jsonl(db: SessionDB, tmp_path: Path) -> None:
     proj = tmp_path / "projects" / "app"
     proj.mkdir(parents=True)
@@ -93,7 +92,6 @@ def _chatgpt_export() -> list:
     ]
 
 
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_chatgpt_conversations_json(db: SessionDB, tmp_path: Path) -> None:
     f = tmp_path / "conversations.json"
     f.write_text(json.dumps(_chatgpt_export()), encoding="utf-8")
@@ -116,7 +114,6 @@ def test_a_chatgpt_export_saved_with_a_utf8_bom_imports_as_without_one(db: Sessi
 
 
 # ------------------------------------------------------------------ OpenAI JSONL
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_openai_jsonl(db: SessionDB, tmp_path: Path) -> None:
     f = tmp_path / "chats.jsonl"
     rows = [
@@ -158,7 +155,6 @@ def test_openai_jsonl_record_without_valid_messages_creates_no_session(db: Sessi
 
 
 # ------------------------------------------------------------------ reference state.db
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_hermes_state_db(db: SessionDB, tmp_path: Path) -> None:
     src = tmp_path / "ref" / "state.db"
     src.parent.mkdir()
@@ -203,7 +199,6 @@ def test_hermes_state_db(db: SessionDB, tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------ LoCoMo
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_locomo(db: SessionDB, tmp_path: Path) -> None:
     data = [{
         "sample_id": "conv-x",

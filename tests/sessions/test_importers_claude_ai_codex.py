@@ -100,7 +100,6 @@ def _write_json(path: Path, data: object) -> Path:
     return path
 
 
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_claude_ai_export_keeps_text_tools_attachments_and_the_visible_branch(db: SessionDB, tmp_path: Path) -> None:
     f = _write_json(tmp_path / "conversations.json", claude_ai_export())
     rep = import_path(db, f, "claude_ai")
@@ -216,7 +215,6 @@ def _write_jsonl(path: Path, lines: list, extra: list[str] | None = None) -> Pat
     return path
 
 
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_codex_rollouts_new_and_legacy_with_malformed_lines_reported(db: SessionDB, tmp_path: Path) -> None:
     codex_home = tmp_path / ".codex"
     (codex_home).mkdir()

@@ -10,16 +10,7 @@ from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.fts import build_query
 from hermes_memory.sessions.message_search import SEARCH_STEPS, SearchFilters, build_search_sql, sort_order
 
-BACKENDS = ("sqlite",)  # search on PostgreSQL is the pgsearch slice's: it adds "postgres" here
-
-
-@pytest.fixture
-def db(tmp_path):
-    """These statements are SQLite's (FTS5, ``?``): a SQLite file only. PostgreSQL's are checked
-    in test_pg_search_sql.py."""
-    d = SessionDB(tmp_path / "state.db")
-    yield d
-    d.close()
+BACKENDS = ("sqlite",)  # SQLite's own FTS5 statements; PostgreSQL's are in test_pg_search_sql.py
 
 
 def _run(db: SessionDB, sql: str, params: list) -> list[int]:

@@ -25,13 +25,19 @@ def test_lexemes_are_quoted_so_no_character_is_an_operator() -> None:
     ("alpha NOT beta", True, "('alpha' & !'beta')"),
     ("alpha AND beta OR gamma", True, "(('alpha' & 'beta') | 'gamma')"),  # AND binds tighter (FTS5)
     ("alpha OR beta NOT gamma", True, "('alpha' | ('beta' & !'gamma'))"),  # NOT tightest (FTS5)
-    ("kafka NEAR timeout", True, "('kafka' & 'timeout')"),  # NEAR: both present
+    ("a NEAR b NEAR c", True, "('a' & 'b' & 'c')"),  # a NEAR of three: all present
     ('"docker network" bridge', False, "(('docker' <-> 'network') | 'bridge')"),
     ("gateway/run.py", False, "('gateway' <-> 'run' <-> 'py')"),
     ("alice::bob", False, "('alice' <-> 'bob')"),
 ])
 def test_plans_translate_to_tsquery(query: str, syntax: bool, expected: str) -> None:
     assert ts_plan(build_query(query, syntax=syntax)).query == expected
+
+
+def test_near_of_two_words_allows_every_distance_up_to_ten_tokens_between_them() -> None:
+    q = ts_plan(build_query("kafka NEAR timeout", syntax=True)).query
+    assert q is not None and q.count("|") == 21
+    assert "'kafka' <1> 'timeout'" in q and "'timeout' <11> 'kafka'" in q and "<12>" not in q
 
 
 def test_empty_and_cjk_only_plans_have_no_tsquery() -> None:

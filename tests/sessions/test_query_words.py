@@ -16,8 +16,6 @@ from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.fts import build_query
 from hermes_memory.sessions.search import SESSION_SEARCH_SCHEMA, session_search
 
-BACKENDS = ("sqlite",)  # search on PostgreSQL is the pgsearch slice's: it adds "postgres" here
-
 FRIDAY = "I said do NOT deploy on Fridays"
 
 

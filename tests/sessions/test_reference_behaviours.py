@@ -35,7 +35,6 @@ def test_session_search_schema_offers_sort_newest_and_oldest() -> None:
     assert SESSION_SEARCH_SCHEMA["parameters"]["properties"]["sort"]["enum"] == ["newest", "oldest"]
 
 
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 @pytest.mark.parametrize(("sort", "first"), [("newest", "s_newest"), ("oldest", "s_oldest"), ("NEWEST", "s_newest")])
 def test_session_search_sort_orders_sessions_by_time(db: SessionDB, sort: str, first: str) -> None:
     _seed_three_eras(db)
@@ -46,13 +45,11 @@ def test_session_search_sort_orders_sessions_by_time(db: SessionDB, sort: str, f
     assert order == (["s_newest", "s_middle", "s_oldest"] if first == "s_newest" else ["s_oldest", "s_middle", "s_newest"])
 
 
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_session_search_without_sort_ranks_by_relevance(db: SessionDB) -> None:
     _seed_three_eras(db)
     assert _tool(db, query="modpack", limit=3)["results"][0]["session_id"] == "s_middle"
 
 
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_session_search_rejects_an_unknown_sort_instead_of_ignoring_it(db: SessionDB) -> None:
     _seed_three_eras(db)
     result = _tool(db, query="modpack", sort="latest")
@@ -60,7 +57,6 @@ def test_session_search_rejects_an_unknown_sort_instead_of_ignoring_it(db: Sessi
 
 
 # ----------------------------------------------------------------- titles
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_a_session_matching_only_by_its_exact_title_is_found_first(db: SessionDB) -> None:
     db.create_session("s_night", title="Night ibuprofen plan")
     db.append_message("s_night", "user", "remember the dose at 21:00")
@@ -75,7 +71,6 @@ def test_a_session_matching_only_by_its_exact_title_is_found_first(db: SessionDB
         assert [m["content"] for m in top["window"]] == ["remember the dose at 21:00"]
 
 
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_a_session_whose_title_holds_every_query_word_is_found(db: SessionDB) -> None:
     db.create_session("s_quest", title="Modpack Quest Coverage")
     db.append_message("s_quest", "user", "survey the questbook")
@@ -86,7 +81,6 @@ def test_a_session_whose_title_holds_every_query_word_is_found(db: SessionDB) ->
     assert all(r["title_match"] is None for r in _tool(db, query="the")["results"])  # a stopword alone: no title match
 
 
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_title_search_keeps_the_source_user_and_live_session_rules(db: SessionDB) -> None:
     db.create_session("s_live", title="Release checklist")
     db.create_session("s_sub", source="subagent", title="Release checklist #2")
@@ -122,7 +116,6 @@ def _seed_cron_wall(db: SessionDB) -> None:
         db.append_message(f"cron_{i}", "assistant", "venom project venom project venom summary", timestamp=now - 999 - i)
 
 
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 @pytest.mark.parametrize("sort", [None, "newest"])
 def test_the_users_own_session_outranks_cron_sessions(db: SessionDB, sort: str | None) -> None:
     _seed_cron_wall(db)
@@ -133,7 +126,6 @@ def test_the_users_own_session_outranks_cron_sessions(db: SessionDB, sort: str |
     assert [r["source"] for r in everything["results"]] == ["telegram"] + ["cron"] * 8
 
 
-@pytest.mark.backends("sqlite")  # uses search: PostgreSQL search is the pgsearch slice's
 def test_cron_sessions_are_still_found_when_they_are_the_only_match(db: SessionDB) -> None:
     db.create_session("cron_only", source="cron")
     db.append_message("cron_only", "user", "quarterly archive sweep")

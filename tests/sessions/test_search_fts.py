@@ -19,8 +19,6 @@ from tests.sessions.backend_sql import (
     search_index_exists,
 )
 
-BACKENDS = ("sqlite",)  # search on PostgreSQL is the pgsearch slice's: it adds "postgres" here
-
 
 def _contents(rows: list[dict]) -> set[str]:
     return {r["context"][[c["id"] for c in r["context"]].index(r["id"])]["content"] for r in rows}

@@ -8,8 +8,6 @@ import json
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.search import SESSION_SEARCH_SCHEMA, session_search
 
-BACKENDS = ("sqlite",)  # search on PostgreSQL is the pgsearch slice's: it adds "postgres" here
-
 
 def _call(db: SessionDB, args: dict | None, **kw) -> dict:
     out = session_search(args, db, **kw)

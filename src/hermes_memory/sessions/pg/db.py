@@ -24,6 +24,8 @@ from hermes_memory.sessions.lineage import LineageMethods
 from hermes_memory.sessions.listing import ListingMethods
 from hermes_memory.sessions.pg.connection import PgConn, PgStore
 from hermes_memory.sessions.pg.copy import CopyMethods
+from hermes_memory.sessions.pg.search import PgMessageSearchMethods
+from hermes_memory.sessions.pg.title_search import PgTitleSearchMethods
 from hermes_memory.sessions.records import INSERT_MESSAGE_SQL, RecordMethods
 from hermes_memory.sessions.titles import TitleMethods
 
@@ -37,7 +39,7 @@ MESSAGE_COLUMNS_SQL = (
 _INSERT_RETURNING = INSERT_MESSAGE_SQL + " RETURNING id"
 
 
-class PgSessionDB(CopyMethods, TitleMethods, LineageMethods, ListingMethods, RecordMethods, PgStore):
+class PgSessionDB(PgMessageSearchMethods, PgTitleSearchMethods, CopyMethods, TitleMethods, LineageMethods, ListingMethods, RecordMethods, PgStore):
     """Sessions and messages in PostgreSQL; the store behind ``session_search`` when
     ``storage.backend`` is ``postgres``.
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_memory.errors import SessionStoreError
+from hermes_memory.sessions.pg import search_schema
 
 MIGRATION_LOCK_KEY = 0x68_6D_73_65_73_73  # "hmsess": the advisory lock around migrations
 """``pg_advisory_xact_lock`` key held while migrating (advisory locks are per database)."""
@@ -163,6 +164,7 @@ CREATE INDEX hm_pending_parents_parent ON hm_pending_parents(parent_id);
 
 MIGRATIONS: list[Migration] = [
     Migration(1, "sessions, messages, search columns (tsvector + GIN, pg_trgm), pending parent links", _V1),
+    Migration(2, search_schema.MIGRATION_NAME, search_schema.MIGRATION_SQL),  # pg/search_schema.py says why
 ]
 """Every schema version, oldest first (append only)."""
 

@@ -39,9 +39,13 @@ TOOL_ROW_FTS_CHARS = 8192
 CONTENT_FTS_CHARS = 100_000
 """Other rows (and tool-call JSON) are indexed on their first 100,000 characters, under
 PostgreSQL's 1 MB tsvector limit; longer text stays stored whole."""
-NORMALISE = "'[^[:alnum:]]+'"
-"""Runs of characters that are not letters or digits (``_`` included) become one space before
-parsing: the word pieces of :func:`hermes_memory.sessions.fts.build_query` and of SQLite's unicode61."""
+NORMALISE = r"'[^0-9A-Za-z\u0080-\U0010ffff]+'"
+"""Runs of ASCII characters that are not letters or digits (``_`` included) become one space
+before parsing, so the parser sees the word pieces of
+:func:`hermes_memory.sessions.fts.build_query` (and of SQLite's unicode61) instead of its
+file/host/email/version tokens. Written with explicit ranges, not ``[:alnum:]``: under the
+columns' ``C`` collation that class is ASCII only and would cut ``café`` or CJK text apart.
+Non-ASCII punctuation is left to the parser, which separates words at it."""
 CJK_REGEX = fts_mod.CJK_RE.pattern
 """One CJK character, as :data:`hermes_memory.sessions.fts.CJK_RE` matches it."""
 CJK_TEXT = "(coalesce(content, '') || ' ' || coalesce(tool_name, ''))"

@@ -14,9 +14,10 @@ no character of a query can act as a tsquery operator (failure case C14: ``alice
 
 Operator precedence follows FTS5 (``NOT`` binds tightest, then ``AND``, then ``OR``; ``a NOT b`` is
 ``a AND NOT b``); the rendering parenthesises every group, so tsquery's own precedence never
-matters. ``NEAR(a b)`` (FTS5: within 10 tokens) is rendered as ``a & b`` (both present): tsquery's
-``<N>`` is an exact distance, so "within N" would need one alternative per distance. That is the
-one place where PostgreSQL matches more rows than SQLite (docs/reference.md §6).
+matters. ``NEAR(a b)`` of two words (FTS5: at most 10 tokens between them) becomes one ``<N>``
+alternative per allowed distance, in both orders (tsquery's ``<N>`` is an exact distance); a
+``NEAR`` of phrases or of three or more members is rendered as ``a & b & ...`` (all present, the
+distance unchecked): the one place where PostgreSQL can match more rows than SQLite.
 
 Pure functions; nothing here touches a database and nothing raises on a plan built by
 ``build_query``.
@@ -29,6 +30,8 @@ from dataclasses import dataclass, field
 
 from hermes_memory.sessions import fts as fts_mod
 
+NEAR_DISTANCE = 10
+"""FTS5's default NEAR distance: tokens allowed between the phrases of a ``NEAR`` group."""
 _TOKEN_RE = re.compile(r'"((?:[^"]|"")*)"(\*?)|NEAR\(|\)|AND|OR|NOT')
 
 
@@ -125,7 +128,7 @@ class _Parser:
                     kids.append(_Node("phrase", text))
             if self.peek() == ")":
                 self.take()
-            return _group("and", kids)
+            return _Node("near", kids=kids) if len(kids) > 1 else _group("and", kids)
         if kind is not None and kind not in ("OR", "AND", "NOT"):
             self.take()  # a stray ")": skip it
             return self.primary()
@@ -141,10 +144,24 @@ def _group(op: str, kids: list[_Node]) -> _Node | None:
 def _render(node: _Node) -> str:
     if node.op == "phrase":
         return node.text
+    if node.op == "near":
+        return _render_near(node.kids)
     if node.op == "not":
         return "(" + _render(node.kids[0]) + " & !" + _render(node.kids[1]) + ")"
     joiner = " | " if node.op == "or" else " & "
     return "(" + joiner.join(_render(k) for k in node.kids) + ")"
+
+
+def _render_near(kids: list[_Node]) -> str:
+    """FTS5's ``NEAR(a b)``: at most :data:`NEAR_DISTANCE` tokens between the two, either order.
+    Two one-word phrases become every allowed distance (``a <1> b | ... | b <11> a``, exact);
+    longer phrases or more members become ``a & b & ...`` (all present, distance unchecked)."""
+    single = [k.text for k in kids if k.op == "phrase" and not k.text.startswith("(") and ":*" not in k.text]
+    if len(kids) == 2 and len(single) == 2:
+        a, b = single
+        alts = [f"{x} <{n}> {y}" for n in range(1, NEAR_DISTANCE + 2) for x, y in ((a, b), (b, a))]
+        return "(" + " | ".join(alts) + ")"
+    return "(" + " & ".join(_render(k) for k in kids) + ")"
 
 
 def fts_to_tsquery(expr: str | None) -> str | None:
