@@ -72,3 +72,21 @@ def test_atomic_on_a_closed_db_raises(db: SessionDB) -> None:
     db.close()
     with pytest.raises(SessionStoreError, match="closed"), db.atomic():
         pass
+
+
+def test_batch_commits_per_chunk_and_a_raise_drops_only_the_open_chunk(db: SessionDB, make_db) -> None:
+    """Both engines: reads inside the batch see its writes; another connection sees the chunks
+    committed so far; a refused write undoes only itself; raising drops the open chunk only."""
+    other = make_db()
+    with pytest.raises(RuntimeError), db.batch(commit_every=2):
+        db.create_session("a", title="T")
+        assert db.get_session("a") is not None  # this thread reads its own batch
+        with pytest.raises(ValueError, match="already in use"):
+            db.create_session("b", title="T")  # refused inside the batch: undoes only itself
+        db.create_session("b")  # the second write: the chunk commits
+        assert other.get_session("b") is not None
+        db.create_session("c")  # the open chunk
+        assert other.get_session("c") is None
+        raise RuntimeError("stop")
+    assert {s["id"] for s in other.list_sessions()} == {"a", "b"}
+    assert db.get_session("c") is None and db.get_session("b")["title"] is None

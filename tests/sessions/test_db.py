@@ -99,6 +99,12 @@ def test_list_content_and_lone_surrogates(db: SessionDB) -> None:
     assert "\ud800" not in msgs[1]["content"] and msgs[1]["content"].startswith("bad ")
 
 
+def test_unknown_parent_session_is_refused(db: SessionDB) -> None:
+    with pytest.raises(SessionStoreError, match="write failed"):
+        db.create_session("child", parent_session_id="ghost")
+    assert db.get_session("child") is None
+
+
 def test_append_to_unknown_session_raises(db: SessionDB) -> None:
     with pytest.raises(SessionStoreError, match="create_session"):
         db.append_message("ghost", "user", "x")

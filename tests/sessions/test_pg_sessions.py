@@ -16,7 +16,7 @@ import pytest
 
 from hermes_memory.errors import SessionStoreError, StorageUnavailableError, StorageURLError
 from hermes_memory.sessions.db import SessionDB
-from hermes_memory.sessions.pg import PgSessionDB, redact_url
+from hermes_memory.sessions.pg import PgSessionDB, redact_url, unstorable_values
 from hermes_memory.sessions.pg.schema import SCHEMA_VERSION
 
 BACKENDS = ("postgres",)
@@ -51,6 +51,8 @@ def test_migrations_applied_once_when_several_processes_open_a_new_database_at_o
     assert _sql(pg_url, "SELECT version FROM hm_schema_migrations ORDER BY version") == [
         (v,) for v in range(1, SCHEMA_VERSION + 1)]
     assert _sql(pg_url, "SELECT count(*) FROM sessions") == [(6,)]
+    # C20: the lock is transaction-scoped, so nothing is left held (safe behind a transaction pooler)
+    assert _sql(pg_url, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'") == [(0,)]
 
 
 def test_a_database_newer_than_the_code_is_refused_unchanged(pg_url: str) -> None:
@@ -212,6 +214,32 @@ def test_nul_characters_are_stored_as_replacement_characters(db: PgSessionDB) ->
     assert db.get_message(mid)["content"] == "bin\ufffdary"
 
 
+def test_C17_a_sqlite_session_with_nul_bytes_copies_completely_and_once(tmp_path: Path, db: PgSessionDB) -> None:
+    import sqlite3
+
+    with SessionDB(tmp_path / "state.db") as lite:
+        lite.create_session("s", title="clean")
+        lite.append_message("s", "user", "abc\x00def")
+        lite.append_message("s", "assistant", None, tool_calls='[{"id": "c", "arguments": "\\u0000"}]')
+        lite.append_message("s", "tool", [{"type": "text", "text": "n\x00ul"}], tool_name="t\x00ool")
+    raw = sqlite3.connect(tmp_path / "state.db")  # a title with NUL, as another program might write it
+    raw.execute("UPDATE sessions SET title = ? WHERE id = 's'", ("ti\x00tle",))
+    raw.commit()
+    raw.close()
+    with SessionDB(tmp_path / "state.db") as lite:
+        export = lite.export_session("s")
+    # text content, tool name, title; NUL inside JSON (list content, tool calls) is stored as the escape \u0000
+    assert unstorable_values(export) == 3
+    assert db.copy_session(export) == (1, 3)
+    assert db.copy_session(export) == (0, 0)
+    got = db.export_session("s")
+    assert got["title"] == "ti\ufffdtle" and db.message_count("s") == 3
+    assert [m["content"] for m in got["messages"]][0] == "abc\ufffddef"
+    assert got["messages"][1]["tool_calls"] == export["messages"][1]["tool_calls"] == [{"id": "c", "arguments": "\x00"}]
+    assert got["messages"][2]["content"] == [{"type": "text", "text": "n\x00ul"}]  # JSON keeps it exactly
+    assert got["messages"][2]["tool_name"] == "t\ufffdool"
+
+
 def _fill(db: Any) -> None:
     db.create_session("root", source="cli", model="m", model_config={"t": 0.2}, title="Trip plan",
                       started_at=1000.25, user_id="u1")
@@ -302,3 +330,76 @@ def test_pooled_connections_the_server_dropped_are_replaced(db: PgSessionDB, pg_
     assert _drop_connections(pg_url) >= 1
     assert db.get_session("s")["message_count"] == 1
     assert [m["content"] for m in db.get_messages("s")] == ["after the drop"]
+
+
+def test_C16_huge_messages_are_stored_whole_and_stay_searchable_by_their_start(db: PgSessionDB, pg_url: str) -> None:
+    """A tsvector holds at most 1 MB: the generated column indexes a bounded prefix, so a message
+    of several MB of distinct words, of 200k distinct tokens or a 5 MB base64 blob is stored whole
+    instead of being refused."""
+    import random
+
+    rnd = random.Random(7)
+    words = ["".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rnd.randint(3, 9))) for _ in range(600_000)]
+    text = "zebrafirst " + " ".join(words)
+    db.create_session("s")
+    user = db.append_message("s", "user", text)
+    tool = db.append_message("s", "tool", text, tool_name="dump")
+    assert len(text) > 3_000_000
+    assert db.get_message(user)["content"] == text and db.get_message(tool)["content"] == text
+    hits = _sql(pg_url, "SELECT id FROM messages WHERE search_vector @@ to_tsquery('english', 'zebrafirst') ORDER BY id")
+    assert hits == [(user,), (tool,)]
+    import base64
+
+    tokens = " ".join(f"w{i}" for i in range(200_000))
+    blob = "kiwistart " + base64.b64encode(rnd.randbytes(3_750_000)).decode()
+    ids = [db.append_message("s", role, body) for role in ("tool", "assistant") for body in (tokens, blob)]
+    assert [db.get_message(i)["content"] for i in ids] == [tokens, blob, tokens, blob]
+    for word, expected in (("w1234", [ids[0], ids[2]]), ("kiwistart", [ids[1], ids[3]])):
+        found = _sql(pg_url, "SELECT id FROM messages WHERE search_vector @@ to_tsquery('simple', %s) ORDER BY id",
+                     (word,))
+        assert [r[0] for r in found] == expected
+
+
+def test_copy_session_from_several_writers_at_once_inserts_each_session_once(
+    tmp_path: Path, db: PgSessionDB, make_db
+) -> None:
+    """Two migrations of the same home running at once (and an agent appending meanwhile): every
+    session and message lands exactly once, and the appends never collide with copied ids."""
+    with SessionDB(tmp_path / "state.db") as lite:
+        for n in range(8):
+            lite.create_session(f"s{n}", title=f"T{n}")
+            lite.append_messages(f"s{n}", [{"role": "user", "content": f"s{n} m{i}"} for i in range(20)])
+        exports = lite.export_all()
+    db.create_session("live")
+    copiers = [make_db() for _ in range(2)]
+    totals: list[tuple[int, int]] = []
+    lock = threading.Lock()
+
+    def copy(store: PgSessionDB) -> None:
+        for e in exports:
+            got = store.copy_session(e)
+            with lock:
+                totals.append(got)
+
+    def append() -> None:
+        for i in range(60):
+            db.append_message("live", "user", f"live {i}")
+
+    threads = [threading.Thread(target=copy, args=(c,)) for c in copiers] + [threading.Thread(target=append)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(s for s, _ in totals) == 8 and sum(m for _, m in totals) == 160
+    assert db.message_count() == 160 + 60 and db.get_session("live")["message_count"] == 60
+    for e in exports:
+        assert [m["content"] for m in db.get_messages(e["id"])] == [m["content"] for m in e["messages"]]
+
+
+def test_copied_ids_move_a_fresh_sequence_past_them(tmp_path: Path, db: PgSessionDB, pg_url: str) -> None:
+    with SessionDB(tmp_path / "state.db") as lite:
+        lite.create_session("s")
+        lite.append_message("s", "user", "the only message, id 1")
+        export = lite.export_session("s")
+    assert db.copy_session(export) == (1, 1)
+    assert _sql(pg_url, "SELECT nextval(pg_get_serial_sequence('messages', 'id'))") == [(2,)]

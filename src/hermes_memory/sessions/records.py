@@ -46,6 +46,33 @@ MESSAGE_ROW_COLUMNS = (
 """The columns of one prepared message row, in :data:`INSERT_MESSAGE_SQL` order."""
 
 
+def message_row(session_id: str, role: str, m: dict[str, Any], now: float) -> tuple[tuple[Any, ...], int]:
+    """One message dict (keys of :meth:`RecordMethods.append_message`; ``name`` for ``tool_name``)
+    as a row of :data:`MESSAGE_ROW_COLUMNS` (text scrubbed, JSON encoded, ``now`` when it has no
+    ``timestamp``), and the tool calls it adds to the session's ``tool_call_count`` (assistant only)."""
+    role = fts_mod.scrub_text(role)
+    tc = m.get("tool_calls")
+    decoded = decode_json(tc) if isinstance(tc, str) else tc
+    calls = len(decoded) if isinstance(decoded, list) and role == "assistant" else 0
+    row = (
+        session_id,
+        role,
+        encode_content(m.get("content")),
+        scrub(m.get("tool_call_id")),
+        encode_json(tc),
+        scrub(m.get("tool_name") or m.get("name")),
+        m.get("timestamp") if m.get("timestamp") is not None else now,
+        m.get("token_count"),
+        scrub(m.get("finish_reason")),
+        scrub(m.get("reasoning")),
+        scrub(m.get("reasoning_content")),
+        encode_json(m.get("reasoning_details")),
+        encode_json(m.get("codex_reasoning_items")),
+        encode_json(m.get("codex_message_items")),
+    )
+    return row, calls
+
+
 class RecordMethods:
     """Sessions, messages, export, delete and prune (a mixin over a store; see the module doc)."""
 
@@ -227,42 +254,15 @@ class RecordMethods:
         of tool calls. Raises :class:`SessionStoreError` for an unknown session or after the
         bounded retries of a locked database.
         """
-        if tool_calls is not None and isinstance(tool_calls, str):
-            decoded = decode_json(tool_calls)
-            n_calls = len(decoded) if isinstance(decoded, list) else 0
-        else:
-            n_calls = len(tool_calls) if isinstance(tool_calls, list) else 0
-        row = (
-            session_id,
-            fts_mod.scrub_text(str(role)),
-            encode_content(content),
-            scrub(tool_call_id),
-            encode_json(tool_calls),
-            scrub(tool_name),
-            timestamp if timestamp is not None else time.time(),
-            token_count,
-            scrub(finish_reason),
-            scrub(reasoning),
-            scrub(reasoning_content),
-            encode_json(reasoning_details),
-            encode_json(codex_reasoning_items),
-            encode_json(codex_message_items),
-        )
-        added_calls = n_calls if role == "assistant" else 0
-
-        def _do(conn: Any) -> int:
-            updated = conn.execute(
-                "UPDATE sessions SET message_count = coalesce(message_count, 0) + 1, "
-                "tool_call_count = coalesce(tool_call_count, 0) + ? WHERE id = ?",
-                (added_calls, session_id),
-            ).rowcount
-            if not updated:
-                raise SessionStoreError(
-                    f"unknown session {session_id!r}: create it with create_session() before appending."
-                )
-            return self._insert_message(conn, row)
-
-        return self._execute_write(_do)
+        fields = {
+            "content": content, "tool_name": tool_name, "tool_calls": tool_calls, "tool_call_id": tool_call_id,
+            "token_count": token_count, "finish_reason": finish_reason, "reasoning": reasoning,
+            "reasoning_content": reasoning_content, "reasoning_details": reasoning_details,
+            "codex_reasoning_items": codex_reasoning_items, "codex_message_items": codex_message_items,
+            "timestamp": timestamp,
+        }
+        row, calls = message_row(session_id, str(role), fields, time.time())
+        return self._append(session_id, [row], calls)[0]
 
     def append_messages(self, session_id: str, messages: list[dict[str, Any]]) -> list[int]:
         """Append many OpenAI-style message dicts in ONE transaction; returns their row ids.
@@ -272,50 +272,26 @@ class RecordMethods:
         """
         if not messages:
             return []
-        prepared = []
-        calls_total = 0
         now = time.time()
-        for m in messages:
-            role = fts_mod.scrub_text(str(m.get("role") or "user"))
-            tc = m.get("tool_calls")
-            if isinstance(tc, str):
-                dec = decode_json(tc)
-                n = len(dec) if isinstance(dec, list) else 0
-            else:
-                n = len(tc) if isinstance(tc, list) else 0
-            if role == "assistant":
-                calls_total += n
-            prepared.append(
-                (
-                    session_id,
-                    role,
-                    encode_content(m.get("content")),
-                    scrub(m.get("tool_call_id")),
-                    encode_json(tc),
-                    scrub(m.get("tool_name") or m.get("name")),
-                    m.get("timestamp") if m.get("timestamp") is not None else now,
-                    m.get("token_count"),
-                    scrub(m.get("finish_reason")),
-                    scrub(m.get("reasoning")),
-                    scrub(m.get("reasoning_content")),
-                    encode_json(m.get("reasoning_details")),
-                    encode_json(m.get("codex_reasoning_items")),
-                    encode_json(m.get("codex_message_items")),
-                )
-            )
+        prepared = [message_row(session_id, str(m.get("role") or "user"), m, now) for m in messages]
+        return self._append(session_id, [r for r, _ in prepared], sum(c for _, c in prepared))
+
+    def _append(self, session_id: str, rows: list[tuple[Any, ...]], calls: int) -> list[int]:
+        """Insert prepared rows in one transaction, counting them (and ``calls`` tool calls) on the
+        session; raises :class:`SessionStoreError` for an unknown session."""
 
         def _do(conn: Any) -> list[int]:
             # the session row first: it is the lock that keeps one session's ids in commit order
             updated = conn.execute(
                 "UPDATE sessions SET message_count = coalesce(message_count, 0) + ?, "
                 "tool_call_count = coalesce(tool_call_count, 0) + ? WHERE id = ?",
-                (len(prepared), calls_total, session_id),
+                (len(rows), calls, session_id),
             ).rowcount
             if not updated:
                 raise SessionStoreError(
                     f"unknown session {session_id!r}: create it with create_session() before appending."
                 )
-            return self._insert_messages(conn, prepared)
+            return [self._insert_message(conn, rows[0])] if len(rows) == 1 else self._insert_messages(conn, rows)
 
         return self._execute_write(_do)
 

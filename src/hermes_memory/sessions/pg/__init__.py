@@ -6,7 +6,16 @@ Modules: :mod:`.schema` (versioned migrations), :mod:`.connection` (pool, writes
 :mod:`.dsn` (URLs without passwords), :mod:`.copy` (``copy_session``), :mod:`.db` (the class).
 """
 
-from hermes_memory.sessions.pg.db import PgSessionDB
-from hermes_memory.sessions.pg.dsn import redact_url
+try:
+    import psycopg  # noqa: F401
+    import psycopg_pool  # noqa: F401
+except ImportError as exc:  # the optional extra is missing: say how to install it
+    raise ImportError(
+        "PostgreSQL storage needs psycopg 3 and psycopg-pool: pip install 'hermes-memory[postgres]'"
+    ) from exc
 
-__all__ = ["PgSessionDB", "redact_url"]
+from hermes_memory.sessions.pg.copy import unstorable_values  # noqa: E402
+from hermes_memory.sessions.pg.db import PgSessionDB  # noqa: E402
+from hermes_memory.sessions.pg.dsn import redact_url  # noqa: E402
+
+__all__ = ["PgSessionDB", "redact_url", "unstorable_values"]

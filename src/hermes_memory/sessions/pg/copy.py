@@ -11,6 +11,23 @@ from hermes_memory.sessions.pg.schema import HIDDEN_COLUMNS
 from hermes_memory.sessions.titles import lineage_base, lineage_range, next_in_lineage
 
 
+def unstorable_values(export: dict[str, Any]) -> int:
+    """How many values of one :meth:`SessionDB.export_session` dict would hold a NUL character as
+    stored (session columns, and each message's columns with content and JSON columns encoded as
+    the codec stores them: a NUL inside JSON is written as the escape ``\\u0000`` and needs
+    nothing). PostgreSQL ``text`` cannot hold NUL: :meth:`CopyMethods.copy_session` stores U+FFFD
+    in its place (failure case C17). For a migration report; reads only."""
+
+    def nul(value: Any) -> int:
+        return int(isinstance(value, str) and "\x00" in value)
+
+    total = sum(nul(v) for k, v in export.items() if k != "messages")
+    for m in export.get("messages") or []:
+        for k, v in m.items():
+            total += nul(encode_content(v) if k == "content" else encode_json(v) if k in JSON_COLUMNS else v)
+    return total
+
+
 class CopyMethods:
     """``copy_session`` (a mixin over :class:`~hermes_memory.sessions.pg.connection.PgStore`)."""
 
@@ -52,7 +69,8 @@ class CopyMethods:
           that continued since the last copy), and its ``message_count``/``tool_call_count`` grow
           by them. A second call with the same export returns ``(0, 0)``.
 
-        Keys of ``export`` that are not columns here are ignored. Raises ``KeyError`` when
+        Text holding NUL characters is stored with U+FFFD in their place (:func:`unstorable_values`
+        counts them beforehand). Keys of ``export`` that are not columns here are ignored. Raises ``KeyError`` when
         ``export`` has no ``id``, :class:`~hermes_memory.errors.SessionStoreError` on a database
         failure (nothing is written).
         """
@@ -119,7 +137,11 @@ class CopyMethods:
         if keep_ids:
             seq = conn.execute("SELECT pg_get_serial_sequence('messages', 'id')").fetchone()[0]
             # first move the sequence past the ids (never back), so appends from now on cannot take them
-            conn.execute(f"SELECT setval('{seq}', ?) WHERE ? > (SELECT last_value FROM {seq})", (max(ids), max(ids)))
+            conn.execute(
+                f"SELECT setval('{seq}', ?) WHERE ? > "
+                f"(SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM {seq})",
+                (max(ids), max(ids)),
+            )
             keep_ids = not conn.execute("SELECT 1 FROM messages WHERE id = ANY(?) LIMIT 1", (ids,)).fetchone()
         names = [c for c in columns if c != "id" and c != "session_id"]
         if keep_ids:

@@ -66,8 +66,6 @@ class PgSessionDB(PgMessageSearchMethods, PgTitleSearchMethods, CopyMethods, Tit
         return int(conn.execute(_INSERT_RETURNING, row).fetchone()[0])
 
     def _insert_messages(self, conn: PgConn, rows: list[tuple[Any, ...]]) -> list[int]:
-        if len(rows) == 1:
-            return [self._insert_message(conn, rows[0])]
         return [int(i) for i in conn.returning_many(_INSERT_RETURNING, rows)]
 
     def get_lineage(self, session_id: str) -> list[str]:
