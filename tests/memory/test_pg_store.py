@@ -11,10 +11,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import psycopg
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hermes_memory.errors import MemoryDatabaseError
 from hermes_memory.memory import ENTRY_DELIMITER, MemoryStore
@@ -23,6 +26,7 @@ from hermes_memory.memory.pg import SCHEMA_VERSION, PgMemoryStore, close_pools
 from hermes_memory.memory.pg.backend import lock_key
 from hermes_memory.memory.pg.schema import ENTRY_LOCK_CLASS
 from tests.memory.backing import PgBacking
+from tests.memory.test_property import _op
 
 
 @pytest.fixture(autouse=True)
@@ -265,3 +269,96 @@ def test_rows_edited_by_hand_trip_the_drift_guard_and_keep_a_backup(pg_url: str)
         assert s.add("memory", "fact C")["success"]  # adding still works meanwhile
     finally:
         b.close()
+
+
+def test_a_database_that_goes_away_refuses_writes_with_json_errors_and_recovers(pg_url: str, pg_server) -> None:
+    """A failing store never breaks a turn: the memory tool answers an error, and works again afterwards."""
+    from hermes_memory.memory import memory_tool
+
+    s = PgMemoryStore(pg_url)
+    assert s.add("memory", "before the outage")["success"]
+    db = pg_url.rsplit("/", 1)[1]
+    pg_server.psql(f'ALTER DATABASE "{db}" ALLOW_CONNECTIONS false')
+    pg_server.psql(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{db}'")
+    try:
+        out = json.loads(memory_tool(action="add", content="during the outage", store=s))
+        assert out["success"] is False and "Memory write failed" in out["error"]
+        fresh = PgMemoryStore.__new__(PgMemoryStore)  # a session starting now: its load must not raise
+        MemoryStore.__init__(fresh, None, backend=s.backend)
+        fresh.load_from_disk()
+        assert fresh.usage("memory")["read_error"] and fresh.format_for_system_prompt("memory") is None
+        with pytest.raises(MemoryDatabaseError, match="nothing was written"):  # as a broken lock file raises
+            fresh.add("memory", "refused while unreadable")
+    finally:
+        pg_server.psql(f'ALTER DATABASE "{db}" ALLOW_CONNECTIONS true')
+    for _ in range(60):  # the pool reconnects in the background with a growing back-off
+        try:
+            assert s.add("memory", "after the outage")["success"]
+            break
+        except MemoryDatabaseError:
+            time.sleep(1)
+    else:
+        raise AssertionError("the store did not recover once the database was back")
+    assert PgMemoryStore(pg_url).memory_entries == ["before the outage", "after the outage"]
+
+
+def test_a_database_migrated_by_a_newer_version_is_refused_not_written(pg_url: str) -> None:
+    PgMemoryStore(pg_url).add("memory", "kept as it is")
+    close_pools()
+    with psycopg.connect(pg_url) as conn:
+        conn.execute("INSERT INTO hm_memory_schema (version, name) VALUES (%s, 'from the future')", (SCHEMA_VERSION + 1,))
+    with pytest.raises(MemoryDatabaseError, match="newer than this hermes-memory understands"):
+        PgMemoryStore(pg_url)
+    assert [r[4] for r in _rows(pg_url)] == ["kept as it is"]
+
+
+_STUCK = """
+import sys, time
+from hermes_memory.memory.pg import PgMemoryStore
+s = PgMemoryStore(sys.argv[1])
+with s.backend.mutation("memory") as txn:  # inside the critical section, lock held
+    txn.stored  # read under the lock, as a write does
+    print("held", flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_writer_killed_inside_its_transaction_releases_the_lock_and_loses_nothing(pg_url: str) -> None:
+    s = PgMemoryStore(pg_url)
+    assert s.add("memory", "committed before the crash")["success"]
+    p = subprocess.Popen([sys.executable, "-c", _STUCK, pg_url], env=_env(), stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout is not None and p.stdout.readline().strip() == "held"
+        p.kill()  # SIGKILL: no rollback from the client; the server ends the session
+        p.wait()
+        assert s.add("memory", "written after the crash")["success"]
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert PgMemoryStore(pg_url).memory_entries == ["committed before the crash", "written after the crash"]
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(_op, min_size=1, max_size=12))
+def test_any_sequence_of_calls_answers_and_renders_the_same_on_both_backends(
+    pg_url: str, tmp_path_factory: pytest.TempPathFactory, ops: list[tuple]
+) -> None:
+    """Differential: the same calls on a file store and a PgMemoryStore give equal results, entries and blocks."""
+    import uuid
+
+    f = MemoryStore(tmp_path_factory.mktemp("diff"), memory_char_limit=120, user_char_limit=100)
+    p = PgMemoryStore(pg_url, memory_char_limit=120, user_char_limit=100, profile=f"diff-{uuid.uuid4().hex[:8]}")
+    for s in (f, p):
+        s.load_from_disk()
+    for op in ops:
+        kind, target = op[0], op[1]
+        name = "apply_batch" if kind == "batch" else kind
+        rf, rp = (getattr(s, name)(target, *op[2:]) for s in (f, p))
+        assert rf == rp, op
+        assert f.entries(target) == p.entries(target)
+    for t in ("memory", "user"):
+        assert f.format_for_system_prompt(t) == p.format_for_system_prompt(t)  # the snapshots taken at load
+        f.load_from_disk()
+        p.load_from_disk()
+        assert f.format_for_system_prompt(t) == p.format_for_system_prompt(t)

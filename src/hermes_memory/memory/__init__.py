@@ -1,4 +1,8 @@
-"""Layer 1: bounded, curated memory (``MEMORY.md`` / ``USER.md``), its threat scan and the ``memory`` tool."""
+"""Layer 1: bounded, curated memory (``MEMORY.md`` / ``USER.md``), its threat scan and the ``memory`` tool.
+
+``PgMemoryStore`` (entries in PostgreSQL, the ``postgres`` extra) is imported on first use, so the
+file store never needs psycopg.
+"""
 
 from hermes_memory.memory.factory import open_memory_store
 from hermes_memory.memory.scan import find_threats, scan_memory_content
@@ -17,9 +21,18 @@ __all__ = [
     "MEMORY_TOOL_SCHEMA",
     "LockFileError",
     "MemoryStore",
+    "PgMemoryStore",
     "find_threats",
     "memory_tool",
     "open_memory_store",
     "scan_memory_content",
     "validate_user_id",
 ]
+
+
+def __getattr__(name: str):
+    if name == "PgMemoryStore":
+        from hermes_memory.memory.pg import PgMemoryStore
+
+        return PgMemoryStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

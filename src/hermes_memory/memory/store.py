@@ -70,12 +70,15 @@ _RETRY_HINT = (
 
 
 class MemoryStore:
-    """The two curated memory files of one data home.
+    """The two curated memory targets (MEMORY.md, USER.md) of one data home.
 
-    ``memory_dir`` defaults to ``HermesHome.resolve().memories_dir`` (``$HERMES_HOME/memories``).
+    ``memory_dir`` defaults to ``HermesHome.resolve().memories_dir`` (``$HERMES_HOME/memories``);
+    ``backend`` replaces the files with another :class:`~hermes_memory.memory.backend.EntriesBackend`
+    (:class:`~hermes_memory.memory.pg.PgMemoryStore` passes the PostgreSQL one).
     Limits are characters including delimiters; string values are ``int()``-cast. With ``user_id``
     (gateway mode) ``USER.md`` lives in ``memories/users/<user_id>/`` while ``MEMORY.md`` stays
-    shared; an unsafe ``user_id`` raises ``ValueError``.
+    shared; an unsafe ``user_id`` raises ``ValueError``. On PostgreSQL the lock and storage errors
+    are :class:`~hermes_memory.errors.MemoryDatabaseError` (a :class:`MemoryStoreError`).
 
     Entries load lazily on first access; call :meth:`load_from_disk` at session start to take the
     frozen snapshot. Mutations (:meth:`add`, :meth:`replace`, :meth:`remove`, :meth:`apply_batch`)

@@ -68,10 +68,12 @@ class _PgTxn(EntriesTxn):
     def save(self, entries: Sequence[str]) -> None:
         if self.finished:
             raise MemoryDatabaseError("this memory transaction is already finished; nothing was written")
-        self._conn.execute(_DELETE, self._key)
-        if entries:
-            self._conn.execute(_INSERT, (*self._key, list(entries)))
-        self._conn.commit()  # durable now; the advisory lock goes with the transaction
+        conn = self._conn
+        with conn.pipeline():  # delete, insert and commit in one round trip
+            conn.execute(_DELETE, self._key)
+            if entries:
+                conn.execute(_INSERT, (*self._key, list(entries)))
+            conn.commit()  # durable now; the advisory lock goes with the transaction
         self.finished = True
 
     def backup(self) -> tuple[str, str]:

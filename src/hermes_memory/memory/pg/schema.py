@@ -62,8 +62,12 @@ SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)
 
 #: Connections per process and database: a mutation holds one for about a millisecond.
 POOL_MAX_SIZE = 4
-#: Seconds to wait for a connection (opening one, or a free one from the pool).
+#: Seconds to wait for the first connection when a process opens the database.
 CONNECT_TIMEOUT_S = 30.0
+#: Seconds an operation waits for a pooled connection (all busy, or the server gone) before it is
+#: refused with MemoryDatabaseError: a write holds one for milliseconds, and an agent turn must not
+#: hang on a database that went away (ours, not the reference's).
+GET_CONNECTION_TIMEOUT_S = 5.0
 
 _pools: dict[tuple[int, str], Any] = {}
 _pools_lock = threading.Lock()
@@ -136,7 +140,7 @@ def get_pool(url: str) -> Any:
             ) from exc
 
         pool = ConnectionPool(
-            url, min_size=1, max_size=POOL_MAX_SIZE, timeout=CONNECT_TIMEOUT_S, open=False,
+            url, min_size=1, max_size=POOL_MAX_SIZE, timeout=GET_CONNECTION_TIMEOUT_S, open=False,
             kwargs={"autocommit": False}, check=ConnectionPool.check_connection,
             name=f"hermes-memory {describe_url(url)}",
         )
