@@ -71,7 +71,8 @@ def register(app: typer.Typer) -> None:
         st = state(ctx)
         target = _target(ctx, to)
         require_driver()
-        st.home.ensure()
+        if not st.home.root.is_dir():
+            fail(f"{st.home.root} is not a data home (no such folder): pass --home DIR", EXIT_USAGE)
         err_console.print(f"Copying {escape(str(st.home.root))} into {escape(target.display)}", highlight=False)
         tasks: dict[str, Any] = {}
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
