@@ -403,3 +403,52 @@ def test_copied_ids_move_a_fresh_sequence_past_them(tmp_path: Path, db: PgSessio
         export = lite.export_session("s")
     assert db.copy_session(export) == (1, 1)
     assert _sql(pg_url, "SELECT nextval(pg_get_serial_sequence('messages', 'id'))") == [(2,)]
+
+
+def test_deleting_a_session_while_another_process_appends_to_it(db: PgSessionDB, make_db) -> None:
+    """The delete locks the session row first: an append either lands before it (and is deleted
+    with the session) or waits and is refused as an unknown session; never a foreign-key error."""
+    import time
+
+    writer = make_db()
+    for n in range(10):
+        sid = f"s{n}"
+        db.create_session(sid)
+        errors: list[str] = []
+
+        def append(sid: str = sid, errors: list[str] = errors) -> None:
+            while True:
+                try:
+                    writer.append_message(sid, "user", "x")
+                except SessionStoreError as exc:
+                    errors.append(str(exc))
+                    return
+
+        t = threading.Thread(target=append)
+        t.start()
+        time.sleep(0.02)
+        assert db.delete_session(sid) is True
+        t.join()
+        assert db.message_count(sid) == 0 and db.get_session(sid) is None
+        assert len(errors) == 1 and "unknown session" in errors[0], errors
+
+
+def test_a_row_lock_held_past_the_timeout_is_an_explicit_error(pg_url: str) -> None:
+    """B26 on PostgreSQL: a writer stuck holding the session's row lock makes an append wait at
+    most ``timeout`` seconds, then fail loudly; nothing is half-written and it works once freed."""
+    db = PgSessionDB(pg_url, timeout=1)
+    try:
+        db.create_session("s1")
+        holder = psycopg.connect(pg_url)
+        holder.execute("SELECT 1 FROM sessions WHERE id = 's1' FOR UPDATE")
+        try:
+            with pytest.raises(SessionStoreError, match="stayed locked for 1 s"):
+                db.append_message("s1", "user", "blocked")
+        finally:
+            holder.rollback()
+            holder.close()
+        assert db.message_count("s1") == 0 and db.get_session("s1")["message_count"] == 0
+        db.append_message("s1", "user", "after release")
+        assert db.message_count("s1") == 1
+    finally:
+        db.close()

@@ -78,6 +78,10 @@ class RecordMethods:
 
     _message_columns = "*"
     """What a message read selects (``*`` on SQLite; the public columns on PostgreSQL)."""
+    _for_update = ""
+    """Appended to the SELECT that finds the sessions a delete/prune removes: ``" FOR UPDATE"`` on
+    PostgreSQL, so an append to the same session waits for the delete instead of racing it (on
+    SQLite the write transaction already excludes every other writer)."""
 
     def _insert_message(self, conn: Any, row: tuple[Any, ...]) -> int:
         """Insert one prepared row (:data:`MESSAGE_ROW_COLUMNS`) and return its id (SQLite: ``lastrowid``)."""
@@ -360,7 +364,7 @@ class RecordMethods:
             return False
 
         def _do(conn: Any) -> bool:
-            if not conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone():
+            if not conn.execute("SELECT 1 FROM sessions WHERE id = ?" + self._for_update, (session_id,)).fetchone():
                 return False
             conn.execute("UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?", (session_id,))
             conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
@@ -381,7 +385,7 @@ class RecordMethods:
             if source:
                 sql += " AND source = ?"
                 params.append(source)
-            ids = [r[0] for r in conn.execute(sql, params).fetchall()]
+            ids = [r[0] for r in conn.execute(sql + self._for_update, params).fetchall()]
             if not ids:
                 return 0
             for chunk_start in range(0, len(ids), 500):

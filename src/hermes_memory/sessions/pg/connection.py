@@ -8,7 +8,9 @@ connection pool, bounded-retry writes, reads, batches, close.
   the credentials or lacks the database raises
   :class:`~hermes_memory.errors.StorageUnavailableError` naming the server (password ``***``).
 * Every write runs ``fn(conn)`` in one transaction on a pooled connection, under ``READ
-  COMMITTED``. Serialization failures, deadlocks and lock timeouts are retried up to
+  COMMITTED``. A row lock another writer holds is waited for at most ``timeout`` seconds
+  (``lock_timeout``), then :class:`~hermes_memory.errors.SessionStoreError` ("stayed locked").
+  Serialization failures and deadlocks are retried up to
   ``write_retries`` times after a random :data:`RETRY_SLEEP_RANGE` sleep, a unique-key race up to
   :data:`UNIQUE_RETRIES` times (the rerun sees the row the other writer committed: an existing
   session id, a title in use); then :class:`~hermes_memory.errors.SessionStoreError`. ``fn`` may
@@ -129,9 +131,14 @@ class _NumberLoader(Loader):
         return float(text)
 
 
-def _configure(conn: psycopg.Connection[Any]) -> None:
-    conn.row_factory = row_factory  # type: ignore[assignment]
-    conn.adapters.register_loader("numeric", _NumberLoader)
+def _configurer(lock_timeout_s: float) -> Callable[[psycopg.Connection[Any]], None]:
+    def configure(conn: psycopg.Connection[Any]) -> None:
+        conn.row_factory = row_factory  # type: ignore[assignment]
+        conn.adapters.register_loader("numeric", _NumberLoader)
+        # a row lock held by a stuck writer is waited for at most this long (SQLite: busy timeout)
+        conn.execute(f"SET lock_timeout = {max(1, int(lock_timeout_s * 1000))}")
+
+    return configure
 
 
 class PgConn:
@@ -214,7 +221,7 @@ class PgStore:
             min_size=1,
             max_size=self.pool_size,
             kwargs={"autocommit": True, "connect_timeout": connect_timeout},
-            configure=_configure,
+            configure=_configurer(self.timeout),
             timeout=self.timeout,
             name="hermes-memory-sessions",
             open=False,
@@ -302,7 +309,12 @@ class PgStore:
                 with self._connection() as conn, conn.transaction():
                     ran = True
                     return fn(PgConn(conn))
-            except (pg_errors.SerializationFailure, pg_errors.DeadlockDetected, pg_errors.LockNotAvailable) as exc:
+            except pg_errors.LockNotAvailable as exc:
+                raise SessionStoreError(
+                    f"session database {self.location} stayed locked for {self.timeout:g} s: {_first_line(exc)}. "
+                    "Another process holds a long write transaction on the same rows; close it or retry later."
+                ) from exc
+            except (pg_errors.SerializationFailure, pg_errors.DeadlockDetected) as exc:
                 last = exc
                 if attempt >= self.write_retries:
                     break

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions.lineage import LineageMethods
 from hermes_memory.sessions.listing import ListingMethods
 from hermes_memory.sessions.pg.connection import PgConn, PgStore
@@ -38,6 +39,16 @@ MESSAGE_COLUMNS_SQL = (
 
 _INSERT_RETURNING = INSERT_MESSAGE_SQL + " RETURNING id"
 
+_APPEND_ONE_SQL = (
+    "WITH s AS (UPDATE sessions SET message_count = coalesce(message_count, 0) + 1, "
+    "tool_call_count = coalesce(tool_call_count, 0) + ?::bigint WHERE id = ? RETURNING id) "
+    + INSERT_MESSAGE_SQL.split(" VALUES ")[0]
+    + " SELECT s.id, ?::text, ?::text, ?::text, ?::text, ?::text, ?::double precision, ?::bigint, ?::text, "
+    "?::text, ?::text, ?::text, ?::text, ?::text FROM s RETURNING id"
+)
+"""One message in one statement: the session row's counters (its lock first: one session's ids
+follow commit order) and the row, in one round trip; no row back means an unknown session."""
+
 
 class PgSessionDB(PgMessageSearchMethods, PgTitleSearchMethods, CopyMethods, TitleMethods, LineageMethods, ListingMethods, RecordMethods, PgStore):
     """Sessions and messages in PostgreSQL; the store behind ``session_search`` when
@@ -45,7 +56,8 @@ class PgSessionDB(PgMessageSearchMethods, PgTitleSearchMethods, CopyMethods, Tit
 
     ``url``: a libpq URL (``postgresql://USER:PASSWORD@HOST:5432/DATABASE``) or ``key=value``
     string. ``pool_size``: most connections this object holds (threads beyond it wait for one).
-    ``timeout``: seconds to connect, and to wait for a free pooled connection. Opening applies the
+    ``timeout``: seconds to connect, to wait for a free pooled connection, and to wait for a row
+    lock another writer holds (then ``SessionStoreError`` "stayed locked"). Opening applies the
     schema migrations (:mod:`hermes_memory.sessions.pg.schema`) under an advisory lock, so several
     processes may open one database at once. Safe to share between threads.
 
@@ -61,12 +73,27 @@ class PgSessionDB(PgMessageSearchMethods, PgTitleSearchMethods, CopyMethods, Tit
     """
 
     _message_columns = MESSAGE_COLUMNS_SQL
+    _for_update = " FOR UPDATE"
 
     def _insert_message(self, conn: PgConn, row: tuple[Any, ...]) -> int:
         return int(conn.execute(_INSERT_RETURNING, row).fetchone()[0])
 
     def _insert_messages(self, conn: PgConn, rows: list[tuple[Any, ...]]) -> list[int]:
         return [int(i) for i in conn.returning_many(_INSERT_RETURNING, rows)]
+
+    def _append(self, session_id: str, rows: list[tuple[Any, ...]], calls: int) -> list[int]:
+        if len(rows) != 1:
+            return super()._append(session_id, rows, calls)
+
+        def _do(conn: PgConn) -> list[int]:
+            got = conn.execute(_APPEND_ONE_SQL, (calls, session_id, *rows[0][1:])).fetchone()
+            if got is None:
+                raise SessionStoreError(
+                    f"unknown session {session_id!r}: create it with create_session() before appending."
+                )
+            return [int(got[0])]
+
+        return self._execute_write(_do)
 
     def get_lineage(self, session_id: str) -> list[str]:
         """The ids from the root ancestor down to ``session_id`` (cycles are cut)."""
