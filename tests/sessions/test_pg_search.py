@@ -153,7 +153,7 @@ def pg_small(pg_server: Any) -> Iterator[Any]:
     d.close()
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(max_size=80), syntax=st.booleans())
 def test_postgres_search_never_raises_on_arbitrary_text(pg_small: Any, text: str, syntax: bool) -> None:
     # any unicode, NUL and lone surrogates included
@@ -166,7 +166,7 @@ _SOUP = st.lists(st.sampled_from(['"', "'", "''", ":", "::", "-", ".", "/", "@",
                                   "alpha", "记忆", " ", "\x00", "\u00e9", "the"]), max_size=14)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(parts=_SOUP, syntax=st.booleans())
 def test_postgres_session_search_never_fails_on_query_syntax_soup(pg_small: Any, parts: list[str], syntax: bool) -> None:
     for joined in ("".join(parts), " ".join(parts)):

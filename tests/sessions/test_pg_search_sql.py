@@ -103,3 +103,23 @@ def test_unknown_step_and_a_cjk_step_without_literals_are_refused() -> None:
         build_pg_search_sql("bogus", ts, SearchFilters(), None, limit=1)
     with pytest.raises(ValueError, match="literal"):
         build_pg_search_sql("cjk", ts, SearchFilters(), None, limit=1, literals=[])
+
+
+def test_frequent_words_take_the_planner_estimate_instead_of_a_count(db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_memory.sessions.pg import terms
+
+    db.create_session("s")
+    for i in range(60):
+        db.append_message("s", "user", f"lantern entry {i}" + (" moth" if i < 3 else ""))
+    stats = terms.PgTermStats()
+    with db._connection() as conn:
+        assert stats.frequent_lexemes(conn) == {}  # no statistics yet: every term is counted
+        conn.execute("ANALYZE messages")
+        monkeypatch.setattr(terms, "ESTIMATE_ABOVE", 20)
+        stats = terms.PgTermStats()
+        assert stats.frequent_lexemes(conn).get("lantern") == 60
+    for i in range(10):  # after ANALYZE: a count would say 70, the estimate still says 60
+        db.append_message("s", "user", f"lantern late {i}")
+    with db._connection() as conn:
+        assert stats.document_frequencies(conn, ["'lantern'", "'moth'"], ["lantern", "moth"]) == [60, 3]
+    assert len(db.search_messages("lantern moth", limit=100)) == 70

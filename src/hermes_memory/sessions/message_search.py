@@ -182,6 +182,66 @@ def as_list(value: list[str] | tuple[str, ...] | str | None) -> list[str]:
     return [str(v) for v in value if v]
 
 
+def merge_hits(hits: dict[int, float], sessions: dict[int, str], found: dict[int, float], relevance: bool) -> list[int]:
+    """Ids of one search, best first: full-text ``hits`` (id -> rank) reranked under relevance
+    (:func:`hermes_memory.sessions.ranking.rerank`, ``sessions``: id -> session id) else as
+    given, then the rows ``found`` only by the CJK lookups (id -> timestamp), newest first."""
+    cjk_only = [i for i in found if i not in hits]
+    ids = ranking.rerank(hits, sessions) if relevance and hits else list(hits)
+    if cjk_only:
+        cjk_only.sort(key=lambda i: (-found[i], -i))
+        ids += cjk_only
+    return ids
+
+
+def time_sort(ids: list[int], timestamps: dict[int, float], order_kind: str) -> None:
+    """Sort ``ids`` in place by message time: ``"newest"`` first or else oldest first, ties by id."""
+    if order_kind == "newest":
+        ids.sort(key=lambda i: (-timestamps[i], -i))
+    else:
+        ids.sort(key=lambda i: (timestamps[i], i))
+
+
+def message_snippet(highlighter: fts_mod.Highlighter, r: Any) -> str:
+    """The ``>>>match<<<`` snippet of one message row (``content``, ``tool_name``, ``tool_calls``
+    by name): its content, else its tool name and tool-call text where the match is."""
+    text = decode_content(r["content"])
+    if not isinstance(text, str):
+        text = json.dumps(text, ensure_ascii=False) if text is not None else ""
+    if r["tool_name"] and (not text or not highlighter.matches(text)):
+        text = f"[{r['tool_name']}] {text}".strip()
+    if not highlighter.matches(text) and r["tool_calls"]:
+        text = f"{text} {r['tool_calls']}".strip()
+    return highlighter.snippet(text)
+
+
+def result_row(i: int, r: Any, snippet: str | None, rank: float | None, context: list[dict[str, Any]]) -> dict[str, Any]:
+    """One :meth:`MessageSearchMethods.search_messages` result from a joined message/session row."""
+    return {
+        "id": i,
+        "session_id": r["session_id"],
+        "role": r["role"],
+        "snippet": snippet,
+        "timestamp": r["timestamp"],
+        "tool_name": r["tool_name"],
+        "source": r["source"],
+        "model": r["model"],
+        "title": r["title"],
+        "user_id": r["user_id"],
+        "session_started": r["session_started"],
+        "rank": rank,
+        "context": context,
+    }
+
+
+def context_row(row_id: int, role: str, content: str | None) -> dict[str, Any]:
+    """One message of a result's ``context``: content decoded and cut to :data:`CONTEXT_CHARS`."""
+    text = decode_content(content)
+    if not isinstance(text, str):
+        text = json.dumps(text, ensure_ascii=False) if text is not None else ""
+    return {"id": int(row_id), "role": role, "content": text[:CONTEXT_CHARS]}
+
+
 class MessageSearchMethods:
     """The search methods of :class:`~hermes_memory.sessions.db.SessionDB` (a mixin over
     :class:`~hermes_memory.sessions.connection.SQLiteStore`)."""
@@ -301,11 +361,7 @@ class MessageSearchMethods:
                 for sql, params in steps:
                     for r in conn.execute(sql, params):
                         found.setdefault(int(r["id"]), r["ts"])
-            cjk_only = [i for i in found if i not in hits]
-            ids = ranking.rerank(hits, {i: c[0] for i, c in cand.items()}) if relevance and hits else list(hits)
-            if cjk_only:
-                cjk_only.sort(key=lambda i: (-found[i], -i))
-                ids += cjk_only
+            ids = merge_hits(hits, {i: c[0] for i, c in cand.items()}, found, relevance)
             if not ids:
                 return []
             if not relevance:
@@ -315,10 +371,7 @@ class MessageSearchMethods:
                         f"SELECT id, timestamp FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids
                     )
                 }
-                if order_kind == "newest":
-                    ids.sort(key=lambda i: (-meta[i], -i))
-                else:
-                    ids.sort(key=lambda i: (meta[i], i))
+                time_sort(ids, meta, order_kind)
             page = ids[offset : offset + limit]
             if not page:
                 return []
@@ -349,34 +402,11 @@ class MessageSearchMethods:
             if r is None:
                 continue
             snip = self._snippet(highlighter, r) if highlighter is not None else None
-            results.append(
-                {
-                    "id": i,
-                    "session_id": r["session_id"],
-                    "role": r["role"],
-                    "snippet": snip,
-                    "timestamp": r["timestamp"],
-                    "tool_name": r["tool_name"],
-                    "source": r["source"],
-                    "model": r["model"],
-                    "title": r["title"],
-                    "user_id": r["user_id"],
-                    "session_started": r["session_started"],
-                    "rank": hits.get(i),
-                    "context": self._context(conn, r["session_id"], i) if with_context else [],
-                }
-            )
+            results.append(result_row(i, r, snip, hits.get(i), self._context(conn, r["session_id"], i) if with_context else []))
         return results
 
     def _snippet(self, highlighter: fts_mod.Highlighter, r: sqlite3.Row) -> str:
-        text = decode_content(r["content"])
-        if not isinstance(text, str):
-            text = json.dumps(text, ensure_ascii=False) if text is not None else ""
-        if r["tool_name"] and (not text or not highlighter.matches(text)):
-            text = f"[{r['tool_name']}] {text}".strip()
-        if not highlighter.matches(text) and r["tool_calls"]:
-            text = f"{text} {r['tool_calls']}".strip()
-        return highlighter.snippet(text)
+        return message_snippet(highlighter, r)
 
     def snippets_for(self, query: str, message_ids: list[int], query_syntax: bool = False) -> dict[int, str]:
         """``>>>match<<<`` snippets of ``query`` in the given messages (id -> snippet), built the
@@ -401,11 +431,5 @@ class MessageSearchMethods:
             "ORDER BY id LIMIT 1)",
             (session_id, message_id, message_id, session_id, message_id),
         ).fetchall()
-        out = []
-        for r in rows:
-            content = decode_content(r["content"])
-            if not isinstance(content, str):
-                content = json.dumps(content, ensure_ascii=False) if content is not None else ""
-            out.append({"id": int(r["id"]), "role": r["role"], "content": content[:CONTEXT_CHARS]})
-        return out
+        return [context_row(r["id"], r["role"], r["content"]) for r in rows]
 

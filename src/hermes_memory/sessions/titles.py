@@ -166,8 +166,8 @@ class TitleMethods:
 class TitleSearchMethods:
     """``search_titles`` on SQLite (a mixin of :class:`~hermes_memory.sessions.db.SessionDB` over
     :class:`TitleMethods` and the stems of
-    :class:`~hermes_memory.sessions.message_search.MessageSearchMethods`); the PostgreSQL store
-    has its own."""
+    :class:`~hermes_memory.sessions.message_search.MessageSearchMethods`). The SQL is written for
+    both engines (``_read``); the PostgreSQL store gives its own :meth:`_title_stems`."""
 
     def search_titles(self, query: str, limit: int = 10, query_syntax: bool = False) -> list[dict[str, Any]]:
         """Sessions whose title matches ``query``, best first: the session row plus ``title_match``.
@@ -192,12 +192,7 @@ class TitleSearchMethods:
         words = [w for t in plan.terms for w in t.split() if w]
         informative = any(fts_mod.contains_cjk(w) or (w.lower() not in fts_mod.STOPWORDS and len(w) > 1) for w in words)
         if informative:  # a title is not found by "the" alone
-            with self._lock:
-                conn = self._live()
-                try:
-                    stems = self._term_stats.stems(conn, [w.lower() for w in words if not fts_mod.contains_cjk(w)])
-                except sqlite3.Error:
-                    stems = {}
+            stems = self._title_stems([w.lower() for w in words if not fts_mod.contains_cjk(w)])
             # SQL narrows the rows (LIKE folds ASCII case; a word or its stem must occur), Python decides
             sql = "SELECT id, title, started_at FROM sessions WHERE title IS NOT NULL"
             params: list[Any] = []
@@ -226,4 +221,14 @@ class TitleSearchMethods:
             if row is not None:
                 out.append({**row, "title_match": "exact" if kind == 0 else "terms"})
         return out
+
+    def _title_stems(self, words: list[str]) -> dict[str, str | None]:
+        """word -> the index's stem of it (porter, from FTS5's own tokenizer); ``{}`` when the
+        tokenizer tables fail (titles are then matched on the words alone)."""
+        with self._lock:
+            conn = self._live()
+            try:
+                return self._term_stats.stems(conn, words)
+            except sqlite3.Error:
+                return {}
 

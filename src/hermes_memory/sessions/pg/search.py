@@ -17,7 +17,6 @@ SQLite; snippets are built by the same :class:`hermes_memory.sessions.fts.Highli
 from __future__ import annotations
 
 import functools
-import json
 import logging
 from typing import Any
 
@@ -26,13 +25,15 @@ import psycopg
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions import ranking
-from hermes_memory.sessions.codec import decode_content
 from hermes_memory.sessions.message_search import (
-    CONTEXT_CHARS,
-    MessageSearchMethods,
     SearchFilters,
     as_list,
+    context_row,
+    merge_hits,
+    message_snippet,
+    result_row,
     sort_order,
+    time_sort,
 )
 from hermes_memory.sessions.pg.search_sql import Scoring, build_pg_search_sql
 from hermes_memory.sessions.pg.terms import PgTermStats
@@ -132,20 +133,13 @@ class PgMessageSearchMethods:
                 sql, params = build_pg_search_sql("cjk", ts, filters, sort, limit=max(want, CJK_ROWS), literals=literals)
                 for r in conn.execute(sql, params).fetchall():
                     found.setdefault(int(r[0]), float(r[2]))
-            cjk_only = [i for i in found if i not in hits]
-            ids = ranking.rerank(hits, sessions) if relevance and hits else list(hits)
-            if cjk_only:
-                cjk_only.sort(key=lambda i: (-found[i], -i))
-                ids += cjk_only
+            ids = merge_hits(hits, sessions, found, relevance)
             if not ids:
                 return []
             if not relevance:
                 meta = {int(r[0]): float(r[1]) for r in conn.execute(
                     "SELECT id, timestamp FROM messages WHERE id = ANY(%s)", [ids]).fetchall()}
-                if order_kind == "newest":
-                    ids.sort(key=lambda i: (-meta[i], -i))
-                else:
-                    ids.sort(key=lambda i: (meta[i], i))
+                time_sort(ids, meta, order_kind)
             page = ids[offset : offset + limit]
             if not page:
                 return []
@@ -214,27 +208,9 @@ class PgMessageSearchMethods:
         highlighter = (fts_mod.Highlighter(plan.terms, self._pg_terms.stems_for_terms(conn, plan.terms))
                        if with_snippet else None)
         contexts = self._pg_contexts(conn, [by_id[i] for i in page if i in by_id]) if with_context else {}
-        results = []
-        for i in page:
-            r = by_id.get(i)
-            if r is None:
-                continue
-            results.append({
-                "id": i,
-                "session_id": r["session_id"],
-                "role": r["role"],
-                "snippet": MessageSearchMethods._snippet(self, highlighter, r) if highlighter is not None else None,  # type: ignore[arg-type]
-                "timestamp": r["timestamp"],
-                "tool_name": r["tool_name"],
-                "source": r["source"],
-                "model": r["model"],
-                "title": r["title"],
-                "user_id": r["user_id"],
-                "session_started": r["session_started"],
-                "rank": hits.get(i),
-                "context": contexts.get(i, []),
-            })
-        return results
+        return [result_row(i, by_id[i], message_snippet(highlighter, by_id[i]) if highlighter is not None else None,
+                           hits.get(i), contexts.get(i, []))
+                for i in page if i in by_id]
 
     def _pg_contexts(self, conn: Any, rows: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
         """id -> [previous, this, next] message of the same session (one statement for the page)."""
@@ -253,10 +229,7 @@ class PgMessageSearchMethods:
         ).fetchall()
         out: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
         for anchor, mid, role, content in got:
-            text = decode_content(content)
-            if not isinstance(text, str):
-                text = json.dumps(text, ensure_ascii=False) if text is not None else ""
-            out[int(anchor)].append({"id": int(mid), "role": role, "content": text[:CONTEXT_CHARS]})
+            out[int(anchor)].append(context_row(mid, role, content))
         for ctx in out.values():
             ctx.sort(key=lambda c: c["id"])
         return out
@@ -278,8 +251,7 @@ class PgMessageSearchMethods:
         except psycopg.Error as exc:
             raise SessionStoreError(f"snippets failed: {exc}") from exc
         names = ("id", "content", "tool_name", "tool_calls")
-        return {int(r[0]): MessageSearchMethods._snippet(self, hl, dict(zip(names, r, strict=True)))  # type: ignore[arg-type]
-                for r in rows}
+        return {int(r[0]): message_snippet(hl, dict(zip(names, r, strict=True))) for r in rows}
 
 
 def _clean_filters(f: SearchFilters) -> SearchFilters:

@@ -110,7 +110,9 @@ def build_pg_search_sql(
         expr = (query or ts.query) if step == "fts" else ts.query
         neg, neg_params = negation_sql(ts, cjk_step=False)
         score, score_params = score_sql(scoring or Scoring(), expr or "")
-        window = " AND m.id >= %s" if step == "fts" and min_id else ""
+        # "+ 0": the window must not become a primary-key range scan filtering every row by the
+        # tsquery (the GIN index finds the matches; the window only trims them)
+        window = " AND m.id + 0 >= %s" if step == "fts" and min_id else ""
         wparams = [min_id] if window else []
         if step == "top_up":
             order = "m.id DESC"
@@ -131,7 +133,9 @@ def build_pg_search_sql(
         match = " OR ".join([one] * len(lits))
         match_params = [p for lit in lits for p in ["%" + fts_mod.like_escape(lit) + "%"] * 3]
         by_time = "m.timestamp ASC, m.id ASC" if order_kind == "oldest" else "m.timestamp DESC, m.id DESC"
-        order = "m.id DESC" if order_kind == "relevance" else by_time
+        # "+ 0": newest-first must not walk the primary key backwards testing each row (the
+        # planner's LIMIT gamble); the partial trigram index finds the few CJK rows first
+        order = "m.id + 0 DESC" if order_kind == "relevance" else by_time
         sql = (f"SELECT m.id AS id, m.session_id AS session_id, m.timestamp AS ts FROM messages m{join_s} "
                f"WHERE ({match}) AND {_HAS_CJK}{cond}{neg} ORDER BY {order} LIMIT %s")
         return sql, [*match_params, *params, *neg_params, limit]

@@ -3,14 +3,14 @@ budget and the weight of dropped terms (the counterpart of
 :mod:`hermes_memory.sessions.term_stats`, deciding with the same pure rules of
 :mod:`hermes_memory.sessions.ranking`).
 
-Document frequencies are counted on the GIN index of the messages' ``tsvector``, each bounded at
-:data:`DF_COUNT_CAP` rows so a very common word costs a bounded amount of work; beyond the cap
-the planner's statistics of the column (``pg_stats.most_common_elems``, kept by ``ANALYZE``)
-give the estimate when they know the word.
+Document frequencies of rare words are counted on the GIN index of the messages' ``tsvector``
+(bounded at :data:`DF_COUNT_CAP` rows); a frequent word takes the planner's estimate
+(``pg_stats.most_common_elems``, kept by ``ANALYZE``/autovacuum), so a common word costs no scan.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +22,12 @@ from hermes_memory.sessions.pg.tsquery import TsPlan, term_tsquery
 
 DF_COUNT_CAP = 20_000
 """Rows counted at most for one term's document frequency (a bounded index scan)."""
+ESTIMATE_ABOVE = 5_000
+"""Lexemes the statistics put in more rows than this take the estimate instead of a count
+(as many rows as ``SINGLE_TERM_WINDOW``: such a term is dropped or windowed anyway, so an
+estimate within a few per cent changes its small IDF by less than that)."""
+STATS_TTL_S = 300.0
+"""Seconds the frequent-lexeme statistics are kept before they are read again."""
 STEM_CACHE_MAX = 50_000
 """Cached stems per database object; the cache is emptied when it grows past this many words."""
 
@@ -50,6 +56,7 @@ class PgTermStats:
 
     def __init__(self) -> None:
         self.cache: dict[str, str | None] = {}
+        self._frequent: tuple[float, dict[str, int]] | None = None
 
     def stems(self, conn: Any, words: list[str]) -> dict[str, str | None]:
         """The lexeme of each word under :data:`TS_CONFIG` (word -> lexeme, ``None`` for a stop
@@ -77,21 +84,48 @@ class PgTermStats:
         except Exception:  # highlighting is cosmetic; a failure leaves the plain words
             return []
 
-    @staticmethod
-    def document_frequencies(conn: Any, terms: list[str], lexemes: list[str | None] | None = None) -> list[int]:
-        """Rows matching each tsquery text of ``terms``, each counted up to :data:`DF_COUNT_CAP`
-        in one statement; a count at the cap is replaced by ``pg_stats``' estimate when the
-        term is one word whose lexeme (``lexemes[i]``) the statistics know."""
+    def document_frequencies(self, conn: Any, terms: list[str], lexemes: list[str | None] | None = None) -> list[int]:
+        """Rows matching each tsquery text of ``terms``. A one-word term whose lexeme
+        (``lexemes[i]``) the planner's statistics put in more than :data:`ESTIMATE_ABOVE` rows
+        takes that estimate (counting it would read that many rows); the others are counted on
+        the GIN index, each up to :data:`DF_COUNT_CAP`, in one statement."""
         if not terms:
             return []
-        parts = [f"(SELECT count(*) FROM (SELECT 1 FROM messages m WHERE {TSV} @@ {TSQ} LIMIT %s) x)"
-                 for _ in terms]
-        params: list[Any] = [p for t in terms for p in (t, DF_COUNT_CAP)]
-        row = conn.execute("SELECT " + ", ".join(parts), params).fetchone()
-        dfs = [int(x) for x in row]
-        if any(df >= DF_COUNT_CAP for df in dfs):
-            dfs = _estimate_capped(conn, lexemes or [None] * len(terms), dfs)
+        lexemes = lexemes or [None] * len(terms)
+        frequent = self.frequent_lexemes(conn)
+        dfs = [frequent.get(lex, 0) if lex else 0 for lex in lexemes]
+        todo = [i for i, df in enumerate(dfs) if not df]
+        if todo:
+            parts = [f"(SELECT count(*) FROM (SELECT 1 FROM messages m WHERE {TSV} @@ {TSQ} LIMIT %s) x)" for _ in todo]
+            row = conn.execute("SELECT " + ", ".join(parts), [p for i in todo for p in (terms[i], DF_COUNT_CAP)]).fetchone()
+            for i, n in zip(todo, row, strict=True):
+                dfs[i] = int(n)
         return dfs
+
+    def frequent_lexemes(self, conn: Any) -> dict[str, int]:
+        """lexeme -> estimated rows, for the lexemes ``ANALYZE`` found in more than
+        :data:`ESTIMATE_ABOVE` rows of ``messages`` (``pg_stats.most_common_elems`` times the
+        table's row estimate); re-read every :data:`STATS_TTL_S` seconds, ``{}`` without statistics."""
+        now = time.monotonic()
+        if self._frequent is not None and now - self._frequent[0] < STATS_TTL_S:
+            return self._frequent[1]
+        out: dict[str, int] = {}
+        try:
+            row = conn.execute(
+                "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples "
+                "FROM pg_stats s JOIN pg_class c ON c.relname = s.tablename AND c.relnamespace = s.schemaname::regnamespace "
+                "WHERE s.tablename = 'messages' AND s.attname = %s AND s.schemaname = current_schema()",
+                [TSV.split(".")[-1]],
+            ).fetchone()
+        except Exception:  # statistics are an optimisation; counting still works
+            row = None
+        if row and row[0] and row[1] and row[2] and float(row[2]) > 0:
+            for lexeme, freq in zip(row[0], row[1], strict=False):  # freqs carry 3 extra numbers at the end
+                est = int(float(freq) * float(row[2]))
+                if est > ESTIMATE_ABOVE:
+                    out[lexeme] = est
+        self._frequent = (now, out)
+        return out
 
     def plan_terms(self, conn: Any, plan: fts_mod.QueryPlan, ts: TsPlan) -> TermPlan:
         """Bound the work of a relevance search as SQLite's ``TermStats.cap_terms`` does (see
@@ -129,27 +163,3 @@ class PgTermStats:
             for found, idf in zip(r[1:], idfs, strict=True):
                 if found:
                     hits[int(r[0])] -= idf
-
-
-def _estimate_capped(conn: Any, lexemes: list[str | None], dfs: list[int]) -> list[int]:
-    """Counts that reached the cap replaced by ``pg_stats``' estimate for a one-word term (the
-    word's frequency among the column's most common elements times the table's row estimate)."""
-    try:
-        row = conn.execute(
-            "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples "
-            "FROM pg_stats s JOIN pg_class c ON c.relname = s.tablename "
-            "WHERE s.tablename = 'messages' AND s.attname = %s AND s.schemaname = current_schema() "
-            "AND c.relnamespace = current_schema()::regnamespace",
-            [TSV.split(".")[-1]],
-        ).fetchone()
-    except Exception:  # statistics are an optimisation
-        return dfs
-    if not row or not row[0] or not row[1]:
-        return dfs
-    freq = dict(zip(row[0], row[1], strict=False))
-    total = float(row[2] or 0)
-    out = []
-    for lexeme, df in zip(lexemes, dfs, strict=True):
-        est = freq.get(lexeme) if lexeme else None
-        out.append(max(df, int(est * total)) if df >= DF_COUNT_CAP and est and total > 0 else df)
-    return out
