@@ -124,7 +124,10 @@ class PgBackend(EntriesBackend):
     def read(self, target: str) -> Stored:
         try:
             with self._pool.connection() as conn:
-                rows = conn.execute(_SELECT, self.key(target)).fetchall()
+                with conn.pipeline():  # the query and the end of its transaction in one round trip
+                    cur = conn.execute(_SELECT, self.key(target))
+                    conn.commit()
+                rows = cur.fetchall()
         except Exception as exc:  # noqa: BLE001 - an unreachable database is an unreadable target, not a crash
             return Stored([], error=f"the memory database {describe_url(self.url)} is unavailable ({_line(exc)})")
         return _stored(rows)
