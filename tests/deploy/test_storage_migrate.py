@@ -184,6 +184,22 @@ def test_migrate_killed_midway_resumes_and_duplicates_nothing(tmp_path: Path, pg
     assert fingerprint(home) == before
 
 
+def test_a_nul_character_is_reported_and_stored_as_the_replacement_character(tmp_path: Path, pg_url: str) -> None:
+    from hermes_memory.sessions.db import SessionDB
+
+    home = tmp_path / "home"
+    populate_home(home, sessions=1, messages=1, users=())
+    with SessionDB(home / "state.db") as db:
+        db.append_message("sess-00000", "user", "binary junk \x00 from a pasted log")
+    report = hermes_json(home, "storage", "migrate", "--to", pg_url)
+    assert report["ok"] is True and report["values_replaced"] == 1
+    with psycopg.connect(pg_url) as conn:
+        stored = [r[0] for r in conn.execute("SELECT content FROM messages WHERE content LIKE 'binary junk%'")]
+    assert stored == ["binary junk \ufffd from a pasted log"]
+    again = hermes(home, "storage", "migrate", "--to", pg_url)
+    assert again.returncode == 0 and "Messages: 2 in state.db, 2 in the database (0 added now)" in again.stdout
+
+
 @pytest.mark.parametrize("broken", ["memories/MEMORY.md"])
 def test_an_unreadable_memory_file_stops_the_migration_and_says_which(tmp_path: Path, pg_url: str, broken: str) -> None:
     home = tmp_path / "home"

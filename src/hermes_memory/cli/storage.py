@@ -99,6 +99,9 @@ def register(app: typer.Typer) -> None:
                           f"database ({report.sessions_added:,} added now)")
             console.print(f"Messages: {report.messages_source:,} in state.db, {report.messages_target:,} in the "
                           f"database ({report.messages_added:,} added now)")
+            if report.values_replaced:
+                console.print(f"{report.values_replaced:,} text values held a NUL character, which PostgreSQL cannot "
+                              "store: they are stored with U+FFFD in its place (docs/failure-cases.md C17).")
             for m in report.memory:
                 console.print(f"{escape(m['file'])}: {m['entries_source']} entries in the file, "
                               f"{m['entries_target']} in the database ({m['added']} added now)")

@@ -43,7 +43,9 @@ class MigrationReport:
     ``sessions_source``/``messages_source``: in ``state.db``. ``sessions_added``/``messages_added``:
     inserted by this run (0 on a rerun over a complete copy). ``sessions_target``/``messages_target``:
     of the source's sessions, how many the target holds at the end, and their messages (the target
-    may hold more sessions: other hosts'). ``memory``: one dict per file ``{"target", "user_id",
+    may hold more sessions: other hosts'). ``values_replaced``: text values holding a NUL character,
+    which PostgreSQL cannot store, stored with U+FFFD in its place (failure case C17; counted over
+    every session read, so a rerun counts them again). ``memory``: one dict per file ``{"target", "user_id",
     "file", "entries_source", "entries_target", "added"}``. ``problems``: what did not verify.
     """
 
@@ -54,6 +56,7 @@ class MigrationReport:
     messages_added: int = 0
     sessions_target: int = 0
     messages_target: int = 0
+    values_replaced: int = 0
     memory: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
@@ -66,7 +69,8 @@ class MigrationReport:
         return {"target": self.target, "ok": self.ok, "sessions_source": self.sessions_source,
                 "messages_source": self.messages_source, "sessions_added": self.sessions_added,
                 "messages_added": self.messages_added, "sessions_target": self.sessions_target,
-                "messages_target": self.messages_target, "memory": self.memory, "problems": self.problems}
+                "messages_target": self.messages_target,
+                "values_replaced": self.values_replaced, "memory": self.memory, "problems": self.problems}
 
 
 def migrate_home(home: HermesHome, config: HermesConfig, target: Storage, *,
@@ -80,6 +84,7 @@ def migrate_home(home: HermesHome, config: HermesConfig, target: Storage, *,
     each session and memory set is one transaction).
     """
     from hermes_memory.sessions.factory import open_session_db
+    from hermes_memory.sessions.pg import unstorable_values
 
     if not target.is_postgres:
         raise MigrationError("storage migrate copies into PostgreSQL: pass --to postgresql://...")
@@ -99,6 +104,7 @@ def migrate_home(home: HermesHome, config: HermesConfig, target: Storage, *,
             done = 0
             tick("sessions", 0, total)
             for export in source.iter_exports(ids):
+                report.values_replaced += unstorable_values(export)
                 added_sessions, added_messages = db.copy_session(export)
                 report.sessions_added += added_sessions
                 report.messages_added += added_messages
