@@ -123,3 +123,9 @@ def test_frequent_words_take_the_planner_estimate_instead_of_a_count(db: Any, mo
     with db._connection() as conn:
         assert stats.document_frequencies(conn, ["'lantern'", "'moth'"], ["lantern", "moth"]) == [60, 3]
     assert len(db.search_messages("lantern moth", limit=100)) == 70
+
+
+def test_migration_2_leaves_the_trigram_indexes_search_reads_and_no_other(db: Any) -> None:
+    names = {r[0] for r in sql(db, "SELECT indexname FROM pg_indexes WHERE tablename IN ('messages', 'sessions') "
+                                   "AND indexdef LIKE '%%gin_trgm_ops%%'")}
+    assert names == {"hm_messages_cjk_trgm", "hm_sessions_title_trgm"}

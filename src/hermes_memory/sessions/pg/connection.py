@@ -214,7 +214,7 @@ class PgStore:
         except psycopg.Error as exc:
             raise SessionStoreError(
                 f"cannot prepare the PostgreSQL session database {self.location}: {_first_line(exc)}. "
-                "The user needs CREATE rights on the database (and pg_trgm must be installable)."
+                "The user needs CREATE rights on the database (and the pg_trgm and unaccent extensions, from postgresql-contrib, must be installable)."
             ) from exc
         self._pool: ConnectionPool[Any] | None = ConnectionPool(
             self._url,

@@ -21,7 +21,12 @@ Version 2 indexes what SQLite indexes, the same way:
   ``unaccent`` and a Snowball English stemmer *without* a stop-word list;
 * ``hm_messages_cjk_trgm``: a ``pg_trgm`` GIN index over content and tool name of the rows that
   hold CJK text only (a partial index: SQLite's trigram side table), so CJK words, and ASCII words
-  glued to CJK text, are found by substring (``ILIKE``) without scanning English rows.
+  glued to CJK text, are found by substring (``ILIKE``) without scanning English rows. Version
+  1's trigram index over *all* content is dropped: nothing reads it, and it cost every append a
+  trigram GIN update about as large as the text.
+
+On a database already at version 1 the migration rewrites ``messages`` once (the generated
+column is replaced), under the migration lock.
 
 :data:`MIGRATION_SQL` is applied as migration 2 by
 :func:`hermes_memory.sessions.pg.schema.migrate`; :mod:`hermes_memory.sessions.pg.search_sql`
@@ -87,5 +92,6 @@ ALTER TABLE messages DROP COLUMN IF EXISTS search_vector;
 ALTER TABLE messages ADD COLUMN search_vector tsvector GENERATED ALWAYS AS ({VECTOR_SQL}) STORED;
 CREATE INDEX hm_messages_search ON messages USING gin (search_vector);
 CREATE INDEX hm_messages_cjk_trgm ON messages USING gin ({CJK_TEXT} gin_trgm_ops) WHERE {CJK_PREDICATE};
+DROP INDEX IF EXISTS hm_messages_content_trgm;
 """
 """Migration 2 (see the module docstring)."""
