@@ -27,6 +27,8 @@ keeps) loads unchanged; sections and keys we do not use are kept and ignored.
 * ``search:``          embeddings (off | on: local semantic search, the ``embeddings`` extra),
                        threads (1: model threads), semantic_weight and rrf_k (the fusion's;
                        defaults tuned on LoCoMo, :mod:`hermes_memory.sessions.fusion`)
+* ``storage:``         backend (sqlite | postgres), url, profile, pool_size: where sessions and curated
+                       memory live (:mod:`hermes_memory.storage`; ``HERMES_DATABASE_URL`` overrides)
 
 Values the Hermes Agent tolerates do not refuse the file: a number outside a key's range is clamped
 to the nearest bound (``compression.target_ratio`` to 0.10..0.80 and ``compression.protect_first_n``
@@ -53,6 +55,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, Val
 
 from hermes_memory.errors import ConfigError
 from hermes_memory.fsutil import atomic_write_text
+from hermes_memory.storage import StorageConfig, redact_url
 
 _log = logging.getLogger(__name__)
 
@@ -183,6 +186,7 @@ class HermesConfig(BaseModel):
     session_search: SessionSearchConfig = Field(default_factory=SessionSearchConfig)
     sessions: SessionsConfig = Field(default_factory=SessionsConfig)
     search: SearchConfig = Field(default_factory=SearchConfig)
+    storage: StorageConfig = Field(default_factory=StorageConfig)
     _warnings: list[str] = PrivateAttr(default_factory=list)
 
     @property
@@ -190,10 +194,10 @@ class HermesConfig(BaseModel):
         return list(self._warnings)
 
 
-_SECTIONS: dict[str, type[_Section]] = {
+_SECTIONS: dict[str, type[BaseModel]] = {
     "memory": MemoryConfig, "compression": CompressionConfig, "prompt_caching": PromptCachingConfig,
     "model": ModelConfig, "auxiliary": ModelConfig, "session_search": SessionSearchConfig,
-    "sessions": SessionsConfig, "search": SearchConfig,
+    "sessions": SessionsConfig, "search": SearchConfig, "storage": StorageConfig,
 }
 
 # Keys whose clamp is the Hermes Agent's own (agent/context_compressor.py, agent/agent_init.py).
@@ -215,7 +219,10 @@ def _describe_error(path: Path, err: ValidationError) -> str:
             allowed = f" (allowed: {ctx['expected']})"
         elif item["type"].startswith(("greater", "less")):
             allowed = f" (allowed: {item['msg'].lower().replace('input should be ', '')})"
-        lines.append(f"  {key}: {item['msg']}{allowed}; got {item.get('input')!r}")
+        got = item.get("input")
+        if key == "storage.url" and isinstance(got, str):
+            got = redact_url(got)  # the message may be printed: never the password
+        lines.append(f"  {key}: {item['msg']}{allowed}; got {got!r}")
     lines.append("Fix the value in that file or delete the key to use the default.")
     return "\n".join(lines)
 
@@ -230,7 +237,7 @@ def _bounds(field: Any) -> tuple[float | None, float | None]:
     return lo, hi
 
 
-def _clamp_numbers(name: str, cls: type[_Section], raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
+def _clamp_numbers(name: str, cls: type[BaseModel], raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
     """Clamp convertible numbers outside a field's inclusive bounds to the bound (with a warning).
 
     Values that do not convert, or break an exclusive bound (``threshold <= 0``), are left for
@@ -259,7 +266,7 @@ def _clamp_numbers(name: str, cls: type[_Section], raw: dict[str, Any], path: Pa
         raw[key] = new
 
 
-def _nulls_to_defaults(name: str, cls: type[_Section], raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
+def _nulls_to_defaults(name: str, cls: type[BaseModel], raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
     """An empty value (``key:`` / ``null``) of a field that takes no null means its default (with a warning)."""
     for key, field in cls.model_fields.items():
         if key in raw and raw[key] is None and not _accepts_none(field.annotation):

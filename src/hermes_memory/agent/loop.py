@@ -55,7 +55,7 @@ from hermes_memory.llm.base import (
     parse_tool_arguments,
     strip_private_keys,
 )
-from hermes_memory.memory import MEMORY_TOOL_SCHEMA, MemoryStore, memory_tool
+from hermes_memory.memory import MEMORY_TOOL_SCHEMA, MemoryStore, memory_tool, open_memory_store
 from hermes_memory.providers.base import MemoryProvider, is_trivial_prompt
 from hermes_memory.providers.builtin import BuiltinMemoryProvider
 from hermes_memory.providers.discovery import load_configured_provider
@@ -63,6 +63,7 @@ from hermes_memory.providers.fencing import build_memory_context_block
 from hermes_memory.providers.manager import MemoryManager
 from hermes_memory.sessions import fusion
 from hermes_memory.sessions.db import SessionDB
+from hermes_memory.sessions.factory import open_session_db
 from hermes_memory.sessions.fts import scrub_text
 from hermes_memory.sessions.search import SESSION_SEARCH_SCHEMA, session_search
 
@@ -135,8 +136,8 @@ class Agent(MemoryReview, Compaction):
         self.user_profile_enabled = mem.user_profile_enabled
         self.store: MemoryStore | None = None
         if self.memory_enabled or self.user_profile_enabled:
-            self.store = MemoryStore(self.home.memories_dir, mem.memory_char_limit, mem.user_char_limit)
-        self.db = session_db or SessionDB(self.home.state_db, synchronous=self.config.sessions.synchronous)
+            self.store = open_memory_store(self.home, self.config)
+        self.db = session_db or open_session_db(self.home, self.config)
         if session_db is None:  # session_search fused with semantic search when search.embeddings is on
             fusion.attach(self.db, self.config.search)
         self._external = provider if provider is not None else load_configured_provider(mem.provider, self.home.root)

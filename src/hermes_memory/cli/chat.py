@@ -61,12 +61,12 @@ def _footer(agent: Any) -> str:
 
 
 def _show_memory(agent: Any) -> None:
-    from hermes_memory.memory import MemoryStore
+    from hermes_memory.memory import open_memory_store
 
     if agent.store is None:
         console.print("memory is disabled (memory.memory_enabled and memory.user_profile_enabled are false)")
         return
-    live = MemoryStore(agent.store.memory_dir, agent.store.memory_char_limit, agent.store.user_char_limit)
+    live = open_memory_store(agent.home, agent.config)  # live state, not the session's frozen snapshot
     for target, title in (("memory", "MEMORY.md (agent notes)"), ("user", "USER.md (user profile)")):
         entries = live.entries(target)
         table = Table(title=f"{title} · {live.usage(target)['text']}", expand=False)

@@ -18,6 +18,8 @@ from hermes_memory.cli import reindex as reindex_cmds
 from hermes_memory.cli import serve as serve_cmds
 from hermes_memory.cli import sessions as session_cmds
 from hermes_memory.cli import setup as setup_cmds
+from hermes_memory.cli import status as status_cmds
+from hermes_memory.cli import storage as storage_cmds
 from hermes_memory.cli import ui as ui_cmds
 from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, CliState, err_console
 from hermes_memory.errors import ConfigError, HermesMemoryError, HomeError
@@ -39,6 +41,9 @@ app.add_typer(memory_app, name="memory")
 app.add_typer(sessions_app, name="sessions")
 app.add_typer(providers_app, name="providers")
 app.add_typer(hooks_app, name="hooks")
+storage_app = typer.Typer(help="Where sessions and memory live: storage migrate (SQLite home -> PostgreSQL).",
+                          no_args_is_help=True)
+app.add_typer(storage_app, name="storage")
 
 memory_cmds.register(memory_app)
 setup_cmds.register(memory_app, providers_app)
@@ -49,6 +54,8 @@ hook_cmds.register(hooks_app)
 chat_cmds.register(app)
 serve_cmds.register(app)
 ui_cmds.register(app)
+status_cmds.register(app)
+storage_cmds.register(storage_app)
 
 
 def _version(value: bool) -> None:

@@ -19,6 +19,7 @@ import typer
 from rich.markup import escape
 
 from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, console, fail, print_json, state
+from hermes_memory.memory.factory import open_memory_store
 from hermes_memory.memory.scan import find_threats
 from hermes_memory.memory.store import TARGETS, MemoryStore
 
@@ -55,9 +56,8 @@ def _store(ctx: typer.Context, user_id: str | None, edit_target: str | None = No
             EXIT_USAGE,
         )
     st = state(ctx)
-    cfg = st.config.memory
     try:
-        store = MemoryStore(st.home.memories_dir, cfg.memory_char_limit, cfg.user_char_limit, user_id=user_id)
+        store = open_memory_store(st.home, st.config, user_id=user_id)
     except ValueError as exc:
         fail(str(exc), EXIT_USAGE)
     store.load_from_disk()

@@ -1,7 +1,8 @@
 """CLI ``memory export --to DIR`` and ``memory import --from DIR``: Markdown files <-> the memory store.
 
-The store is the data home's files, or PostgreSQL with ``--database URL`` (or ``HERMES_DATABASE_URL``)
-and ``--profile`` (default ``default``). Limits come from ``config.yaml``. Exit codes: 0 every file
+The store is the one the home is configured for (``storage:`` in ``config.yaml``, or
+``HERMES_DATABASE_URL``: the files, or PostgreSQL), or the PostgreSQL database of ``--database URL``;
+``--profile`` (default: ``storage.profile``, else ``default``) picks whose memory there. Limits come from ``config.yaml``. Exit codes: 0 every file
 done, 1 something refused (each target is still all-or-nothing; the message says which and why),
 2 usage (no such folder, bad profile).
 """
@@ -22,26 +23,31 @@ DatabaseOpt = Annotated[
     str | None,
     typer.Option(
         "--database", envvar="HERMES_DATABASE_URL", show_envvar=True,
-        help="PostgreSQL URL of the memory store (postgresql://USER:PASSWORD@HOST:5432/DB); default: the home's files.",
+        help="PostgreSQL URL of the memory store (postgresql://USER:PASSWORD@HOST:5432/DB); default: the store "
+             "config.yaml's storage: section names (the home's files when it names none).",
     ),
 ]
-ProfileOpt = Annotated[str, typer.Option("--profile", help="With --database: whose memory (one profile per deployment).")]
+ProfileOpt = Annotated[str | None, typer.Option("--profile", help="On PostgreSQL: whose memory (one profile per "
+                                                 "deployment; default: storage.profile in config.yaml).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
 
-def _opener(ctx: typer.Context, database: str | None, profile: str) -> Any:
+def _opener(ctx: typer.Context, database: str | None, profile: str | None) -> Any:
     """``open_store(user_id) -> MemoryStore`` for the configured store, and its user ids."""
+    from dataclasses import replace
+
+    from hermes_memory.memory.factory import open_memory_store
+    from hermes_memory.storage import Storage, resolve_storage
+
     st = state(ctx)
-    cfg = st.config.memory
-
+    storage = resolve_storage(st.config, st.home.root)
     if database:
-        from hermes_memory.memory.pg import PgMemoryStore
+        storage = Storage("postgres", database, storage.profile, storage.pool_size, "--database")
+    if profile:
+        storage = replace(storage, profile=profile)
 
-        def open_store(user_id: str | None) -> MemoryStore:
-            return PgMemoryStore(database, cfg.memory_char_limit, cfg.user_char_limit, profile=profile, user_id=user_id)
-    else:
-        def open_store(user_id: str | None) -> MemoryStore:
-            return MemoryStore(st.home.memories_dir, cfg.memory_char_limit, cfg.user_char_limit, user_id=user_id)
+    def open_store(user_id: str | None) -> MemoryStore:
+        return open_memory_store(st.home, st.config, user_id=user_id, storage=storage)
 
     try:
         base = open_store(None)
@@ -60,7 +66,7 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         to: Annotated[Path, typer.Option("--to", help="Folder to write MEMORY.md, USER.md and users/<id>/USER.md into.")],
         database: DatabaseOpt = None,
-        profile: ProfileOpt = "default",
+        profile: ProfileOpt = None,
         force: Annotated[bool, typer.Option("--force", help="Overwrite files in the folder that hold other entries.")] = False,
         as_json: JsonOpt = False,
     ) -> None:
@@ -95,7 +101,7 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         from_: Annotated[Path, typer.Option("--from", help="Folder holding MEMORY.md, USER.md and/or users/<id>/USER.md.")],
         database: DatabaseOpt = None,
-        profile: ProfileOpt = "default",
+        profile: ProfileOpt = None,
         replace: Annotated[bool, typer.Option("--replace", help="Make each target exactly the file (default: add the entries missing from the store).")] = False,
         as_json: JsonOpt = False,
     ) -> None:

@@ -22,6 +22,7 @@ from rich.table import Table
 from hermes_memory.cli.common import EXIT_USAGE, console, err_console, fail, print_json, state
 from hermes_memory.sessions import fusion
 from hermes_memory.sessions.db import SessionDB, SessionLookupError
+from hermes_memory.sessions.factory import open_session_db
 from hermes_memory.sessions.importers import FORMATS, import_path
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
@@ -46,7 +47,7 @@ def _under(folder: str | None, project: str) -> bool:
 
 
 def _db(ctx: typer.Context) -> SessionDB:
-    return SessionDB(state(ctx).home.state_db, synchronous=state(ctx).config.sessions.synchronous)
+    return open_session_db(state(ctx).home, state(ctx).config)
 
 
 def _when(ts: float | None) -> str:

@@ -144,12 +144,12 @@ class HookRunner:
         """The agent's MemoryManager (builtin over a fresh MemoryStore + the configured provider);
         a provider that fails to load is logged and left out (the built-in memory still works)."""
         from hermes_memory.errors import ProviderError
-        from hermes_memory.memory import MemoryStore
+        from hermes_memory.memory import open_memory_store
         from hermes_memory.providers.builtin import BuiltinMemoryProvider
         from hermes_memory.providers.manager import MemoryManager, create_memory_manager
 
         mem = config.memory
-        store = MemoryStore(self.home.memories_dir, mem.memory_char_limit, mem.user_char_limit)
+        store = open_memory_store(self.home, config)
         try:
             manager = create_memory_manager(config, str(self.home.root), memory_store=store)
         except ProviderError as exc:
@@ -161,11 +161,11 @@ class HookRunner:
         return manager
 
     def _db(self) -> Any:
-        from hermes_memory.sessions.db import SessionDB
+        from hermes_memory.sessions.factory import open_session_db
 
         self.home.ensure()
         # fewer retries than the agent's: a hook must answer within the client's timeout
-        return SessionDB(self.home.state_db, timeout=DB_BUSY_TIMEOUT, write_retries=DB_WRITE_RETRIES)
+        return open_session_db(self.home, self._config(), timeout=DB_BUSY_TIMEOUT, write_retries=DB_WRITE_RETRIES)
 
     def _ensure_session(self, db: Any, system_prompt: str | None = None) -> None:
         if not self.session_id:

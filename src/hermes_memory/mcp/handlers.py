@@ -18,6 +18,7 @@ from hermes_memory.mcp import resources as res
 from hermes_memory.mcp.resources import URI_MEMORY_MD, URI_SNAPSHOT, URI_USER_MD
 from hermes_memory.mcp.results import (
     _read_or_empty,
+    _stored_text,
 )
 
 if TYPE_CHECKING:
@@ -113,8 +114,11 @@ class ResourcesAndPrompts:
         if match.handler == "snapshot":
             return "text/plain", self._client(session_key).snapshot
         if match.handler in ("memory_md", "user_md"):
-            return "text/markdown", _read_or_empty(self._file_path("MEMORY.md" if match.handler == "memory_md"
-                                                                   else "USER.md"))
+            which = "MEMORY.md" if match.handler == "memory_md" else "USER.md"
+            store = self._default.stores[self.fixed_user_id]
+            if getattr(store, "backend_kind", "file") != "file":
+                return "text/markdown", _stored_text(store, "memory" if which == "MEMORY.md" else "user")
+            return "text/markdown", _read_or_empty(self._file_path(which))
         if match.handler == "user_profile":
             user_id = match.variables["user_id"]
             try:
@@ -125,6 +129,8 @@ class ResourcesAndPrompts:
                 raise res.BadResource(f"this server serves only user {self.fixed_user_id!r} (--user-id)",
                                       field="user_id")
             store = self._store_for(self._client(session_key), user_id)
+            if getattr(store, "backend_kind", "file") != "file":
+                return "text/markdown", _stored_text(store, "user")
             return "text/markdown", _read_or_empty(store.path_for("user"))
         if match.handler == "session":
             return "application/json", res.session_transcript(self.db, match.variables["session_id"])

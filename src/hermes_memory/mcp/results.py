@@ -11,6 +11,15 @@ import mcp_types as types
 # shared with the web dashboard; these names stay importable from here.
 
 
+def _stored_text(store: Any, target: str) -> str:
+    """The live text of ``target`` in a database-backed store, as the file would hold it (entries
+    joined by the delimiter); raises OSError when the database cannot be read."""
+    stored = store.backend.read(target)
+    if stored.error:
+        raise OSError(stored.error)
+    return stored.text
+
+
 def _read_or_empty(path: Any) -> str:
     try:
         return path.read_text(encoding="utf-8-sig")

@@ -160,7 +160,7 @@ class MemoryServer(ResourcesAndPrompts):
     """
 
     def __init__(self, home: HermesHome, config: HermesConfig, *, user_id: str | None = None) -> None:
-        from hermes_memory.sessions.db import SessionDB
+        from hermes_memory.sessions.factory import open_session_db
 
         self.home = home.ensure()
         self.config = config
@@ -174,7 +174,7 @@ class MemoryServer(ResourcesAndPrompts):
             self._check_user_id(self.fixed_user_id)
         from hermes_memory.sessions import indexer
 
-        self.db = SessionDB(self.home.state_db, synchronous=config.sessions.synchronous)
+        self.db = open_session_db(self.home, config)
         # search.embeddings: fused semantic search, vectors kept up to date by a daemon thread
         self.indexer = indexer.start_background(self.db, config.search)
         self.manager: Any = None
@@ -209,15 +209,9 @@ class MemoryServer(ResourcesAndPrompts):
         validate_user_id(user_id)  # raises ValueError naming the rule when unsafe
 
     def _new_store(self, user_id: str | None) -> Any:
-        from hermes_memory.memory import MemoryStore
+        from hermes_memory.memory import open_memory_store
 
-        mem = self.config.memory
-        store = MemoryStore(
-            self.home.memories_dir,
-            memory_char_limit=mem.memory_char_limit,
-            user_char_limit=mem.user_char_limit,
-            user_id=user_id,
-        )
+        store = open_memory_store(self.home, self.config, user_id=user_id)
         store.load_from_disk()
         return store
 

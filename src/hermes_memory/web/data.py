@@ -116,18 +116,19 @@ class Backend:
         """A fresh :class:`MemoryStore` loaded from disk (live state; its own failure counter).
 
         Raises ``ValueError`` for an unsafe ``user_id``."""
-        from hermes_memory.memory import MemoryStore
+        from hermes_memory.memory import open_memory_store
 
-        mem = self.config.memory
-        store = MemoryStore(self.home.memories_dir, memory_char_limit=mem.memory_char_limit,
-                            user_char_limit=mem.user_char_limit, user_id=user_id or None)
+        store = open_memory_store(self.home, self.config, user_id=user_id or None)
         store.load_from_disk()
         return store
 
     def profile_ids(self) -> list[str]:
         """User ids with a gateway profile (``memories/users/<id>/USER.md``), sorted."""
         from hermes_memory.memory import validate_user_id
+        from hermes_memory.storage import resolve_storage
 
+        if resolve_storage(self.config, self.home.root).is_postgres:
+            return self.store(None).backend.user_ids()  # rows in the database: no folder to list
         users = self.home.memories_dir / "users"
         out = []
         try:
@@ -157,7 +158,7 @@ class Backend:
         targets = {}
         for target, enabled in (("memory", mem.memory_enabled), ("user", mem.user_profile_enabled)):
             targets[target] = {
-                "file": str(store.path_for(target)),
+                "file": store.location(target),  # a path, or the database and key
                 "entries": store.entries(target),
                 "usage": store.usage(target),
                 "enabled": enabled,
@@ -187,7 +188,7 @@ class Backend:
         setting = {"memory": "memory_enabled", "user": "user_profile_enabled"}.get(str(clean.get("target")))
         if setting and not getattr(mem, setting):
             # Same rule as the MCP surface, which offers no memory tool for a disabled store.
-            return {"success": False, "error": f"{store.path_for(clean['target']).name} is turned off in config.yaml "
+            return {"success": False, "error": f"{store.file_name(clean['target'])} is turned off in config.yaml "
                     f"(memory.{setting}: false), so it is not written. Nothing was written."}
         result_text = memory_tool(store=store, **clean)
         result = json.loads(result_text)
@@ -237,6 +238,10 @@ class Backend:
 
     # -- sessions -------------------------------------------------------------------------------
     def _columns(self) -> set[str]:
+        if getattr(self.db, "backend", "sqlite") == "postgres":
+            return {r[0] for r in self.db._read(
+                "SELECT column_name FROM information_schema.columns "
+                "WHERE table_schema = current_schema() AND table_name = 'sessions'")}
         return {r["name"] for r in self.db._read("PRAGMA table_info(sessions)")}
 
     def filter_options(self) -> dict[str, Any]:
@@ -351,8 +356,10 @@ class Backend:
         today = today or datetime.now(tz=UTC).date()
         first = today - timedelta(days=days - 1)
         since = datetime(first.year, first.month, first.day, tzinfo=UTC).timestamp()
+        day = ("to_char(to_timestamp(started_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
+               if getattr(self.db, "backend", "sqlite") == "postgres" else "date(started_at, 'unixepoch')")
         rows = self.db._read(
-            "SELECT date(started_at, 'unixepoch') AS day, count(*) AS n, sum(coalesce(input_tokens, 0)) AS inp, "
+            f"SELECT {day} AS day, count(*) AS n, sum(coalesce(input_tokens, 0)) AS inp, "
             "sum(coalesce(cache_read_tokens, 0)) AS cached, sum(coalesce(output_tokens, 0)) AS outp "
             "FROM sessions WHERE started_at >= ? GROUP BY day", (since,))
         by_day = {r["day"]: r for r in rows}
@@ -523,7 +530,7 @@ class SessionFilter:
                 where.append(clause)
                 params += clause_params
             else:
-                where.append("0")  # no session records a project here
+                where.append("1 = 0")  # no session records a project here (portable SQL: PostgreSQL too)
         return where, params
 
 

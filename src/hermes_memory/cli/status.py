@@ -1,0 +1,85 @@
+"""``hermes-memory status``: what this home uses (config, storage backend and database, memory,
+provider) and how much it holds. The database is named without its password."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from hermes_memory.cli.common import EXIT_REFUSED, console, print_json, state
+from hermes_memory.storage import resolve_storage, scrub_password
+
+
+def storage_report(ctx: typer.Context) -> dict[str, Any]:
+    """``{"backend", "database", "source", "profile", "pool_size", "sessions", "messages", "memory":
+    {target: usage}, "error"}`` for this home; ``database`` is the state.db path or the URL with
+    ``***`` for its password; ``error`` (else ``None``) says why the store could not be read, with
+    any password scrubbed. Raises :class:`ConfigError` for an invalid ``storage:`` section."""
+    from hermes_memory.memory import open_memory_store
+    from hermes_memory.sessions.factory import open_session_db
+
+    st = state(ctx)
+    storage = resolve_storage(st.config, st.home.root)
+    out: dict[str, Any] = {
+        "backend": storage.backend,
+        "database": storage.display if storage.is_postgres else str(st.home.state_db),
+        "source": storage.source,
+        "profile": storage.profile if storage.is_postgres else None,
+        "pool_size": storage.pool_size if storage.is_postgres else None,
+        "memory_dir": None if storage.is_postgres else str(st.home.memories_dir),
+        "sessions": None, "messages": None, "memory": {}, "error": None,
+    }
+    try:
+        if storage.is_postgres or st.home.state_db.exists():
+            with open_session_db(st.home, st.config, storage=storage) as db:
+                out["sessions"], out["messages"] = db.session_count(), db.message_count()
+        else:
+            out["sessions"] = out["messages"] = 0  # opening would create state.db: status never writes
+        store = open_memory_store(st.home, st.config, storage=storage)
+        out["memory"] = {t: store.usage(t) for t in ("memory", "user")}
+        close = getattr(store, "close", None)
+        if callable(close):
+            close()
+    except Exception as exc:  # reported, never a traceback: the user needs to know why
+        out["error"] = scrub_password(f"{type(exc).__name__}: {exc}", storage.url)
+    return out
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``status``."""
+
+    @app.command("status")
+    def status_cmd(ctx: typer.Context,
+                   json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+        """Show this home: config file, storage backend and database (never its password), how many
+        sessions and messages it holds, memory usage and the external provider."""
+        st = state(ctx)
+        report = storage_report(ctx)
+        mem = st.config.memory
+        out = {"home": str(st.home.root), "config": str(st.home.config_path),
+               "config_exists": st.home.config_path.exists(), "storage": report,
+               "provider": mem.provider or None}
+        if json_out:
+            print_json(out)
+        else:
+            console.print(f"Home: {escape(out['home'])}")
+            console.print(f"Config: {escape(out['config'])}{'' if out['config_exists'] else ' (absent: defaults)'}")
+            if report["backend"] == "postgres":
+                console.print(f"Storage: [bold]PostgreSQL[/] {escape(report['database'])} "
+                              f"(from {escape(report['source'])}; profile {escape(report['profile'])}, "
+                              f"pool {report['pool_size']})", soft_wrap=True)
+            else:
+                console.print(f"Storage: [bold]SQLite[/] {escape(report['database'])}; memory files in "
+                              f"{escape(report['memory_dir'])}", soft_wrap=True)
+            if report["error"] is None:
+                console.print(f"Sessions: {report['sessions']:,}   Messages: {report['messages']:,}")
+                for target, name in (("memory", "MEMORY.md"), ("user", "USER.md")):
+                    u = report["memory"][target]
+                    console.print(f"{name}: {u['entry_count']} entries, {escape(u['text'])}")
+            console.print(f"External provider: {escape(mem.provider) if mem.provider else 'none (built-in only)'}")
+        if report["error"] is not None:
+            if not json_out:
+                console.print(f"[bold red]error:[/] cannot read the store: {escape(report['error'])}", soft_wrap=True)
+            raise typer.Exit(EXIT_REFUSED)
