@@ -64,8 +64,8 @@ def register(app: typer.Typer) -> None:
         if json_out:
             print_json(out)
         else:
-            console.print(f"Home: {escape(out['home'])}")
-            console.print(f"Config: {escape(out['config'])}{'' if out['config_exists'] else ' (absent: defaults)'}")
+            console.print(f"Home: {escape(str(out['home']))}")
+            console.print(f"Config: {escape(str(out['config']))}{'' if out['config_exists'] else ' (absent: defaults)'}")
             if report["backend"] == "postgres":
                 console.print(f"Storage: [bold]PostgreSQL[/] {escape(report['database'])} "
                               f"(from {escape(report['source'])}; profile {escape(report['profile'])}, "

@@ -105,7 +105,7 @@ def migrate_home(home: HermesHome, config: HermesConfig, target: Storage, *,
             tick("sessions", 0, total)
             for export in source.iter_exports(ids):
                 report.values_replaced += unstorable_values(export)
-                added_sessions, added_messages = db.copy_session(export)
+                added_sessions, added_messages = db.copy_session(export)  # type: ignore[union-attr]  # target is PostgreSQL
                 report.sessions_added += added_sessions
                 report.messages_added += added_messages
                 done += max(1, len(export["messages"]))
