@@ -154,8 +154,9 @@ def main() -> None:
                 grow_corpus = Corpus(args.seed + 2, 0.02)
                 grow_corpus.vocab = corpus.vocab
                 have = 0
+                texts = (t for _ in iter(int, 1) for t in grow_corpus.batch(5000))  # endless stream
                 for size in sizes:
-                    _, secs = grow(db, grow_corpus, have, size)
+                    _, secs = grow(db, texts, have, size)
                     row = {"messages": size, "load_msgs_per_s": round((size - have) / secs, 1) if secs else None,
                            "two_word": latency(db, two), "natural_language": latency(db, nl)}
                     have = size
