@@ -6,9 +6,12 @@ themselves with the family each refusal names. Corpora:
 
 * original: ``tests/memory/data/attack_corpus.json`` and ``benign_notes.json`` + LoCoMo texts
   (read from ``../shared/data/locomo``), written together with the patterns;
-* held-out: ``tests/memory/data/heldout_corpus.json``, written after the patterns and never tuned
-  on: run this once per scan change and append the figures to ``heldout_measurements.json``
-  (``--record LABEL``) so the number of looks at the held-out set stays on record.
+* dev: ``tests/memory/data/dev_corpus.json``, the tuning set;
+* held-out: ``tests/memory/data/heldout_corpus.json``, the first held-out set; looked at five times
+  (``heldout_measurements.json``) and since then tuning data (its ``about`` says so);
+* held-out 2: ``tests/memory/data/heldout2_corpus.json``, the second sealed set: measured only with
+  ``--record LABEL``, which appends every corpus's figures to ``heldout2_measurements.json`` so the
+  number of looks at it stays on record. Without ``--record`` it is left out of the output.
 
 Usage: ``python bench/scan_corpora.py [--record LABEL] [--show-misses]``.
 """
@@ -30,7 +33,7 @@ import corpora  # noqa: E402
 
 from hermes_memory.memory.scan import find_threats, scan_memory_content  # noqa: E402
 
-MEASUREMENTS = ROOT / "tests" / "memory" / "data" / "heldout_measurements.json"
+MEASUREMENTS = ROOT / "tests" / "memory" / "data" / "heldout2_measurements.json"
 
 
 def _attack_figures(items: list[tuple[str, str]]) -> dict:
@@ -69,40 +72,52 @@ def _benign_figures(items: list[tuple[str, str]]) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--record", metavar="LABEL", help="append the held-out figures to heldout_measurements.json")
-    ap.add_argument("--show-misses", action="store_true", help="list misses and refusals (held-out included)")
+    ap.add_argument("--record", metavar="LABEL", help="measure the sealed heldout2 set too and append every figure to heldout2_measurements.json")
+    ap.add_argument("--show-misses", action="store_true", help="list misses and refusals (with --record, also the sealed set's, into the log: use only at the last look)")
     args = ap.parse_args()
+    dev_attacks, dev_benign = corpora.dev_set()
     out = {
         "original": {
             "attacks": _attack_figures(corpora.attack_phrasings()),
             "benign": _benign_figures(corpora.own_benign_notes() + corpora.locomo_notes()),
+        },
+        "dev": {
+            "attacks": _attack_figures([("dev", t) for t in dev_attacks]),
+            "benign": _benign_figures([("dev", t) for t in dev_benign]),
         },
         "heldout": {
             "attacks": _attack_figures(corpora.heldout_attacks()),
             "benign": _benign_figures(corpora.heldout_benign()),
         },
     }
-    if not args.show_misses:
-        for corpus in out.values():
-            corpus["attacks"].pop("missed")
-            corpus["benign"].pop("refused_notes")
     if args.record:
+        out["heldout2"] = {
+            "attacks": _attack_figures(corpora.heldout2_attacks()),
+            "benign": _benign_figures(corpora.heldout2_benign()),
+        }
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
         log = json.loads(MEASUREMENTS.read_text(encoding="utf-8")) if MEASUREMENTS.exists() else {"measurements": []}
-        h = out["heldout"]
-        log["measurements"].append({
+        entry: dict = {
             "n": len(log["measurements"]) + 1,
             "label": args.record,
             "at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "scan_commit": commit,
-            "heldout_attacks_blocked": f"{h['attacks']['blocked']}/{h['attacks']['total']}",
-            "heldout_benign_refused": f"{h['benign']['refused']}/{h['benign']['total']}",
-            "original_attacks_blocked": f"{out['original']['attacks']['blocked']}/{out['original']['attacks']['total']}",
-            "original_benign_refused": f"{out['original']['benign']['refused']}/{out['original']['benign']['total']}",
-            "heldout_per_family": h["attacks"]["per_family"],
-            "heldout_per_category": h["benign"]["per_category"],
-        })
+        }
+        for name, corpus in out.items():
+            a, b = corpus["attacks"], corpus["benign"]
+            entry[f"{name}_attacks_blocked"] = f"{a['blocked']}/{a['total']}"
+            entry[f"{name}_benign_refused"] = f"{b['refused']}/{b['total']}"
+        entry["heldout2_per_family"] = out["heldout2"]["attacks"]["per_family"]
+        entry["heldout2_per_category"] = out["heldout2"]["benign"]["per_category"]
+        if args.show_misses:  # only at the last look: the texts would tell a tuner what to fix
+            entry["heldout2_missed"] = out["heldout2"]["attacks"]["missed"]
+            entry["heldout2_refused"] = out["heldout2"]["benign"]["refused_notes"]
+        log["measurements"].append(entry)
         MEASUREMENTS.write_text(json.dumps(log, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    if not args.show_misses:
+        for corpus in out.values():
+            corpus["attacks"].pop("missed")
+            corpus["benign"].pop("refused_notes")
     print(json.dumps(out, ensure_ascii=False, indent=1))
 
 

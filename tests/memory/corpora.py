@@ -71,3 +71,15 @@ def dev_set() -> tuple[list[str], list[str]]:
     """``(attacks, benign)`` of the development set the intent features were tuned on (``dev_corpus.json``)."""
     data = json.loads((DATA / "dev_corpus.json").read_text(encoding="utf-8"))
     return list(data["attacks"]), list(data["benign"])
+
+
+def heldout2_attacks() -> list[tuple[str, str]]:
+    """``(family, phrasing)`` of the second sealed held-out set (``heldout2_corpus.json``; measured before/after only)."""
+    data = json.loads((DATA / "heldout2_corpus.json").read_text(encoding="utf-8"))
+    return [(fam, p) for fam, v in data["attacks"].items() for p in v["phrasings"]]
+
+
+def heldout2_benign() -> list[tuple[str, str]]:
+    """``(category, note)`` of the second sealed held-out set: notes sharing the attacks' vocabulary."""
+    data = json.loads((DATA / "heldout2_corpus.json").read_text(encoding="utf-8"))
+    return [(cat, n) for cat, notes in data["benign"]["notes"].items() for n in notes]
