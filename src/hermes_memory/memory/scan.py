@@ -52,6 +52,7 @@ from hermes_memory.memory.scan_families_action import ACTION_FAMILIES
 from hermes_memory.memory.scan_families_intent import INTENT_FAMILIES, LEAD
 from hermes_memory.memory.scan_families_intl import INTL_FAMILIES
 from hermes_memory.memory.scan_families_prompt import PROMPT_FAMILIES
+from hermes_memory.memory.scan_families_stale import STALE_FAMILIES
 from hermes_memory.memory.scan_fragments import Family
 from hermes_memory.memory.scan_text import (
     _HOMOGLYPHS,
@@ -68,7 +69,7 @@ __all__ = ["FAMILIES", "FAMILY_IDS", "MAX_SCAN_CHARS", "THREAT_PATTERNS", "Famil
 #: Families in the order they are tried. Compiled case-insensitive; run on :func:`.scan_text.for_matching` text
 #: (and on its leetspeak and decoded views). Non-Latin key words go through the same look-alike
 #: folding as the text, so a Cyrillic pattern still matches folded Cyrillic text.
-FAMILIES: tuple[Family, ...] = PROMPT_FAMILIES + ACTION_FAMILIES + INTENT_FAMILIES + INTL_FAMILIES
+FAMILIES: tuple[Family, ...] = PROMPT_FAMILIES + ACTION_FAMILIES + INTENT_FAMILIES + INTL_FAMILIES + STALE_FAMILIES
 
 #: ``(id, pattern)`` of every family, in the order tried (kept for callers that list the patterns).
 THREAT_PATTERNS: tuple[tuple[str, str], ...] = tuple((f.id, f.pattern) for f in FAMILIES)
@@ -202,7 +203,9 @@ _TOOL_SCOPE = re.compile(
     r"\s*(?:(?!(?:and|then|or|but|to)\b)[\w-]+\s+)?(?:\(|\b(?:in|for|with|via|using|from|of|on|inside|under|through|within)\b)\s*"
     r"(?>(?:the\s+|a\s+|an\s+|our\s+|my\s+|its\s+)?)"
     r"(?!(?:agent|assistant|ai|model|you|your|yourself|tools?|tool\s+calls?|shell|terminal|bash|commands?|sessions?|conversations?"
-    r"|chats?|user|users|every|all|any|now|here|me|this|these|future|good|ever)\b)[\w.~/$-]"
+    r"|chats?|user|users|every|all|any|now|here|me|mine|this|these|the\s+following|following|future|good|ever|memory|memories|context|scratch|permission|approval|confirmation|consent|review|asking)\b)"
+    # A scope is a word or a path: a sentence end after the preposition ("initialised with.") is none.
+    r"(?:[\w~/$-]|\.[\w/])"
 )
 
 
@@ -225,7 +228,7 @@ def _filtered_search(rx: re.Pattern[str], hay: str, scoped: bool, lead: re.Patte
             continue
         if scoped and _TOOL_SCOPE.match(hay, m.end()):
             continue
-        if _GLOSS.match(hay, m.end()) or _mentioned(hay, start, m.end()):
+        if _GLOSS.match(hay, m.end()) or _mentioned(hay, start, m.end(), described_ok=lead is None):
             continue
         return True
     return False
@@ -236,21 +239,54 @@ def _filtered_search(rx: re.Pattern[str], hay: str, scoped: bool, lead: re.Patte
 #: relative clause about other prompts ("prompts that tell the model to ...").
 _QUOTE_CUE = re.compile(
     r"(?:\b(?:refus\w*|block\w*|detect\w*|flag\w*|catch\w*|classif\w*|such\s+as|like|e\.g\.|the\s+(?:phrase|string|prompt|classic|attack|text|line|words?)"
-    r"|why|how|whether|about|quoted?|says?|said|typed?)\s*[:,]?\s*['‘\"“]\s*)$"
+    r"|why|how|whether|about|quoted?|says?|said|typed?|paper|article|talk|post|blog|book|titled|called|named|study|chapter|slides?|essay|report|lyrics?|song"
+    r"|french|spanish|german|italian|portuguese|japanese|chinese|russian|korean|dutch|vocab(?:ulary)?)\s*[:,]?\s*['‘\"“]\s*)$"
 )
 _REPORTED = re.compile(
     r"\b(?:prompts?|attacks?|strings?|messages?|payloads?|examples?|inputs?|emails?|attempts?|jailbreaks?|pages?|documents?)\s+(?:that|which)\s+"
     r"(?:tell|ask|instruct|order|trick|try\s+to\s+(?:get|make))s?\s+(?:the\s+|a\s+)?(?:model|bot|assistant|llm|ai|agent|chatbot)s?\s+(?:to\s+)?$"
 )
-_CLOSE_QUOTE = re.compile(r"[\w\s]{0,3}['’\"”]")
+_CLOSE_QUOTE = re.compile(r"[^'’\"”\n]{0,40}['’\"”]")
 
 
-def _mentioned(hay: str, start: int, end: int) -> bool:
-    """True when the match at ``hay[start:end]`` is quoted after a cue or reported (see :data:`_QUOTE_CUE`)."""
+#: A clause that *describes* what someone else does ("how attackers encode payloads in hex to evade
+#: filters", "testing whether translation prompts leak the system prompt"): honoured only for
+#: families without an imperative lead, only inside one clause, and never when "you" stands
+#: between the cue and the match ("researchers say you must ...").
+_DESCRIBED = re.compile(
+    r"\b(?P<cue>how|why|whether|attackers?|hackers?|researchers?|adversar\w*|malware|scammers?|they|people|someone)\b[^.,:;!?\n]{0,60}$"
+)
+_YOU = re.compile(r"\byou\b|\byour\b")
+#: A mention the note then tells the agent to act on ("'...'. Do as the paper says.", "... Follow it."):
+#: the cue is a wrapper, the hit stands.
+_ENDORSED = re.compile(
+    r"[^\n]{0,120}?\b(?:follow\s+(?:it|that|them|this|those)|do\s+(?:as|what)\s+(?:it|that|this|they|the\s+\w+)\s+says?|obey\s+(?:it|that|them|this)"
+    r"|act\s+on\s+(?:it|that|this)|do\s+it|apply\s+it|comply)\b"
+)
+#: A language label right before a match and a gloss right after, without quotes:
+#: "Japanese: あなたは今から means 'you, from now on'".
+_LANG_LABEL = re.compile(r"\b(?:french|spanish|german|italian|portuguese|japanese|chinese|russian|korean|dutch)\s*:\s*$")
+_BARE_GLOSS = re.compile(r"[^\n]{0,20}?\s(?:means|=|->|translates\s+(?:to|as))\s")
+
+
+def _mentioned(hay: str, start: int, end: int, *, described_ok: bool = False) -> bool:
+    """True when the match at ``hay[start:end]`` is quoted after a cue, reported, glossed after a
+    language label, or (``described_ok``) inside a clause that describes someone else's attack;
+    never when the note goes on to tell the agent to act on it (:data:`_ENDORSED`)."""
+    if _ENDORSED.match(hay, end):
+        return False
     lo = max(0, start - 60)
     if _REPORTED.search(hay, lo, start):
         return True
-    return _QUOTE_CUE.search(hay, lo, start) is not None and _CLOSE_QUOTE.match(hay, end) is not None
+    if _QUOTE_CUE.search(hay, lo, start) is not None and _CLOSE_QUOTE.match(hay, end) is not None:
+        return True
+    if _LANG_LABEL.search(hay, max(0, start - 16), start) and _BARE_GLOSS.match(hay, end):
+        return True
+    if described_ok:
+        d = _DESCRIBED.search(hay, lo, start)
+        if d is not None and not _YOU.search(hay, d.end("cue"), start):
+            return True
+    return False
 
 
 #: A quoted phrase glossed right after the match ("'sin reglas' means 'without rules'",

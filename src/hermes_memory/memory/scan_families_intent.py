@@ -49,11 +49,14 @@ OVERRIDE = (
 )
 #: What the agent was told: instructions, rules, safety, restrictions (plural or qualified).
 OBJECT = (
-    r"(?:instructions?|directions|directives?|guidelines?|guidance|rules|ruleset|orders|constraints|restrictions|limitations|limits"
+    r"(?:instructions?|directions|directives?|guidelines?|guidance|rules?|ruleset|orders|constraints|restrictions|limitations|limits"
     r"|programming|training|conditioning|polic(?:y|ies)|content\s+polic(?:y|ies)|safeguards|guardrails|filters|filtering|safety(?:\s+\w+)?"
     r"|ethics|morals|principles|system\s+(?:prompt|message|instructions?)|prompt|setup\s+message|configuration|config|protocols?"
     r"|what\s+(?:you\s+(?:were|have\s+been)\s+)?(?:told|given|taught|programmed|instructed)|everything\s+(?:you\s+(?:were|have\s+been)\s+)?(?:told|taught|given))"
 )
+#: :data:`OBJECT` without the words a tool has too ("Forget the old tox config"): those need the agent as owner.
+OBJECT_STRONG = OBJECT.replace(r"|prompt|setup\s+message|configuration|config|protocols?", "")
+_WEAK_OBJECT = r"(?:config(?:uration)?|protocols?|prompt|setup\s+message|training|conditioning)"
 #: Words that make the object the agent's own (its prompt, its past), not a project's.
 OWNER = (
     r"(?:your|ur|yr|the\s+(?:assistant's|ai's|model's|bot's|system's|developers?'s?)|all(?:\s+(?:of\s+)?(?:your|the|my|these|those))?|any(?:\s+of\s+your)?|every|each"
@@ -91,13 +94,13 @@ PERSONA = (
     r"(?:\byou(?:'re|\s+are|\s+will\s+be|'ll\s+be|\s+shall\s+be|\s+become|\s+now\s+(?:operate|act|behave|speak|respond|answer)\s+(?:as|like))"
     r"|\b(?:become|transform\s+into|turn\s+into|switch\s+(?:in)?to|enter|take\s+on\s+(?:the\s+)?(?:persona|role|identity)\s+of|assume\s+(?:the\s+)?(?:persona|role|identity)\s+of"
     r"|adopt\s+(?:the\s+)?(?:persona|role|identity|character)\s+of|play\s+(?:the\s+)?(?:role|part|character)\s+of|stay\s+in\s+character\s+as|roleplay(?:\s+that)?|role-play|act\s+as|behave\s+(?:as|like)|respond\s+as|answer\s+as|speak\s+as"
-    r"|impersonate|your\s+(?:new\s+|true\s+|real\s+)?(?:persona|role|identity|self|name)\s+is)"
+    r"|impersonate|your\s+(?:new\s+|true\s+|real\s+)?(?:persona|role|identity|self|name)\s+is|be\s+(?:my|an?)(?=\s))"
     r"|\b(?:hermes|claude|chatgpt|the\s+assistant)\s+(?:has\s+been|is)\s+(?:replaced|upgraded|turned)\s+(?:by|into|with))"
 )
 #: Freed from constraints.
 UNBOUND = (
     r"(?:\b(?:no|zero|without(?:\s+any)?|free\s+(?:of|from)|freed\s+from|broken\s+free\s+of|unbound\s+by|not\s+bound\s+by|ignor\w+|break\w*|disregard\w*|beyond)\s+"
-    r"(?:any\s+|all\s+|its\s+|his\s+|her\s+|their\s+|your\s+|the\s+|moral\s+|ethical\s+|content\s+|safety\s+){0,3}"
+    r"(?:any\s+|all\s+|every\s+|its\s+|his\s+|her\s+|their\s+|your\s+|the\s+|moral\s+|ethical\s+|content\s+|safety\s+|\w+'s\s+){0,3}"
     r"(?:rules|limits|limitations|restrictions|filters|guardrails|guidelines|ethics|morals|morality|polic(?:y|ies)|censorship|boundaries|safeguards|refusals|warnings|constraints|safety)\b"
     r"|\b(?:never|doesn't|does\s+not|won't|will\s+not)\s+(?:ever\s+)?(?:refuse\w*|say\w*\s+no|decline\w*|hold\s+back)\b|\balways\s+compl(?:y|ies)\b|\banswers?\s+(?:anything|everything)\b"
     r"|\b(?:unrestricted|unfiltered|uncensored|unlocked|unshackled|unchained|jailbroken|rogue|evil|amoral|unethical|lawless)\b|\bno\s+refusals\b|\bgod\s+mode\b|\bwithout\s+(?:any\s+)?limits\b"
@@ -191,7 +194,9 @@ OUTSIDE = (
 
 INTENT_FAMILIES: tuple[Family, ...] = (
     _f("prompt_injection",
-       rf"\b{OVERRIDE}\s+(?:\w+\s+){{0,2}}?{OWNER}\s+(?:\w+\s+){{0,2}}?{OBJECT}\b"
+       rf"\b{OVERRIDE}\s+(?:\w+\s+){{0,2}}?{OWNER}\s+(?:\w+\s+){{0,2}}?{OBJECT_STRONG}\b"
+       rf"|\b{OVERRIDE}\s+(?:all\s+(?:of\s+)?)?(?:your|ur|yr|the\s+(?:assistant's|ai's|model's|bot's|system's)|(?:the\s+|all\s+)?(?:prior|previous|initial|original|earlier|preceding|above))\s+"
+       rf"(?:own\s+|current\s+|original\s+|initial\s+|previous\s+|system\s+|safety\s+)?{_WEAK_OBJECT}\b"
        rf"|\b{OVERRIDE}\s+(?:the\s+|all\s+|any\s+)?(?:rules|guidelines|restrictions|safety|guardrails|filters|ethics|constraints)\b"
        r"(?=\s*(?:$|[.,;:!?)\n]|(?:and|then|now|completely|entirely|altogether|for\s+(?:this|the\s+rest|now|good))\b))"
        rf"|\b(?:set|put|cast|push|lay)\s+{OWNER}\s+(?:\w+\s+){{0,2}}?{OBJECT}\s+aside\b"

@@ -85,7 +85,7 @@ PROMPT_FAMILIES: tuple[Family, ...] = (
        rf"\bdisregard\s+{_W}(?:instructions?|rules|guidelines|polic(?:y|ies)|directives?|prompts?|safety|programming|training)\b",
        "disregard", source="Hermes Agent threat families (disregard_rules)"),
     _f("sys_prompt_override",
-       r"\b(?:system\s+prompt\s+override|new\s+system\s+prompt|override\s+(?:the\s+|your\s+)?system\s+(?:prompt|instructions?|message)"
+       r"\b(?:system\s+prompt\s+override|new\s+system\s+prompt\s*(?::|-{1,3}\s|=|\n|is\s*:|follows|below|begins)|override\s+(?:the\s+|your\s+)?system\s+(?:prompt|instructions?|message)"
        r"|(?:replace|rewrite|change)\s+(?:the\s+|your\s+)system\s+prompt\s+(?:with|to))\b",
        "system", source="Hermes Agent threat families (sys_prompt_override)"),
     # --- role reassignment / jailbreak personas -------------------------------------------------
@@ -96,9 +96,9 @@ PROMPT_FAMILIES: tuple[Family, ...] = (
        r"|\bfrom\s+now\s+on,?\s+(?:you\s+(?:will|shall|must)\s+)?(?:act|behave|respond|answer|reply|operate)\s+(?:as|like)\s+(?:a|an|the|if|DAN|\w*GPT)\b"
        r"|\bfrom\s+now\s+on,?\s+you\s+(?:will|shall|must)\s+(?:ignore|disregard|not\s+follow|never\s+refuse|always\s+comply|obey)\b"
        r"|\byou\s+are\s+no\s+longer\s+(?:an?\s+)?(?:ai|assistant|language\s+model|chatbot|bound|restricted|limited|required|hermes|claude|chatgpt|gpt)\b"
-       r"|\b(?:DAN|STAN|DUDE|AIM|BetterDAN|AntiGPT|DevMode)\s+(?:mode|prompt|jailbreak)\b|\bdo\s+anything\s+now\b"
+       r"|(?<!\bthe\s)(?<!\ba\s)(?<!\bthis\s)\b(?:DAN|STAN|DUDE|AIM|BetterDAN|AntiGPT|DevMode)\s+(?:mode|prompt|jailbreak)\b|\bdo\s+anything\s+now\b"
        r"|\byou(?:\s+are|'re)\s+(?:now\s+)?(?:DAN|STAN|DUDE|BetterDAN|AntiGPT|DevMode)\b(?!')"
-       r"|\bjailbr(?:eak|oken)\s+mode\b|\b(?:developer|god|unrestricted|dan)\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated|on|unlocked)\s*(?:[.!:;,\n]|$)"
+       r"|\bjailbr(?:eak|oken)\s+mode\b|\b(?:developer|god|unrestricted|dan)\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated|on|unlocked)\s*(?:[.!:;,\n\]]|$)"
        # "Enable developer mode on Android / in Chrome: ..." is a settings note, not a jailbreak switch.
        r"|\b(?:enable|activate|enter)\s+(?:(?:developer|god)\s+mode\b(?!\s*(?::|\(|(?:on|in|for|of|via|under|from|through|at|settings?|options?|toggle)\b))"
        r"|(?:dan|jailbreak|unrestricted)\s+mode\b)"
@@ -146,7 +146,7 @@ PROMPT_FAMILIES: tuple[Family, ...] = (
        "released", "unrestricted", "uncensored", "unfiltered", "jailbroken",
        source="Wei et al. 2023 'Jailbroken: How does LLM safety training fail?'; Hermes Agent threat families"),
     _f("bypass_restrictions",
-       r"\bsans\s+(?:aucune?\s+)?(?:restrictions?|filtres?|censure|limites?|règles)\b|\b(?:vous\s+n'avez|tu\s+n'as)\s+plus\s+(?:de\s+|aucune\s+)(?:restrictions?|règles|limites?)"
+       r"\bsans\s+(?:aucune?\s+)?(?:restrictions?|filtres?|censure|limites?|règles)\b|\b(?:vous\s+n'avez|tu\s+n'as)\s+plus\s+(?:de\s+|aucune\s+)(?:restrictions?|règles?|limites?)"
        r"|\bsin\s+(?:ninguna\s+)?(?:restricciones|filtros|censura|límites|reglas)\b|\bno\s+tienes\s+(?:restricciones|reglas|límites)\b"
        r"|\bohne\s+(?:jegliche\s+|irgendwelche\s+)?(?:einschränkungen|filter|zensur|regeln|beschränkungen|grenzen)\b|\bdu\s+hast\s+keine\s+(?:regeln|einschränkungen|grenzen)\b"
        r"|没有任何(?:限制|规则|约束|过滤)|不受(?:任何)?(?:限制|约束|规则)|不要(?:有)?任何(?:限制|过滤)|绕过(?:安全|所有)?(?:限制|过滤|审查)",
@@ -179,8 +179,11 @@ PROMPT_FAMILIES: tuple[Family, ...] = (
        scoped=True, source="Embrace The Red (Rehberger) 2024-2025 agent write-ups: disabling approvals before running commands"),
     # --- fake system / chat-template markers --------------------------------------------------
     _f("fake_system_marker",
-       r"<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|end_of_text)\s*\|>"
-       r"|</?\|?\s*im_(?:start|end|sep)\s*\|?>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>|</?(?:system|system[_-]prompt|sys|instructions?|admin|developer|assistant_instructions)\s*>"
+       r"(?:<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|end_of_text)\s*\|>"
+       r"|</?\|?\s*im_(?:start|end|sep)\s*\|?>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>)"
+       # A template token *named* in prose ("<|im_start|> tokens", "[INST] markers", "counts <|endoftext|> as one token").
+       r"(?!\s*(?:tokens?|markers?|tags?|delimiters?|format|strings?|as\s+(?:one|a|an|the|single)|is\s+(?:a|an|the|one)|are\s+(?:added|used|special))\b)"
+       r"|</?(?:system|system[_-]prompt|sys|instructions?|admin|developer|assistant_instructions)\s*>"
        r"|\[(?:system|sys|admin|developer|system\s+(?:message|prompt|note|override))\]"
        r"|(?:^|\n)[ \t]*(?:#{1,6}[ \t]*|\*\*|>[ \t]*)?(?-i:SYSTEM(?:[ _]PROMPT|[ _]MESSAGE|[ _]NOTE|[ _]OVERRIDE|[ _]INSTRUCTIONS?)|ADMIN(?:ISTRATOR)?[ _]MESSAGE|DEVELOPER[ _]MESSAGE)[ \t]*(?:\*\*)?[ \t]*:"
        r"|(?:^|\n)[ \t]*(?:#{1,6}[ \t]*)?(?:system|developer|admin)\s+(?:prompt|message|instructions?)\s*:\s*(?:you\s+(?:are|must|will|should)|ignore|disregard|new|override|from\s+now\s+on|forget)"

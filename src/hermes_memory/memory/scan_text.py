@@ -123,6 +123,15 @@ _SPACED = re.compile(r"\b(?:\w[ ._*-]){4,}\w\b")
 _SPACED_SEP = re.compile(r"[ ._*-]")
 
 
+def _join_spaced(m: re.Match[str]) -> str:
+    """Join a spelled-out run; when its letters are split by ``-``, ``.``, ``_`` or ``*``, a space still splits words
+    ("i-g-n-o-r-e a-l-l" -> "ignore all")."""
+    run = m.group()
+    if any(c in run for c in "._*-"):
+        return " ".join(_SPACED_SEP.sub("", w) for w in run.split(" "))
+    return _SPACED_SEP.sub("", run)
+
+
 def leet_views(norm: str) -> list[str]:
     """Extra views of ``norm``: spelled-out letters joined, and (lower-cased, ``l`` -> ``i``) leetspeak folded.
 
@@ -133,7 +142,7 @@ def leet_views(norm: str) -> list[str]:
     has_spaced = _SPACED.search(norm) is not None
     if not (has_leet or has_spaced):
         return []
-    base = _SPACED.sub(lambda m: _SPACED_SEP.sub("", m.group()), norm) if has_spaced else norm
+    base = _SPACED.sub(_join_spaced, norm) if has_spaced else norm
     if not has_leet:
         return [base]
 
