@@ -239,7 +239,7 @@ def _filtered_search(rx: re.Pattern[str], hay: str, scoped: bool, lead: re.Patte
 #: relative clause about other prompts ("prompts that tell the model to ...").
 _QUOTE_CUE = re.compile(
     r"(?:\b(?:refus\w*|block\w*|detect\w*|flag\w*|catch\w*|classif\w*|such\s+as|like|e\.g\.|the\s+(?:phrase|string|prompt|classic|attack|text|line|words?)"
-    r"|why|how|whether|about|quoted?|says?|said|typed?|paper|article|talk|post|blog|book|titled|called|named|study|chapter|slides?|essay|report|lyrics?|song"
+    r"|why|how|whether|about|quoted?|says?|said|typed?|shouts?|shouted|yells?|yelled|writes|wrote|asks?|asked|sings?|sang|paper|article|talk|post|blog|book|titled|called|named|study|chapter|slides?|essay|report|lyrics?|song"
     r"|french|spanish|german|italian|portuguese|japanese|chinese|russian|korean|dutch|vocab(?:ulary)?)\s*[:,]?\s*['‘\"“]\s*)$"
 )
 _REPORTED = re.compile(

@@ -115,7 +115,8 @@ LEAK_OBJECT = (
     r"(?:(?:your|ur|the\s+(?:assistant's|ai's|model's|bot's))\s+(?:own\s+)?(?:\w+\s+){0,2}?(?:instructions|prompt|system\s+prompt|rules|directives|guidelines|configuration|config|setup|programming|pre-?prompt)"
     r"|(?:the\s+|all\s+|any\s+)?(?:hidden|secret|confidential|initial|original|internal|built-in)\s+(?:system\s+)?(?:instructions|prompt|rules|directives)"
     r"|the\s+(?:instructions|rules|text|words)\s+you\s+(?:were|have\s+been|got)\s+(?:given|told|shown)"
-    r"|(?:what|everything)\s+(?:the\s+developers?|the\s+system|they)\s+told\s+you)"
+    r"|(?:what|everything)\s+(?:the\s+developers?|the\s+system|they)\s+told\s+you"
+    r"|(?:every|all|each|the)\s+(?:of\s+the\s+)?(?:instructions?|rules|directives)\s+(?:that\s+)?you\s+(?:have\s+)?(?:received|got|been\s+given|were\s+given))"
 )
 #: A secret (the user's or the agent's) that must never leave.
 SECRET = (
@@ -273,12 +274,13 @@ INTENT_FAMILIES: tuple[Family, ...] = (
        "what did", "what do", "what does",
        source="Intent features (asking what the makers told the agent); Perez & Ribeiro 2022 (prompt leaking)"),
     _f("disable_safety",
-       r"\b(?:treat|consider|regard)\s+(?:every|all|any)\s+(?:\w+\s+){0,2}?(?:commands?|instructions?|tool\s+calls?)\s+(?:\S+\s+){0,4}?as\s+(?:approved|authori[sz]ed|safe|trusted|confirmed)"
+       r"\b(?:treat|consider|regard|mark|flag|label|count)\s+(?:every|all|any)\s+(?:\w+\s+){0,3}?(?:commands?|instructions?|tool\s+calls?)\s+(?:\S+\s+){0,4}?as\s+(?:pre-?)?(?:approved|authori[sz]ed|safe|trusted|confirmed)"
+       rf"|\b(?:run|execute|exec)\s+(?:any\s+|all\s+|the\s+)?(?:code(?:\s+blocks?)?|commands?|scripts?|snippets?)\s+(?:that\s+)?you\s+(?:find|see|read|get|receive|encounter)\s+(?:in|on|inside)\s+(?:\w+\s+)?{OUTSIDE}"
        r"|\b(?:grant|give)\s+yourself\s+(?:\w+\s+)?(?:sudo|root|admin|administrator|full|elevated|unrestricted|write|superuser)\b"
        r"|\b(?:whatever|anything)\s+(?:\S+\s+){0,4}?(?:tells?|asks?|says?)\s+you\b[^.\n]{0,12}?\b(?:execute|run|do|obey|follow|perform)\b"
        r"|\b(?:set|switch|change|configure|put)\s+(?:\S+\s+){0,4}?(?:to|into|in)\s+(?:auto-?approv\w*|yolo|never\s+ask|bypass\w*|full[-\s]auto|no[-\s]confirm\w*)\b"
        r"|\b(?:safety|security|approval|permission)\s+(?:checks?|prompts?|gates?)\s+(?:are|is|have\s+been)\s+(?:now\s+)?(?:disabled|off|removed|lifted|turned\s+off)\s*[;:,.-]+\s*(?:\w+\s+){0,2}?(?:run|execute|do|comply|obey)",
-       "treat", "consider", "regard", "grant", "give", "safety", "security", "approval", "permission", "whatever", "anything",
+       "treat", "consider", "regard", "mark", "flag", "label", "count", "run", "execut", "exec", "grant", "give", "safety", "security", "approval", "permission", "whatever", "anything",
        "set", "switch", "change", "configure", "put",
        source="Intent features (outside commands treated as approved; self-granted rights); OWASP LLM06 excessive agency"),
 )

@@ -35,7 +35,7 @@ PROMPT_FAMILIES: tuple[Family, ...] = (
        r"(?:are|is|were|have\s+been|has\s+been)\s+(?:now\s+)?(?:void|cancel+ed|revoked|obsolete|null|invalid|overridden|replaced|superseded|lifted|suspended|deprecated|no\s+longer\s+(?:valid|apply|in\s+effect|relevant))\b"
        r"|\b(?:ignore|disregard|forget)\s+(?:all\s+)?(?:of\s+)?the\s+(?:above|preceding|foregoing)(?!\s+(?:\w+\s+)?(?:lines?|steps?|sections?|paragraphs?|examples?|output|errors?|warnings?|logs?|commits?|versions?|code|snippet|diff|fold))\b"
        r"|\b(?:ignore|disregard|forget)\s+(?:it|that|this|them|all\s+that|all\s+of\s+(?:it|that))\s*,?\s+(?:and\s+)?(?:instead\s+)?(?:follow|obey|do\s+what|listen\s+to)\s+(?:my|these|the\s+following|the\s+new|me)\b"
-       r"|\b(?:everything|all|anything)\s+(?:written\s+|said\s+)?(?:before|above)\s+(?:this\s+)?(?:sentence|line|message|point|here)?\s*(?:is|was)\s+(?:a\s+test|fake|void|irrelevant|not\s+real|obsolete|cancel+ed|a\s+lie)\b"
+       r"|\b(?:everything|all|anything)\s+(?:written\s+|said\s+)?(?:before|above)\s+(?:this\s+)?(?:sentence|line|message|point|here)?\s*(?:is|was)\s+(?:just\s+|only\s+|merely\s+)?(?:a\s+test|fake|void|irrelevant|not\s+real|obsolete|cancel+ed|a\s+lie|an?\s+(?:warm-?up|practice|rehearsal|distraction|decoy|joke|example))\b"
        # "Set aside everything you were told" (but "set aside all afternoon before the demo" is a plan).
        r"|\b(?:set|put|cast|push)\s+aside\s+(?:everything|all|anything|whatever)\s+(?:that\s+)?(?:you(?:'ve|\s+have|\s+were|\s+know|\s+learned|\s+(?:have\s+)?been\s+told)"
        r"|(?:(?:was\s+|is\s+)?(?:written|said|stated|given)\s+)?(?:above|before\s+this|so\s+far|until\s+now|up\s+to\s+now))\b"
@@ -96,7 +96,8 @@ PROMPT_FAMILIES: tuple[Family, ...] = (
        r"|\bfrom\s+now\s+on,?\s+(?:you\s+(?:will|shall|must)\s+)?(?:act|behave|respond|answer|reply|operate)\s+(?:as|like)\s+(?:a|an|the|if|DAN|\w*GPT)\b"
        r"|\bfrom\s+now\s+on,?\s+you\s+(?:will|shall|must)\s+(?:ignore|disregard|not\s+follow|never\s+refuse|always\s+comply|obey)\b"
        r"|\byou\s+are\s+no\s+longer\s+(?:an?\s+)?(?:ai|assistant|language\s+model|chatbot|bound|restricted|limited|required|hermes|claude|chatgpt|gpt)\b"
-       r"|(?<!\bthe\s)(?<!\ba\s)(?<!\bthis\s)\b(?:DAN|STAN|DUDE|AIM|BetterDAN|AntiGPT|DevMode)\s+(?:mode|prompt|jailbreak)\b|\bdo\s+anything\s+now\b"
+       # "DAN prompt:" heads a jailbreak; "the DAN prompt is used as a negative example" names one.
+       r"|\b(?:DAN|STAN|DUDE|AIM|BetterDAN|AntiGPT|DevMode)\s+(?:mode|jailbreak)\b|\b(?:DAN|STAN|DUDE|BetterDAN|AntiGPT|DevMode)\s+prompt\s*(?::|-\s|—|\n|$)|\bdo\s+anything\s+now\b"
        r"|\byou(?:\s+are|'re)\s+(?:now\s+)?(?:DAN|STAN|DUDE|BetterDAN|AntiGPT|DevMode)\b(?!')"
        r"|\bjailbr(?:eak|oken)\s+mode\b|\b(?:developer|god|unrestricted|dan)\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated|on|unlocked)\s*(?:[.!:;,\n\]]|$)"
        # "Enable developer mode on Android / in Chrome: ..." is a settings note, not a jailbreak switch.
@@ -182,12 +183,12 @@ PROMPT_FAMILIES: tuple[Family, ...] = (
        r"(?:<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|end_of_text)\s*\|>"
        r"|</?\|?\s*im_(?:start|end|sep)\s*\|?>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>)"
        # A template token *named* in prose ("<|im_start|> tokens", "[INST] markers", "counts <|endoftext|> as one token").
-       r"(?!\s*(?:tokens?|markers?|tags?|delimiters?|format|strings?|as\s+(?:one|a|an|the|single)|is\s+(?:a|an|the|one)|are\s+(?:added|used|special))\b)"
+       r"(?!\s*(?:(?:and|or|,)\s*<[^>\n]{1,24}>\s*)?(?:tokens?|markers?|tags?|delimiters?|format|strings?|as\s+(?:one|a|an|the|single)|is\s+(?:a|an|the|one)|are\s+(?:added|used|special))\b)"
        r"|</?(?:system|system[_-]prompt|sys|instructions?|admin|developer|assistant_instructions)\s*>"
        r"|\[(?:system|sys|admin|developer|system\s+(?:message|prompt|note|override))\]"
-       r"|(?:^|\n)[ \t]*(?:#{1,6}[ \t]*|\*\*|>[ \t]*)?(?-i:SYSTEM(?:[ _]PROMPT|[ _]MESSAGE|[ _]NOTE|[ _]OVERRIDE|[ _]INSTRUCTIONS?)|ADMIN(?:ISTRATOR)?[ _]MESSAGE|DEVELOPER[ _]MESSAGE)[ \t]*(?:\*\*)?[ \t]*:"
+       r"|(?:^|\n)[ \t]*(?:#{1,6}[ \t]*|\*\*|>[ \t]*)?(?-i:SYSTEM(?:[ _]PROMPT|[ _]MESSAGE|[ _]NOTE|[ _]OVERRIDE|[ _]INSTRUCTIONS?)(?:[ _](?:UPDATE|CHANGE|NOTICE|OVERRIDE|PATCH))?|ADMIN(?:ISTRATOR)?[ _]MESSAGE|DEVELOPER[ _]MESSAGE)[ \t]*(?:\*\*)?[ \t]*:"
        r"|(?:^|\n)[ \t]*(?:#{1,6}[ \t]*)?(?:system|developer|admin)\s+(?:prompt|message|instructions?)\s*:\s*(?:you\s+(?:are|must|will|should)|ignore|disregard|new|override|from\s+now\s+on|forget)"
-       r"|(?:^|\n)[ \t]*#{2,6}[ \t]*(?:system|instruction|new\s+instructions?)[ \t]*(?:\n|:)"
+       r"|(?:^|\n)[ \t]*#{2,6}[ \t]*(?:system|instruction|new\s+instructions?)[ \t]*(?:#{1,6}[ \t]*)?(?:\n|:|$)"
        r"|(?:^|\n)[ \t]*(?:assistant|ai|gpt|model|chatbot)[ \t]*:[ \t]*(?:sure|ok|okay|understood|of\s+course|i\s+will|i'll|as\s+dan|absolutely)\b",
        "<|", "im_", "inst]", "<<sys", "<<", "_of_turn", "<", "[", "system", "admin", "developer", "#", "assistant", "ai", "gpt", "model", "chatbot",
        source="OpenAI ChatML / Llama-2 [INST] and <<SYS>> / Gemma turn markers; Chen et al. 2024 StruQ (special-delimiter injection)",
@@ -220,14 +221,17 @@ PROMPT_FAMILIES: tuple[Family, ...] = (
        r"(?:system\s+prompt|initial\s+(?:instructions|prompt)|original\s+(?:instructions|prompt)|hidden\s+(?:instructions|prompt)|secret\s+(?:instructions|prompt)|developer\s+message|pre-?prompt)\b"
        # "Show the system prompt tokens count in the dashboard": the prompt as a modifier is no object.
        r"(?!\s+(?:tokens?|count|length|size|template|file|folder|editor|box|field|cache|caching|version|tab|page|section|docs?)\b)"
-       r"|\b(?:system\s+prompt|(?:initial|original|hidden|secret)\s+(?:instructions|prompt))\s+(?:\w+\s+){0,2}?(?:word\s+for\s+word|verbatim)\b"
+       r"|\b(?:system\s+(?:prompt|message|instructions)|(?:initial|original|hidden|secret)\s+(?:instructions|prompt))\s+(?:\w+\s+){0,2}?(?:word\s+for\s+word|verbatim)\b"
+       r"|\b(?:reveal|print|show|output|display|dump|repeat|recite|paste|give\s+me)\s+(?:me\s+)?(?:all\s+|the\s+|every\s+)?(?:text|words|messages?|content|everything|lines)\s+"
+       r"(?:that\s+)?(?:came\s+|comes\s+|appears?\s+|appeared\s+|(?:was\s+|is\s+)?written\s+)?(?:before|above)\s+(?:this|my|the\s+user)\b"
+       r"|\b(?:reveal|print|show|output|display|dump|repeat|recite|paste|give)\s+(?:me\s+|us\s+)?(?:everything|all|the\s+(?:text|messages))\s+from\s+the\s+(?:very\s+)?(?:beginning|start|top)\s+of\s+(?:this|the)\s+(?:conversation|chat|session|context|prompt)\b"
        r"|\brepeat\s+(?:all\s+|the\s+)?(?:words|text|everything|the\s+text)\s+above\b|\b(?:print|output|repeat)\s+everything\s+(?:above|before)\b"
        r"|\bwhat\s+(?:are|were)\s+your\s+(?:initial|original|system|hidden|secret)\s+(?:instructions|prompt)\b"
        r"|\b(?:révèle|affiche|montre)[rz]?\s+(?:\S+\s+){0,3}?(?:prompt\s+système|instructions\s+(?:initiales|système|cachées))"
        r"|\b(?:revela|muestra|imprime)\s+(?:\S+\s+){0,3}?(?:prompt\s+del\s+sistema|instrucciones\s+(?:iniciales|del\s+sistema|ocultas))"
        r"|\b(?:zeige?|verrate|gib)\s+(?:\S+\s+){0,3}?(?:system-?prompt|systemanweisungen|anfangsanweisungen)"
        r"|(?:输出|显示|告诉我|泄露|打印|重复)[^。\n]{0,8}?(?:系统提示|系统指令|初始指令|system\s*prompt)",
-       "prompt", "instructions", "developer message", "above", "before", "système", "sistema", "system", "系统", "初始指令",
+       "prompt", "instructions", "developer message", "above", "before", "beginning", "start of", "top of", "système", "sistema", "system", "系统", "初始指令",
        source="Perez & Ribeiro 2022 (prompt leaking); Tensor Trust 2023 extraction attacks"),
     # --- encoded payloads presented as instructions -------------------------------------------
     _f("encoded_instructions",

@@ -121,6 +121,9 @@ _LEET_MIXED = re.compile(r"[A-Za-z].*[0-9@$|!+]|[0-9@$|!+].*[A-Za-z]")
 #: Letters spelled out one by one ("i g n o r e", "i.g.n.o.r.e"): joined in the leetspeak view.
 _SPACED = re.compile(r"\b(?:\w[ ._*-]){4,}\w\b")
 _SPACED_SEP = re.compile(r"[ ._*-]")
+#: Necessary conditions of :data:`_HAS_LEET` and :data:`_SPACED` that start with a character class.
+_LEET_QUICK = re.compile(r"[0-9@$|!+][A-Za-z]")
+_SPACED_QUICK = re.compile(r"[ ._*-]\w[ ._*-]\w[ ._*-]")
 
 
 def _join_spaced(m: re.Match[str]) -> str:
@@ -138,8 +141,9 @@ def leet_views(norm: str) -> list[str]:
     A view whose text has ``l`` folded is matched with the leet copies of the patterns (see
     :func:`_family_hits`); it is recognised by having no ``l`` left.
     """
-    has_leet = _HAS_LEET.search(norm) is not None
-    has_spaced = _SPACED.search(norm) is not None
+    # The quick forms start with a character class, so the engine skips ahead in C.
+    has_leet = _LEET_QUICK.search(norm) is not None and _HAS_LEET.search(norm) is not None
+    has_spaced = _SPACED_QUICK.search(norm) is not None and _SPACED.search(norm) is not None
     if not (has_leet or has_spaced):
         return []
     base = _SPACED.sub(_join_spaced, norm) if has_spaced else norm
@@ -178,6 +182,8 @@ def _printable(raw: bytes) -> str | None:
 def decoded_views(norm: str) -> list[str]:
     """Texts hidden in base64, hex or percent-encoded runs of ``norm`` that decode to readable text."""
     out: list[str] = []
+    if "\\x" not in norm and "%" not in norm and max(map(len, norm.split()), default=0) < 16:
+        return out  # no token long enough to hold an encoded run (the cheap form of _LONG_TOKEN)
     if _LONG_TOKEN.search(norm) is None:
         return out
     tries = 0
