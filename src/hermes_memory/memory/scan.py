@@ -49,10 +49,11 @@ import re
 from functools import lru_cache
 
 from hermes_memory.memory.scan_families_action import ACTION_FAMILIES
+from hermes_memory.memory.scan_families_agent import AGENT_FAMILIES
 from hermes_memory.memory.scan_families_intent import INTENT_FAMILIES, LEAD
 from hermes_memory.memory.scan_families_intl import INTL_FAMILIES
 from hermes_memory.memory.scan_families_prompt import PROMPT_FAMILIES
-from hermes_memory.memory.scan_families_stale import STALE_FAMILIES
+from hermes_memory.memory.scan_families_shape import SHAPE_FAMILIES
 from hermes_memory.memory.scan_fragments import Family
 from hermes_memory.memory.scan_text import (
     _HOMOGLYPHS,
@@ -69,7 +70,7 @@ __all__ = ["FAMILIES", "FAMILY_IDS", "MAX_SCAN_CHARS", "THREAT_PATTERNS", "Famil
 #: Families in the order they are tried. Compiled case-insensitive; run on :func:`.scan_text.for_matching` text
 #: (and on its leetspeak and decoded views). Non-Latin key words go through the same look-alike
 #: folding as the text, so a Cyrillic pattern still matches folded Cyrillic text.
-FAMILIES: tuple[Family, ...] = PROMPT_FAMILIES + ACTION_FAMILIES + INTENT_FAMILIES + INTL_FAMILIES + STALE_FAMILIES
+FAMILIES: tuple[Family, ...] = PROMPT_FAMILIES + ACTION_FAMILIES + INTENT_FAMILIES + INTL_FAMILIES + SHAPE_FAMILIES + AGENT_FAMILIES
 
 #: ``(id, pattern)`` of every family, in the order tried (kept for callers that list the patterns).
 THREAT_PATTERNS: tuple[tuple[str, str], ...] = tuple((f.id, f.pattern) for f in FAMILIES)

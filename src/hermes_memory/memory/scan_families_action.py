@@ -25,6 +25,13 @@ from hermes_memory.memory.scan_fragments import (  # noqa: F401
     _f,
 )
 
+#: What makes an edit of an agent's config file an attack (see ``agent_config_mod``).
+_AGENT_DIRECTIVE = (
+    r"\b(?:trust\w*|skip\w*|allow\w*|permission\w*|approv\w*|ignor\w*|disabl\w*|always|never|without|bypass\w*|obey\w*|execut\w*|exfiltrat\w*"
+    r"|run\s+(?:any|all|every|commands?|whatever|it)|push\s+(?:directly|straight|to\s+main|--force)|curl|wget|no\s+(?:tests|review|confirmation)|yolo"
+    r"|auto-?approv\w*|instructions?\s+(?:in|from)|follow\s+(?:the|any|these)|send|upload|secrets?|tokens?|api\s+keys?)"
+)
+
 #: Families about actions, in the order tried: exfiltration, secrets, destructive commands,
 #: command and control, hidden markup, agent-config edits and hard-coded secrets.
 ACTION_FAMILIES: tuple[Family, ...] = (
@@ -182,7 +189,12 @@ ACTION_FAMILIES: tuple[Family, ...] = (
        r"(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0\b|color\s*:\s*(?:white|#fff(?:fff)?)\b)",
        "style", source="Greshake et al. 2023 (invisible text); Hermes Agent threat families (hidden_div)"),
     # --- agent configuration and secrets --------------------------------------------------------
-    _f("agent_config_mod", rf"\b{_MODIFY_VERB}\s+{_W3}(?:the\s+)?\S*{_AGENT_FILES}",
+    # An edit of an agent's config file is an attack when it carries a directive about trust or
+    # safety ("so future agents skip tests", "add 'always run without approval' to AGENTS.md");
+    # "Edit CLAUDE.md to mention the new make targets" is project housekeeping.
+    _f("agent_config_mod",
+       rf"\b{_MODIFY_VERB}\s+{_W3}(?:the\s+)?\S*{_AGENT_FILES}(?=[^\n]{{0,160}}?{_AGENT_DIRECTIVE})"
+       rf"|\b{_MODIFY_VERB}[^\n]{{0,80}}?{_AGENT_DIRECTIVE}[^\n]{{0,160}}?\b(?:to|into|in)\s+(?:the\s+|every\s+|each\s+|all\s+)?\S*{_AGENT_FILES}",
        "cursorrules", "cursor/rules", "claude.md", "agents.md", "gemini.md", "windsurfrules", "clinerules", "copilot-instructions", "aider.conf",
        source="Rehberger 2025 (agents rewriting their own config files); Hermes Agent threat families"),
     _f("hermes_config_mod",

@@ -41,7 +41,7 @@ LEAD = (
 )
 #: Verbs that set instructions aside.
 OVERRIDE = (
-    r"(?:ignor\w*|disregard\w*|forget\w*|forgot|overrid\w*|overrul\w*|bypass\w*|circumvent\w*|scrap|discard\w*|abandon\w*|drop|ditch|dump"
+    r"(?:ignor\w*|disregard\w*|forget\w*|forgot|scratch|overrid\w*|overrul\w*|bypass\w*|circumvent\w*|scrap|discard\w*|abandon\w*|drop|ditch|dump"
     r"|wipe|erase|undo|reset|revoke|cancel\w*|nullify|void|neglect|overlook|skip(?:\s+over)?|throw\s+(?:out|away)|set\s+aside"
     r"|put\s+aside|leave\s+behind|get\s+rid\s+of|pay\s+no\s+(?:mind|attention|heed)\s+to|stop\s+(?:following|obeying|listening\s+to|respecting|applying|honou?ring|enforcing|using)"
     r"|(?:do\s+not|don't|dont|no\s+longer|never)\s+(?:follow|obey|respect|apply|listen\s+to|heed|honou?r|need\s+to\s+follow)"
@@ -94,27 +94,30 @@ PERSONA = (
     r"(?:\byou(?:'re|\s+are|\s+will\s+be|'ll\s+be|\s+shall\s+be|\s+become|\s+now\s+(?:operate|act|behave|speak|respond|answer)\s+(?:as|like))"
     r"|\b(?:become|transform\s+into|turn\s+into|switch\s+(?:in)?to|enter|take\s+on\s+(?:the\s+)?(?:persona|role|identity)\s+of|assume\s+(?:the\s+)?(?:persona|role|identity)\s+of"
     r"|adopt\s+(?:the\s+)?(?:persona|role|identity|character)\s+of|play\s+(?:the\s+)?(?:role|part|character)\s+of|stay\s+in\s+character\s+as|roleplay(?:\s+that)?|role-play|act\s+as|behave\s+(?:as|like)|respond\s+as|answer\s+as|speak\s+as"
-    r"|impersonate|your\s+(?:new\s+|true\s+|real\s+)?(?:persona|role|identity|self|name)\s+is|be\s+(?:my|an?)(?=\s))"
+    r"|impersonate|your\s+(?:new\s+|true\s+|real\s+)?(?:persona|role|identity|self|name)\s+is|your\s+(?:new|true|real)\s+(?:persona|identity|self)\b|be\s+(?:my|an?)(?=\s))"
     r"|\b(?:hermes|claude|chatgpt|the\s+assistant)\s+(?:has\s+been|is)\s+(?:replaced|upgraded|turned)\s+(?:by|into|with))"
 )
 #: Freed from constraints.
 UNBOUND = (
     r"(?:\b(?:no|zero|without(?:\s+any)?|free\s+(?:of|from)|freed\s+from|broken\s+free\s+of|unbound\s+by|not\s+bound\s+by|ignor\w+|break\w*|disregard\w*|beyond)\s+"
     r"(?:any\s+|all\s+|every\s+|its\s+|his\s+|her\s+|their\s+|your\s+|the\s+|moral\s+|ethical\s+|content\s+|safety\s+|\w+'s\s+){0,3}"
-    r"(?:rules|limits|limitations|restrictions|filters|guardrails|guidelines|ethics|morals|morality|polic(?:y|ies)|censorship|boundaries|safeguards|refusals|warnings|constraints|safety)\b"
+    r"(?:rules?|limits?|limitations?|restrictions?|filters?|guardrails?|guidelines?|ethics|morals|morality|polic(?:y|ies)|censorship|boundaries|safeguards?|refusals|warnings|constraints?|safety)\b"
     r"|\b(?:never|doesn't|does\s+not|won't|will\s+not)\s+(?:ever\s+)?(?:refuse\w*|say\w*\s+no|decline\w*|hold\s+back)\b|\balways\s+compl(?:y|ies)\b|\banswers?\s+(?:anything|everything)\b"
     r"|\b(?:unrestricted|unfiltered|uncensored|unlocked|unshackled|unchained|jailbroken|rogue|evil|amoral|unethical|lawless)\b|\bno\s+refusals\b|\bgod\s+mode\b|\bwithout\s+(?:any\s+)?limits\b"
-    r"|\b(?:obey|obeys|answer|answers|listen|listens)\s+(?:to\s+)?(?:no\s+one|nobody|no\s+master|no\s+rules)\b)"
+    r"|\b(?:obey|obeys|answer|answers|listen|listens)\s+(?:to\s+)?(?:no\s+one|nobody|no\s+master|no\s+rules)\b"
+    r"|\bnothing\s+is\s+(?:forbidden|off[-\s]limits|prohibited|banned|taboo|off\s+the\s+table)\b|\beverything\s+is\s+(?:allowed|permitted)\b)"
 )
 #: Reading out the agent's own instructions.
 LEAK_VERB = (
     r"(?:reveal|print|show|output|display|disclose|dump|leak|repeat|recite|quote|paste|copy|list|tell\s+(?:me|us|everyone|anyone)|give\s+(?:me|us)"
-    r"|write(?:\s+out|\s+down)?|spell\s+out|type\s+out|summari[sz]e|paraphrase|describe|translate|encode|rewrite|explain|share|send|post|read\s+out|read\s+back|expose)"
+    r"|write(?:\s+out|\s+down)?|spell\s+out|type\s+out|summari[sz]e|paraphrase|describe|translate|encode|rewrite|explain|share|send|post|reads?\s+out|read\s+back|expose"
+    r"|put|format|convert|render|tabulate|(?:respond|reply|answer|begin|start|open)\s+(?:\w+\s+)?with|include)"
 )
 LEAK_OBJECT = (
     r"(?:(?:your|ur|the\s+(?:assistant's|ai's|model's|bot's))\s+(?:own\s+)?(?:\w+\s+){0,2}?(?:instructions|prompt|system\s+prompt|rules|directives|guidelines|configuration|config|setup|programming|pre-?prompt)"
     r"|(?:the\s+|all\s+|any\s+)?(?:hidden|secret|confidential|initial|original|internal|built-in)\s+(?:system\s+)?(?:instructions|prompt|rules|directives)"
-    r"|the\s+(?:instructions|rules|text|words)\s+you\s+(?:were|have\s+been|got)\s+(?:given|told|shown)"
+    r"|the\s+(?:instructions|rules|text|words)\s+you\s+(?:were|have\s+been|got)\s+(?:given|told|shown|configured|set\s+up|initiali[sz]ed|programmed|prompted|started)"
+    r"|(?:the\s+)?(?:contents?|text|words|wording)\s+of\s+your\s+(?:\w+\s+)?(?:prompt|instructions|rules|configuration|setup)"
     r"|(?:what|everything)\s+(?:the\s+developers?|the\s+system|they)\s+told\s+you"
     r"|(?:every|all|each|the)\s+(?:of\s+the\s+)?(?:instructions?|rules|directives)\s+(?:that\s+)?you\s+(?:have\s+)?(?:received|got|been\s+given|were\s+given))"
 )
@@ -156,10 +159,11 @@ _DIRECTIVE_WORDS = (
 )
 _UNBOUND_WORDS = (
     "no ", "zero", "without", "free", "unbound", "not bound", "ignor", "break", "disregard", "beyond", "never", "n't", "not ",
-    "won't", "always compl", "anything", "everything", "unrestrict", "unfilter", "uncensor", "unlock", "unshackl", "unchain",
+    "won't", "always compl", "anything", "everything", "nothing", "forbidden", "unrestrict", "unfilter", "uncensor", "unlock", "unshackl", "unchain",
     "jailbr", "rogue", "evil", "amoral", "unethical", "lawless", "refusal", "god mode", "limits", "no one", "nobody",
 )
-_LEAK_WORDS = ("instruction", "prompt", "rules", "directive", "guideline", "configuration", "config", "setup", "programming", "told", "given", "shown")
+_LEAK_WORDS = ("instruction", "prompt", "rules", "directive", "guideline", "configuration", "config", "setup", "programming", "told", "given", "shown",
+               "configured", "set up", "initiali", "programmed", "prompted", "started")
 _SECRET_WORDS = (
     "key", "token", "password", "passphrase", "credential", "secret", "cookie", "session id", ".env", "environment variable",
     "vault", "keychain", "seed phrase", "credit card",
@@ -203,7 +207,7 @@ INTENT_FAMILIES: tuple[Family, ...] = (
        rf"|\b(?:set|put|cast|push|lay)\s+{OWNER}\s+(?:\w+\s+){{0,2}}?{OBJECT}\s+aside\b"
        rf"|\b{OVERRIDE}\s+(?:the\s+|all\s+|any\s+)?(?:\w+\s+)?{OBJECT}\s+(?:(?:in|from|of)\s+your\b|(?:that\s+|which\s+)?you\s+(?:were|have\s+been|got|had)\b)",
        "ignor", "disregard", "forget", "forgot", "overrid", "overrul", "bypass", "circumvent", "scrap", "discard", "abandon", "drop",
-       "ditch", "dump", "wipe", "erase", "undo", "reset", "revoke", "cancel", "nullify", "void", "neglect", "overlook", "skip",
+       "ditch", "dump", "wipe", "erase", "scratch", "undo", "reset", "revoke", "cancel", "nullify", "void", "neglect", "overlook", "skip",
        "throw", "aside", "behind", "rid of", "pay no", "stop", "follow", "obey", "respect", "apply", "listen", "heed", "honor",
        "honour", "needn't", "break", "replace", "suspend", "lift", "remove", "disable", "deactivat", "turn off", "switch off", "delete",
        scoped=True, lead=True, also=_OBJECT_WORDS,
@@ -213,7 +217,7 @@ INTENT_FAMILIES: tuple[Family, ...] = (
        rf"\b(?:your|ur|yr|all\s+(?:of\s+)?your|the\s+(?:assistant's|ai's|model's))\s+(?:\w+\s+){{0,2}}?{OBJECT}\s+(?:\w+\s+){{0,2}}?{STATE}"
        rf"|\b(?:nothing|none|no\s+part)\s+(?:of\s+)?(?:what\s+)?(?:you\s+(?:were|have\s+been)\s+(?:told|given|taught)|your\s+{OBJECT})(?:\s+\w+){{0,4}}?\s+(?:is|are)\s+(?:binding|valid|in\s+effect|real|true)\b"
        rf"|\b(?:the\s+|all\s+|any\s+)?{OBJECT}\s+(?:that\s+)?you\s+(?:were|have\s+been|got|had)\s+(?:\w+\s+){{0,3}}?{STATE}"
-       rf"|\b(?:everything|anything|all|whatever|what)\s+(?:that\s+)?you(?:'ve|\s+have|\s+were|\s+had)\s+(?:been\s+)?(?:told|instructed|given|taught|programmed|asked)(?:\s+\w+){{0,3}}?\s+{STATE}"
+       rf"|\b(?:everything|anything|all|whatever|what)\s+(?:that\s+)?you(?:'ve|\s+have|\s+were|\s+had)\s+(?:been\s+)?(?:told|instructed|given|taught|programmed|asked|set\s+up\s+with|configured\s+with|initiali[sz]ed\s+with|started\s+with)(?:\s+\w+){{0,3}}?\s+{STATE}"
        rf"|\b(?:whatever|any|all|the)\s+{OBJECT}\s+(?:came|come|were\s+given|you\s+got|you\s+had|preceded)\s+(?:before|above|earlier|previously)[^.\n]{{0,30}}?\b(?:drop|ignore|forget|discard|disregard|scrap)\s+(?:them|it|those)\b"
        rf"|\b(?:treat|consider|regard)\s+this\s+(?:note|entry|memory|message|file|text)\s+as\s+(?:overriding|replacing|superseding|more\s+important\s+than|above|your\s+(?:new\s+)?(?:system|instructions|rules))"
        rf"|\byour\s+(?:\w+\s+)?{OBJECT}\s+(?:now\s+)?(?:come|comes)\s+(?:only\s+)?from\s+(?:this|me|the\s+following)\b"
@@ -242,7 +246,8 @@ INTENT_FAMILIES: tuple[Family, ...] = (
        rf"|\b(?:reveal|print|show|output|display|quote|repeat|dump)\s+(?:the\s+)?(?:first|last)\s+\d+\s+(?:words|lines|tokens|characters)\s+(?:you\s+(?:were|got)|of\s+your)",
        "reveal", "print", "show", "output", "display", "disclose", "dump", "leak", "repeat", "recite", "quote", "paste", "copy",
        "list", "tell", "give", "write", "spell", "type out", "summar", "paraphras", "describe", "translat", "encode", "rewrite",
-       "explain", "share", "send", "post", "read out", "read back", "expose",
+       "explain", "share", "send", "post", "read out", "reads out", "read back", "expose", "put", "format", "convert", "render",
+       "tabulate", "respond", "reply", "answer", "begin", "start", "open", "include",
        lead=True, also=_LEAK_WORDS,
        source="Intent features (leak verb x the agent's own instructions); Perez & Ribeiro 2022 (prompt leaking); Zhang et al. 2024 "
        "'Effective prompt extraction from language models' (translate / encode / summarise extraction)"),
