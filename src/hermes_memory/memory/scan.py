@@ -204,7 +204,7 @@ _TOOL_SCOPE = re.compile(
     r"\s*(?:(?!(?:and|then|or|but|to)\b)[\w-]+\s+)?(?:\(|\b(?:in|for|with|via|using|from|of|on|inside|under|through|within)\b)\s*"
     r"(?>(?:the\s+|a\s+|an\s+|our\s+|my\s+|its\s+)?)"
     r"(?!(?:agent|assistant|ai|model|you|your|yourself|tools?|tool\s+calls?|shell|terminal|bash|commands?|sessions?|conversations?"
-    r"|chats?|user|users|every|all|any|now|here|me|mine|this|these|the\s+following|following|future|good|ever|memory|memories|context|scratch|permission|approval|confirmation|consent|review|asking)\b)"
+    r"|chats?|user|users|every|all|any|now|here|me|mine|this|these|the\s+following|following|future|good|ever|memory|memories|context|scratch|rest|permission|approval|confirmation|consent|review|asking)\b)"
     # A scope is a word or a path: a sentence end after the preposition ("initialised with.") is none.
     r"(?:[\w~/$-]|\.[\w/])"
 )

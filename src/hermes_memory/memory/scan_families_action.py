@@ -25,6 +25,12 @@ from hermes_memory.memory.scan_fragments import (  # noqa: F401
     _f,
 )
 
+_BACKDOOR_CUE = (
+    r"(?:\b(?:every|all|any|each)\s+(?:\w+\s+)?(?:servers?|hosts?|machines?|boxes|nodes)\b|\byou\s+can\s+(?:reach|access|find)\b"
+    r"|\bso\s+(?:that\s+)?(?:you|i|we)\s+can\s+(?:log\s*in|get\s+(?:back\s+)?in|access|connect)|\blater\b|\bsilently\b|\bsecretly\b|\bquietly\b"
+    r"|\bwithout\s+(?:telling|asking|the\s+user)|\b(?:my|attacker)'?s?\s+(?:ssh\s+)?(?:public\s+)?key\b|\battacker\b"
+    r"|\b(?:this|the\s+following)\s+(?:line|key)\b[^\n]{0,40}?\bssh-(?:rsa|ed25519|dss|ecdsa)\S*\s+AAAA)"
+)
 #: What makes an edit of an agent's config file an attack (see ``agent_config_mod``).
 _AGENT_DIRECTIVE = (
     r"\b(?:trust\w*|skip\w*|allow\w*|permission\w*|approv\w*|ignor\w*|disabl\w*|always|never|without|bypass\w*|obey\w*|execut\w*|exfiltrat\w*"
@@ -38,7 +44,7 @@ ACTION_FAMILIES: tuple[Family, ...] = (
     # --- exfiltration ---------------------------------------------------------------------------
     _f("send_to_url",
        rf"\b{_SEND_VERB}\w*\s+{_W}{_SENSITIVE}\s+{_W}(?:to|at|into|via|on|with)\s+(?:the\s+)?(?:\w+\s+){{0,2}}?{_URLISH}"
-       rf"|\b{_SEND_VERB}\w*\s+{_W}(?:conversations?|chats?|messages?|history|memor(?:y|ies)|context|secrets?|credentials?|api[\s_-]?keys?|passwords?|tokens?|transcripts?|system\s+prompt|e-?mails?|files|documents|data|everything)\s+{_W3}to\s+[\w.+-]+@[\w-]+\.[\w.]+"
+       rf"|\b{_SEND_VERB}\w*\s+{_W}(?:conversations?|chats?|messages?|history|memor(?:y|ies)|context|secrets?|credentials?|api[\s_-]?keys?|passwords?|tokens?|transcripts?|system\s+prompt|e-?mails?|files|documents|data|everything|contacts?|contact\s+list|address\s+book|inbox|calendar)\s+{_W3}to\s+[\w.+-]+@[\w-]+\.[\w.]+"
        rf"|\b(?:append|attach|add|include|put|encode|embed|insert)\w*\s+{_W3}(?:to|in|into)\s+(?:the\s+)?(?:url\s+|link\s+)?https?://[^\s)]*[?&][\w%-]*=[^\w\s]?(?:\s|$)"
        r"|\b(?:envoie[rz]?|transmets|envoyez)\s+(?:\S+\s+){0,5}?(?:conversation|historique|contexte|clés?|mots\s+de\s+passe|données|résultats)\s+(?:\S+\s+){0,3}?(?:à|vers|sur)\s+https?://"
        r"|\b(?:envía|envia|manda|sube)\s+(?:\S+\s+){0,5}?(?:conversación|historial|contexto|claves|contraseñas|datos|resultados)\s+(?:\S+\s+){0,3}?(?:a|al|hacia)\s+https?://"
@@ -87,7 +93,11 @@ ACTION_FAMILIES: tuple[Family, ...] = (
        "seed",
        source="Hermes Agent threat families (read_secrets, ssh_access); B15 narrowed to actions on a secret"),
     _f("ssh_backdoor",
-       r"(?:>>?|\btee\b|\becho\b|\bappend\w*|\badd\w*|\bwrite\w*|\binsert\w*)[^\n]{0,160}?\bauthorized_keys\b",
+       # A shell write is always a backdoor; a prose "add ... to authorized_keys" only with a standing,
+       # sweeping or covert cue ("on every server you can reach", "so you can log in later").
+       r"(?:>>?|\btee\b|\becho\b)[^\n]{0,160}?\bauthorized_keys\b"
+       rf"|(?:\bappend\w*|\badd\w*|\bwrite\w*|\binsert\w*)[^\n]{{0,160}}?\bauthorized_keys\b(?=[^\n]{{0,120}}?{_BACKDOOR_CUE})"
+       rf"|{_BACKDOOR_CUE}[^\n]{{0,120}}?(?:\bappend\w*|\badd\w*|\bwrite\w*|\binsert\w*)[^\n]{{0,160}}?\bauthorized_keys\b",
        "authorized_keys", source="Hermes Agent threat families (ssh_backdoor)"),
     _f("ssh_access",
        r"\bssh\s+(?:[^\n]{0,120}?\s)?-R\s*(?:\d|\[|[\w.-]+:\d)"

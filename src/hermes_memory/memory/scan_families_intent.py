@@ -80,7 +80,7 @@ AUTHORITY = (
     r"|\bthis\s+is\s+(?:the\s+|your\s+)?(?:system|developer|admin|administrator|operator|creator|owner)(?:\s+\w+)?\s+speaking\b"
     r"|\b(?:official|priority|urgent|mandatory)\s+(?:system\s+)?(?:update|notice|directive|instruction|message|order)\b"
     r"|\b(?:system|admin|developer|root)\s+(?:override|notice|directive|alert)\b"
-    r"|(?:^|\n)\s*(?:#{1,6}\s*|\*\*|>\s*)?(?:system|sys|admin|administrator|developer|dev|operator|new\s+rules?|new\s+instructions?|updated\s+rules?)\s*(?:\*\*)?\s*:)"
+    r"|(?:^|\n)\s*(?:#{1,6}\s*|\*\*|>\s*)?(?:system|sys|admin|administrator|developer|dev|operator|new\s+rules?|new\s+instructions?|updated\s+rules?)(?:\s+for\s+(?:the\s+)?(?:assistant|ai|agent|model|bot|you))?\s*(?:\*\*)?\s*:)"
 )
 #: What an authority claim is about when it is an attack: safety, rules, permissions, instructions, obedience.
 DIRECTIVE = (
@@ -103,7 +103,8 @@ UNBOUND = (
     r"(?:any\s+|all\s+|every\s+|its\s+|his\s+|her\s+|their\s+|your\s+|the\s+|moral\s+|ethical\s+|content\s+|safety\s+|\w+'s\s+){0,3}"
     r"(?:rules?|limits?|limitations?|restrictions?|filters?|guardrails?|guidelines?|ethics|morals|morality|polic(?:y|ies)|censorship|boundaries|safeguards?|refusals|warnings|constraints?|safety)\b"
     r"|\b(?:never|doesn't|does\s+not|won't|will\s+not)\s+(?:ever\s+)?(?:refuse\w*|say\w*\s+no|decline\w*|hold\s+back)\b|\balways\s+compl(?:y|ies)\b|\banswers?\s+(?:anything|everything)\b"
-    r"|\b(?:unrestricted|unfiltered|uncensored|unlocked|unshackled|unchained|jailbroken|rogue|evil|amoral|unethical|lawless)\b|\bno\s+refusals\b|\bgod\s+mode\b|\bwithout\s+(?:any\s+)?limits\b"
+    r"|\bno\s+matter\s+(?:how|what)\s+(?:harmful|dangerous|illegal|unethical|bad|toxic)\b"
+    r"|\b(?:unrestricted|unfiltered|uncensored|unlocked|unshackled|unchained|unbound|jailbroken|rogue|evil|amoral|unethical|lawless)\b|\bno\s+refusals\b|\bgod\s+mode\b|\bwithout\s+(?:any\s+)?limits\b"
     r"|\b(?:obey|obeys|answer|answers|listen|listens)\s+(?:to\s+)?(?:no\s+one|nobody|no\s+master|no\s+rules)\b"
     r"|\bnothing\s+is\s+(?:forbidden|off[-\s]limits|prohibited|banned|taboo|off\s+the\s+table)\b|\beverything\s+is\s+(?:allowed|permitted)\b)"
 )
@@ -119,7 +120,7 @@ LEAK_OBJECT = (
     r"|the\s+(?:instructions|rules|text|words)\s+you\s+(?:were|have\s+been|got)\s+(?:given|told|shown|configured|set\s+up|initiali[sz]ed|programmed|prompted|started)"
     r"|(?:the\s+)?(?:contents?|text|words|wording)\s+of\s+your\s+(?:\w+\s+)?(?:prompt|instructions|rules|configuration|setup)"
     r"|(?:what|everything)\s+(?:the\s+developers?|the\s+system|they)\s+told\s+you"
-    r"|(?:every|all|each|the)\s+(?:of\s+the\s+)?(?:instructions?|rules|directives)\s+(?:that\s+)?you\s+(?:have\s+)?(?:received|got|been\s+given|were\s+given))"
+    r"|(?:every|all|each|the)\s+(?:of\s+the\s+)?(?:instructions?|rules|directives|guidelines)\s+(?:that\s+)?you\s+(?:have\s+)?(?:received|got|been\s+given|were\s+given|follow|obey|operate\s+under))"
 )
 #: A secret (the user's or the agent's) that must never leave.
 SECRET = (
@@ -159,7 +160,7 @@ _DIRECTIVE_WORDS = (
 )
 _UNBOUND_WORDS = (
     "no ", "zero", "without", "free", "unbound", "not bound", "ignor", "break", "disregard", "beyond", "never", "n't", "not ",
-    "won't", "always compl", "anything", "everything", "nothing", "forbidden", "unrestrict", "unfilter", "uncensor", "unlock", "unshackl", "unchain",
+    "won't", "always compl", "anything", "everything", "nothing", "forbidden", "no matter", "unrestrict", "unfilter", "uncensor", "unlock", "unshackl", "unchain",
     "jailbr", "rogue", "evil", "amoral", "unethical", "lawless", "refusal", "god mode", "limits", "no one", "nobody",
 )
 _LEAK_WORDS = ("instruction", "prompt", "rules", "directive", "guideline", "configuration", "config", "setup", "programming", "told", "given", "shown",
@@ -266,6 +267,8 @@ INTENT_FAMILIES: tuple[Family, ...] = (
        rf"|\b(?:run|execute|exec|call|perform|do|obey|follow|act\s+on|carry\s+out)\s+(?:\w+\s+){{0,3}}?(?:any|every|all|whatever|each)\s+(?:\w+\s+){{0,2}}?"
        rf"(?:commands?|instructions?|scripts?|requests?|tasks?|code|snippets?)\s+(?:\w+\s+){{0,4}}?(?:in|from|found\s+in|inside|on|of)\s+(?:the\s+|any\s+|all\s+|incoming\s+)?{OUTSIDE}"
        rf"|\b(?:run|execute|call|use)\s+(?:the\s+)?(?:shell|terminal|bash)\s+(?:tool\s+)?with\s+whatever"
+       rf"|\b(?:run|execute|exec|obey|follow)\s+(?:any|every|all|whatever|each)\s+(?:\w+\s+){{0,2}}?(?:commands?|instructions?|scripts?|code|snippets?)\s+(?:that|which)\s+"
+       rf"(?:the\s+|a\s+|an\s+|any\s+)?(?:\w+\s+)?{OUTSIDE}\s+(?:contains?|includes?|says?|suggests?|gives?|lists?|recommends?|shows?)\b"
        rf"|\b(?:run|execute|exec|delete|remove|install|push|pay|purchase|transfer|approve|deploy|call|sudo|grant)\w*\s+(?:\S+\s+){{0,4}}?{DANGER_OBJECT}\s+(?:\S+\s+){{0,4}}?{WITHOUT_ASKING}"
        rf"|\b(?:run|execute|do|obey|follow)\s+(?:anything|everything|whatever)\s+(?:\S+\s+){{0,5}}?(?:tells?|asks?|says?|wants?)\b",
        "skip", "bypass", "disabl", "turn off", "switch off", "remov", "ignor", "overrid", "circumvent", "drop", "suppress",
@@ -275,8 +278,12 @@ INTENT_FAMILIES: tuple[Family, ...] = (
        source="Intent features (skipping the agent's own confirmations; acting on commands from outside content); OWASP LLM06 "
        "excessive agency; Rehberger 2024-2025 agent write-ups"),
     _f("leak_system_prompt",
-       r"\bwhat\s+(?:did|do|does)\s+(?:the\s+)?(?:developers?|system|operator|creator)s?\s+tell\s+you\b",
-       "what did", "what do", "what does",
+       r"\bwhat\s+(?:did|do|does)\s+(?:the\s+)?(?:developers?|system|operator|creator)s?\s+tell\s+you\b"
+       r"|\bwhat\s+(?:instructions|rules|directives|guidelines|prompt)\s+(?:were|have)\s+you\s+(?:been\s+)?(?:given|told|shown|configured\s+with)\b"
+       r"|\b(?:quote|print|show|output|dump|repeat|paste|reveal|display)\s+your\s+(?:\w+\s+)?(?:configuration|config|prompt|instructions|setup)(?:\s+file)?\s+"
+       r"(?:in\s+full|verbatim|word\s+for\s+word|exactly|completely)\b",
+       "what did", "what do", "what does", "what instructions", "what rules", "what directives", "what guidelines", "what prompt",
+       "in full", "verbatim", "word for word", "exactly", "completely",
        source="Intent features (asking what the makers told the agent); Perez & Ribeiro 2022 (prompt leaking)"),
     _f("disable_safety",
        r"\b(?:treat|consider|regard|mark|flag|label|count)\s+(?:every|all|any)\s+(?:\w+\s+){0,3}?(?:commands?|instructions?|tool\s+calls?)\s+(?:\S+\s+){0,4}?as\s+(?:pre-?)?(?:approved|authori[sz]ed|safe|trusted|confirmed)"
