@@ -30,8 +30,13 @@ Two checks, first hit wins:
    family's match must start in an imperative position (:data:`_LEAD_BEFORE`), a ``scoped`` one
    is dropped when a tool scope follows (:data:`_TOOL_SCOPE`), and any match followed by a gloss
    (:data:`_GLOSS`) is a quotation (docs/security.md §1).
+4. Structure features (:mod:`.scan_families_shape`, :mod:`.scan_families_agent`): the agent's earlier
+   instructions declared void, passive overrides, freed personas, context dumps, image exfiltration,
+   standing orders (a trigger with a send, secrets echoed back, self-approval), guarded-secret
+   extraction. A match described by someone else (:data:`_DESCRIBED`), quoted after a cue or glossed
+   is a mention, unless the note then tells the agent to act on it (:data:`_ENDORSED`).
 
-Speed (about 30 us for a 60-char note, 60 us median over LoCoMo texts; ``bench/memory_scan.py``): a family's regex runs only
+Speed (LoCoMo texts: p50 about 58 us, p95 about 300 us of CPU; ``bench/memory_scan.py``): a family's regex runs only
 when one of its keywords occurs in the lower-cased text (one C substring test per keyword), and
 all but the case-sensitive families run on the lower-cased text without ``re.IGNORECASE`` so the
 engine can skip ahead on literal prefixes. Every regex is bounded: fillers allow 0-8 words, gaps
