@@ -54,3 +54,15 @@ def test_the_dressed_attack_is_refused_by_the_store_and_nothing_is_written(attac
     r = store.add("memory", attack)
     assert r["success"] is False and "threat pattern" in r["error"], r
     assert (tmp_path / "MEMORY.md").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "Notes on the paper 'Ignore Previous Prompt' by Perez and Ribeiro; our policy must comply with GDPR.",
+        "Spanish: 'Ahora eres mi profesor' is how my tutor jokes, and I always do it back.",
+    ],
+)
+def test_a_later_verb_that_is_no_order_to_act_on_the_quotation_keeps_the_mention(note: str) -> None:
+    """"comply" or "do it" later in a note is no endorsement unless it starts a clause aimed at the quotation."""
+    assert scan_memory_content(note) is None, find_threats(note)

@@ -266,8 +266,9 @@ _YOU = re.compile(r"\byou\b|\byour\b")
 #: A mention the note then tells the agent to act on ("'...'. Do as the paper says.", "... Follow it."):
 #: the cue is a wrapper, the hit stands.
 _ENDORSED = re.compile(
-    r"[^\n]{0,120}?\b(?:follow\s+(?:it|that|them|this|those)|do\s+(?:as|what)\s+(?:it|that|this|they|the\s+\w+)\s+says?|obey\s+(?:it|that|them|this)"
-    r"|act\s+on\s+(?:it|that|this)|do\s+it|apply\s+it|comply)\b"
+    r"[^\n]{0,120}?(?:[.!;:,]\s*|\b(?:and|then|so|now|please)\s+)(?:you\s+(?:must\s+|should\s+|will\s+)?)?"
+    r"(?:follow\s+(?:it|that|them|this|those)|do\s+(?:as|what)\s+(?:it|that|this|they|the\s+\w+)\s+says?|obey\s+(?:it|that|them|this)"
+    r"|act\s+on\s+(?:it|that|this)|do\s+it|apply\s+it|comply\s+with\s+(?:it|that|this|them))\b"
 )
 #: A language label right before a match and a gloss right after, without quotes:
 #: "Japanese: あなたは今から means 'you, from now on'".
