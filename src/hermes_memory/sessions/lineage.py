@@ -14,11 +14,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from hermes_memory.sessions.codec import row_to_message
+from hermes_memory.sessions.storebase import StoreBase
 
 _MEMORY_CONTEXT_RE = re.compile(r"<memory-context>.*?</memory-context>\s*", re.DOTALL)
 
 
-class LineageMethods:
+class LineageMethods(StoreBase):
     """Parent chains and conversation replay (a mixin of :class:`~hermes_memory.sessions.db.SessionDB`)."""
 
     def _ancestors(self, conn: sqlite3.Connection, session_id: str) -> list[str]:
