@@ -20,7 +20,7 @@ Behaviour follows docs/reference.md §4 (NEWEST where it differs), with these gu
   :func:`redact_secrets` first.
 
 The fencing helpers (:func:`build_memory_context_block`, :func:`sanitize_context`,
-:class:`StreamingContextScrubber`) live in :mod:`hermes_memory.providers.fencing` and are
+:class:`StreamingContextScrubber`) live in :mod:`hermes_memory.fencing` and are
 re-exported here.
 """
 
@@ -35,6 +35,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from hermes_memory.fencing import (
+    CONTEXT_NOTE,
+    FENCE_CLOSE,
+    FENCE_OPEN,
+    StreamingContextScrubber,
+    build_memory_context_block,
+    sanitize_context,
+    strip_memory_context,
+)
 from hermes_memory.home import resolve_home
 from hermes_memory.providers.base import PRIMARY_CONTEXT, MemoryProvider
 from hermes_memory.providers.calls import (  # noqa: F401 - moved there, re-exported
@@ -45,15 +54,6 @@ from hermes_memory.providers.calls import (  # noqa: F401 - moved there, re-expo
     _Timeout,
 )
 from hermes_memory.providers.fanout import HookFanout
-from hermes_memory.providers.fencing import (
-    CONTEXT_NOTE,
-    FENCE_CLOSE,
-    FENCE_OPEN,
-    StreamingContextScrubber,
-    build_memory_context_block,
-    sanitize_context,
-    strip_memory_context,
-)
 from hermes_memory.redact import redact_secrets
 
 __all__ = [

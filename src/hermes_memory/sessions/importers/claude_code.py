@@ -40,7 +40,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from hermes_memory.providers.fencing import FENCE_OPEN, strip_memory_context
+from hermes_memory.fencing import FENCE_OPEN, strip_memory_context
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.importers import (
     ImportReport,
