@@ -215,13 +215,8 @@ class Backend:
         ``key`` is a digest of the session id (the id itself lets a client speak in that session, so it
         is never put into a page). Read from the server's table of client sessions (each took its
         snapshot at its first request)."""
-        clients = getattr(self.server, "_clients", None)
-        if not isinstance(clients, dict):
-            return []
-        with self.server._lock:
-            states = list(clients.values())
-        return sorted(({"key": hashlib.sha256(str(c.key).encode()).hexdigest()[:16], "started_at": float(c.started_at), "snapshot": str(c.snapshot)}
-                       for c in states), key=lambda c: -c["started_at"])
+        return sorted(({"key": hashlib.sha256(key.encode()).hexdigest()[:16], "started_at": started, "snapshot": snapshot}
+                       for key, started, snapshot in self.server.client_states()), key=lambda c: -c["started_at"])
 
     def session_snapshot(self, session_id: str) -> str | None:
         """The memory blocks of the system prompt ``session_id`` started with (the frozen snapshot it
@@ -442,8 +437,11 @@ class SessionFilter:
     @classmethod
     def from_query(cls, q: Any) -> SessionFilter:
         """Build from query parameters (a mapping); bad dates are dropped and named in ``errors``."""
-        f = cls(**{k: str(q.get(k, "") or "").strip()[:500] for k in ("source", "user", "since", "until",
-                                                                       "project", "title")})
+        def param(key: str) -> str:
+            return str(q.get(key, "") or "").strip()[:500]
+
+        f = cls(source=param("source"), user=param("user"), since=param("since"), until=param("until"),
+                project=param("project"), title=param("title"))
         for name in ("since", "until"):
             value = getattr(f, name)
             if value and _day_start(value) is None:
