@@ -47,7 +47,7 @@ import logging
 import math
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import annotated_types
 import yaml
@@ -228,12 +228,13 @@ def _describe_error(path: Path, err: ValidationError) -> str:
 
 
 def _bounds(field: Any) -> tuple[float | None, float | None]:
-    lo = hi = None
-    for m in field.metadata:
+    lo: float | None = None
+    hi: float | None = None
+    for m in field.metadata:  # the numeric fields' bounds are numbers (Field(ge=..., le=...))
         if isinstance(m, annotated_types.Ge):
-            lo = m.ge
+            lo = cast(float, m.ge)
         elif isinstance(m, annotated_types.Le):
-            hi = m.le
+            hi = cast(float, m.le)
     return lo, hi
 
 
@@ -247,7 +248,7 @@ def _clamp_numbers(name: str, cls: type[BaseModel], raw: dict[str, Any], path: P
         if raw.get(key) is None or isinstance(raw[key], bool):
             continue
         lo, hi = _bounds(field)
-        if lo is None and hi is None:
+        if (lo is None and hi is None) or field.annotation is None:
             continue
         try:
             value = TypeAdapter(field.annotation).validate_python(raw[key])

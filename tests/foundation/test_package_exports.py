@@ -23,3 +23,10 @@ def test_mcp_package_exports_memory_server_without_loading_the_sdk_on_import():
             "print(loaded, m.MemoryServer is MemoryServer)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+def test_the_importers_package_exports_what_an_importer_is_built_from():
+    import hermes_memory.sessions.importers as importers
+
+    assert set(importers.__all__) >= {"ImportReport", "import_path", "store_session", "jsonl_files", "iso_time"}
+    assert all(hasattr(importers, name) for name in importers.__all__)

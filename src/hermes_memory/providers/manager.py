@@ -26,6 +26,7 @@ re-exported here.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import queue
@@ -256,7 +257,7 @@ class MemoryManager(HookFanout):
         self.session_id = session_id or ""
         for name, provider in self._named():
             try:
-                _call_bounded(lambda p=provider: p.initialize(session_id, **kwargs),
+                _call_bounded(functools.partial(provider.initialize, session_id, **kwargs),
                               self.hook_timeout if name != BUILTIN_NAME else None, f"{name}.initialize")
             except Exception as exc:  # noqa: BLE001
                 self.errors[name] = f"initialize: {type(exc).__name__}: {exc}"
@@ -289,7 +290,7 @@ class MemoryManager(HookFanout):
         parts: list[str] = []
         for name, provider in self._named():
             if name == BUILTIN_NAME:
-                text = self._safe(name, "prefetch", lambda p=provider: p.prefetch(clean, session_id=sid), None, "")
+                text = self._safe(name, "prefetch", functools.partial(provider.prefetch, clean, session_id=sid), None, "")
             else:
                 text = self._prefetch_external(name, provider, clean, sid, wait)
             if isinstance(text, str) and text.strip():
@@ -394,7 +395,7 @@ class MemoryManager(HookFanout):
                 kwargs = _filter_kwargs(provider.sync_turn, {"session_id": sid, "messages": messages, **extra})
                 if messages is None:
                     kwargs.pop("messages", None)
-                self._safe(name, "sync_turn", lambda p=provider, k=kwargs: p.sync_turn(user, asst, **k))
+                self._safe(name, "sync_turn", functools.partial(provider.sync_turn, user, asst, **kwargs))
 
         self._submit(task)
 
@@ -408,7 +409,7 @@ class MemoryManager(HookFanout):
 
         def task() -> None:
             for name, provider in targets:
-                self._safe(name, "queue_prefetch", lambda p=provider: p.queue_prefetch(clean, session_id=sid))
+                self._safe(name, "queue_prefetch", functools.partial(provider.queue_prefetch, clean, session_id=sid))
 
         self._submit(task)
 

@@ -18,6 +18,7 @@ import json
 import logging
 import re
 import time
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -70,7 +71,7 @@ def mask(value: Any) -> str:
     return f"{text[:3]}…{text[-4:]}"
 
 
-def masked_settings(values: dict[str, Any], secret_keys: set[str] = frozenset()) -> dict[str, Any]:  # type: ignore[assignment]
+def masked_settings(values: dict[str, Any], secret_keys: AbstractSet[str] = frozenset()) -> dict[str, Any]:
     """``values`` with every secret (named in ``secret_keys`` or by :func:`is_secret_name`) masked.
 
     Nested dicts are masked the same way; lists and other values of secret keys are masked whole.

@@ -103,4 +103,4 @@ class PgSessionDB(PgMessageSearchMethods, PgTitleSearchMethods, CopyMethods, Tit
     def get_lineage(self, session_id: str) -> list[str]:
         """The ids from the root ancestor down to ``session_id`` (cycles are cut)."""
         with self._connection() as conn:
-            return list(reversed(self._ancestors(PgConn(conn), session_id))) + [session_id]  # type: ignore[arg-type]
+            return list(reversed(self._ancestors(PgConn(conn), session_id))) + [session_id]
