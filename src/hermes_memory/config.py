@@ -65,13 +65,19 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="allow", validate_assignment=True)
 
 
+DEFAULT_MEMORY_CHAR_LIMIT = 2200
+"""Characters of ``MEMORY.md`` (delimiters included) by default: the reference agent's default."""
+DEFAULT_USER_CHAR_LIMIT = 1375
+"""Characters of ``USER.md`` (delimiters included) by default: the reference agent's default."""
+
+
 class MemoryConfig(_Section):
     """``memory:`` section. Limits are in characters, delimiters included."""
 
     memory_enabled: bool = True
     user_profile_enabled: bool = True
-    memory_char_limit: int = Field(2200, ge=100, le=1_000_000)
-    user_char_limit: int = Field(1375, ge=100, le=1_000_000)
+    memory_char_limit: int = Field(DEFAULT_MEMORY_CHAR_LIMIT, ge=100, le=1_000_000)
+    user_char_limit: int = Field(DEFAULT_USER_CHAR_LIMIT, ge=100, le=1_000_000)
     nudge_interval: int = Field(10, ge=0)
     flush_min_turns: int = Field(6, ge=0)
     provider: str = ""
