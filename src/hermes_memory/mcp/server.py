@@ -31,7 +31,8 @@ session-start snapshot. Over stdio a client starts one server process per sessio
 snapshot is taken at server start. Over streamable HTTP each MCP session (``Mcp-Session-Id``)
 gets its own snapshot and its own memory-store instance, taken at the session's first request
 after ``initialize``; requests that carry no session id (stateless clients) share the snapshot
-taken at server start. Writes reach disk at once and show in ``MEMORY.md``/``USER.md`` and in
+taken at server start. A session's state goes when the SDK ends the session (the client's DELETE,
+its idle timeout; :mod:`hermes_memory.mcp.http_sessions`). Writes reach disk at once and show in ``MEMORY.md``/``USER.md`` and in
 tool results, never in an existing snapshot. The memory tool's per-turn failure cap counts per
 client session too (MCP has no turns; a success resets it, as in the agent).
 
