@@ -30,3 +30,17 @@ def test_the_importers_package_exports_what_an_importer_is_built_from():
 
     assert set(importers.__all__) >= {"ImportReport", "import_path", "store_session", "jsonl_files", "iso_time"}
     assert all(hasattr(importers, name) for name in importers.__all__)
+
+
+def test_every_import_format_names_a_module_with_an_import_path(tmp_path):
+    import importlib
+
+    import pytest
+
+    from hermes_memory.sessions.importers import _MODULES, FORMATS, import_path
+
+    for fmt in FORMATS:
+        module = importlib.import_module(f"hermes_memory.sessions.importers.{_MODULES.get(fmt, fmt)}")
+        assert callable(module.import_path), fmt
+    with pytest.raises(ValueError, match="unknown import format"):
+        import_path(None, tmp_path, "no-such-format")
