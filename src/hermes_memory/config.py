@@ -58,17 +58,12 @@ from hermes_memory.fsutil import atomic_write_text
 from hermes_memory.storage import StorageConfig, redact_url
 
 _log = logging.getLogger(__name__)
+DEFAULT_MEMORY_CHAR_LIMIT, DEFAULT_USER_CHAR_LIMIT = 2200, 1375  # chars of MEMORY.md, USER.md: the reference's
 
 
 class _Section(BaseModel):
     # Unknown keys are kept (the reference agent writes many more) but not validated.
     model_config = ConfigDict(extra="allow", validate_assignment=True)
-
-
-DEFAULT_MEMORY_CHAR_LIMIT = 2200
-"""Characters of ``MEMORY.md`` (delimiters included) by default: the reference agent's default."""
-DEFAULT_USER_CHAR_LIMIT = 1375
-"""Characters of ``USER.md`` (delimiters included) by default: the reference agent's default."""
 
 
 class MemoryConfig(_Section):
@@ -234,8 +229,7 @@ def _describe_error(path: Path, err: ValidationError) -> str:
 
 
 def _bounds(field: Any) -> tuple[float | None, float | None]:
-    lo: float | None = None
-    hi: float | None = None
+    lo = hi = cast("float | None", None)
     for m in field.metadata:  # the numeric fields' bounds are numbers (Field(ge=..., le=...))
         if isinstance(m, annotated_types.Ge):
             lo = cast(float, m.ge)
