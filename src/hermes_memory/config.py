@@ -47,7 +47,7 @@ import logging
 import math
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import annotated_types
 import yaml
@@ -58,6 +58,7 @@ from hermes_memory.fsutil import atomic_write_text
 from hermes_memory.storage import StorageConfig, redact_url
 
 _log = logging.getLogger(__name__)
+DEFAULT_MEMORY_CHAR_LIMIT, DEFAULT_USER_CHAR_LIMIT = 2200, 1375  # chars of MEMORY.md, USER.md: the reference's
 
 
 class _Section(BaseModel):
@@ -70,8 +71,8 @@ class MemoryConfig(_Section):
 
     memory_enabled: bool = True
     user_profile_enabled: bool = True
-    memory_char_limit: int = Field(2200, ge=100, le=1_000_000)
-    user_char_limit: int = Field(1375, ge=100, le=1_000_000)
+    memory_char_limit: int = Field(DEFAULT_MEMORY_CHAR_LIMIT, ge=100, le=1_000_000)
+    user_char_limit: int = Field(DEFAULT_USER_CHAR_LIMIT, ge=100, le=1_000_000)
     nudge_interval: int = Field(10, ge=0)
     flush_min_turns: int = Field(6, ge=0)
     provider: str = ""
@@ -228,12 +229,12 @@ def _describe_error(path: Path, err: ValidationError) -> str:
 
 
 def _bounds(field: Any) -> tuple[float | None, float | None]:
-    lo = hi = None
-    for m in field.metadata:
+    lo = hi = cast("float | None", None)
+    for m in field.metadata:  # the numeric fields' bounds are numbers (Field(ge=..., le=...))
         if isinstance(m, annotated_types.Ge):
-            lo = m.ge
+            lo = cast(float, m.ge)
         elif isinstance(m, annotated_types.Le):
-            hi = m.le
+            hi = cast(float, m.le)
     return lo, hi
 
 
@@ -247,7 +248,7 @@ def _clamp_numbers(name: str, cls: type[BaseModel], raw: dict[str, Any], path: P
         if raw.get(key) is None or isinstance(raw[key], bool):
             continue
         lo, hi = _bounds(field)
-        if lo is None and hi is None:
+        if (lo is None and hi is None) or field.annotation is None:
             continue
         try:
             value = TypeAdapter(field.annotation).validate_python(raw[key])

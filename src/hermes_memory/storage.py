@@ -45,7 +45,6 @@ URL_SCHEMES = ("postgresql", "postgres")
 INSTALL_HINT = "pip install 'hermes-memory[postgres]'"
 
 _PROFILE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-_SECRET_PARAMS = {"password", "passfile", "sslpassword"}
 
 
 class StorageConfig(BaseModel):
@@ -132,27 +131,43 @@ def check_url(url: str, *, where: str) -> str:
     return url
 
 
-def redact_url(url: str) -> str:
-    """``url`` with its password (userinfo or a ``password=`` parameter) replaced by ``***``.
+_KV_SECRET_RE = re.compile(r"(\b(?:sslpassword|password|passfile)\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
+"""A secret of a libpq ``key=value`` connection string (the value quoted or not)."""
+_QUERY_SECRET_RE = re.compile(r"([?&](?:sslpassword|password|passfile)=)[^&#]*", re.IGNORECASE)
+"""A secret parameter of a URL's query string."""
 
-    Never raises: a string that does not parse as a URL comes back as ``"<unparseable URL>"``,
-    since it may still hold a secret.
+
+def redact_url(url: str) -> str:
+    """``url`` with every secret replaced by ``***``; the one redactor of connection URLs (status
+    output, ``location``, every error message).
+
+    Masked: the password of ``user:password@`` (the user stays: ``postgresql://app:***@db/h``), the
+    ``password``, ``sslpassword`` and ``passfile`` query parameters (the rest of the query is kept
+    as written), and the same keys of a libpq ``key=value`` connection string (``host=db
+    password=***``). Never raises: text ``urlsplit`` cannot parse is masked by pattern all the same
+    (``//user:***@`` and the query parameters), never returned whole.
     """
+    text = str(url)
+    if "://" not in text:
+        return _KV_SECRET_RE.sub(r"\1***", text)
     try:
-        parts = urlsplit(url)
-        netloc = parts.netloc
-        if "@" in netloc:
-            userinfo, hostport = netloc.rsplit("@", 1)
-            if ":" in userinfo:
-                userinfo = userinfo.split(":", 1)[0] + ":***"
-            netloc = f"{userinfo}@{hostport}"
-        query = parts.query
-        if query:
-            pairs = parse_qsl(query, keep_blank_values=True)
-            query = urlencode([(k, "***" if k.lower() in _SECRET_PARAMS else v) for k, v in pairs], safe="*/:")
-        return _join(parts.scheme, netloc, parts.path, query, parts.fragment)
+        parts = urlsplit(text)
     except ValueError:
-        return "<unparseable URL>"
+        return _QUERY_SECRET_RE.sub(r"\1***", re.sub(r"//([^:/@]*):[^@]*@", r"//\1:***@", text))
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, hostport = netloc.rsplit("@", 1)
+        if ":" in userinfo:
+            userinfo = userinfo.split(":", 1)[0] + ":***"
+        netloc = f"{userinfo}@{hostport}"
+    query = _QUERY_SECRET_RE.sub(r"\1***", "?" + parts.query)[1:] if parts.query else ""
+    return _join(parts.scheme, netloc, parts.path, query, parts.fragment)
+
+
+def redact_secrets(text: str) -> str:
+    """A message (a libpq error may echo the conninfo) with the value after every ``password=``,
+    ``sslpassword=`` or ``passfile=`` masked; the rest unchanged."""
+    return _KV_SECRET_RE.sub(r"\1***", str(text))
 
 
 def _join(scheme: str, netloc: str, path: str, query: str, fragment: str) -> str:

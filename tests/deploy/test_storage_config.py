@@ -169,3 +169,26 @@ def test_status_names_the_backend_never_the_password(tmp_path: Path) -> None:
     assert r.returncode == 1, out
     assert "PostgreSQL postgresql://app:***@127.0.0.1:9/hermes" in out and "cannot read the store" in out
     assert "s3cret" not in out
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    # a libpq key=value string: the password masked (it came back as "://host=db ... password=s3cret")
+    ("host=db user=app password='s3cret x' dbname=h", "host=db user=app password=*** dbname=h"),
+    ("postgresql://app@db/h?sslpassword=s3cret&sslmode=require", "postgresql://app@db/h?sslpassword=***&sslmode=require"),
+    # urlsplit refuses it (an unclosed IPv6 bracket): masked by pattern, never returned whole
+    ("postgresql://app:s3cret@[::1/h?password=s3cret", "postgresql://app:***@[::1/h?password=***"),
+])
+def test_redacted_connection_strings_and_unparseable_urls(url: str, shown: str) -> None:
+    assert redact_url(url) == shown
+
+
+def test_sessions_and_memory_show_a_url_through_the_one_redactor() -> None:
+    """``sessions.pg.redact_url`` and ``memory.pg.describe_url`` are the storage redactor (they
+    differed: the memory one dropped the user's ``:***`` and the query, the storage one leaked a
+    ``key=value`` string's password)."""
+    from hermes_memory.memory.pg import describe_url
+    from hermes_memory.sessions.pg import redact_url as sessions_redact
+
+    for url in ("postgresql://app:s3cret@db:5432/hermes?connect_timeout=1", "host=db password=s3cret"):
+        assert sessions_redact(url) == describe_url(url) == redact_url(url)
+        assert "s3cret" not in redact_url(url)

@@ -36,3 +36,17 @@ def test_the_contract_fails_on_an_upward_import(tmp_path):
                           timeout=600, env=env)
     assert proc.returncode != 0
     assert "hermes_memory.memory.upward -> hermes_memory.agent" in proc.stdout
+
+
+def test_the_contract_has_no_exceptions_and_the_fence_parser_is_one_module():
+    """The session importers strip fences with the foundation's parser (no ``ignore_imports`` left);
+    the old ``providers.fencing`` path hands out the very same objects."""
+    import tomllib
+
+    import hermes_memory.fencing as fencing
+    import hermes_memory.providers.fencing as old_path
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+    assert all(not c.get("ignore_imports") for c in contracts)
+    for name in old_path.__all__:
+        assert getattr(old_path, name) is getattr(fencing, name)

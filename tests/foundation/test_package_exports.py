@@ -23,3 +23,24 @@ def test_mcp_package_exports_memory_server_without_loading_the_sdk_on_import():
             "print(loaded, m.MemoryServer is MemoryServer)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+def test_the_importers_package_exports_what_an_importer_is_built_from():
+    import hermes_memory.sessions.importers as importers
+
+    assert set(importers.__all__) >= {"ImportReport", "import_path", "store_session", "jsonl_files", "iso_time"}
+    assert all(hasattr(importers, name) for name in importers.__all__)
+
+
+def test_every_import_format_names_a_module_with_an_import_path(tmp_path):
+    import importlib
+
+    import pytest
+
+    from hermes_memory.sessions.importers import _MODULES, FORMATS, import_path
+
+    for fmt in FORMATS:
+        module = importlib.import_module(f"hermes_memory.sessions.importers.{_MODULES.get(fmt, fmt)}")
+        assert callable(module.import_path), fmt
+    with pytest.raises(ValueError, match="unknown import format"):
+        import_path(None, tmp_path, "no-such-format")

@@ -7,8 +7,8 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -186,3 +186,30 @@ def import_claude_code_transcript(home: Path) -> Path:
                                       "--format", "claude_code"])
     assert result.exit_code == 0, result.output
     return path
+
+
+@contextmanager
+def serving_in_thread(server: Any) -> Iterator[str]:
+    """Serve ``server`` (a :class:`~hermes_memory.mcp.server.MemoryServer`) over streamable HTTP on
+    127.0.0.1 from a thread of this process, so a test can look at its state; yields the MCP URL."""
+    import asyncio
+    import threading
+    import time
+
+    from hermes_memory.httpguard import bind_socket
+    from hermes_memory.mcp.server import HTTP_PATH
+
+    sock = bind_socket("127.0.0.1", 0)
+    http = server.http_server(host="127.0.0.1", token=None)
+    thread = threading.Thread(target=lambda: asyncio.run(http.serve(sockets=[sock])), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60  # a hang detector, not a speed requirement
+    while not http.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the HTTP server did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}{HTTP_PATH}"
+    finally:
+        http.should_exit = True
+        thread.join(30)
+        sock.close()

@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 from hermes_memory.config import load_config
 from hermes_memory.home import HermesHome
 from hermes_memory.mcp.server import HTTP_PATH, MemoryServer
-from tests.mcp.helpers import call, child_env, serve_argv, stdio_session
+from tests.mcp.helpers import call, child_env, http_session, serve_argv, serving_in_thread, stdio_session
 from tests.mcp.test_provider_tools import _install_plugin
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -119,25 +119,31 @@ def test_the_bearer_scheme_is_case_insensitive_but_the_token_is_not(hermes_home:
 
 
 def test_a_live_http_session_keeps_its_state_however_many_sessions_ended(hermes_home: Path, monkeypatch) -> None:
-    """Per-session states are capped; states of sessions the SDK has ended go first, so a live
-    session's frozen snapshot is never dropped because many short sessions came and went."""
+    """Per-session states are capped; a session the SDK ended (the client's DELETE) gives its state
+    up at once, so a live session's frozen snapshot is never dropped because many short sessions
+    came and went. A real server on 127.0.0.1 and the SDK's own client, no SDK private read."""
     import hermes_memory.mcp.server as server_mod
 
     monkeypatch.setattr(server_mod, "MAX_CLIENT_SESSIONS", 3)
     server = MemoryServer(HermesHome(hermes_home), load_config(hermes_home / "config.yaml"))
     try:
-        class _Manager:  # stands in for the SDK's session manager: the ids it holds open
-            _server_instances: dict[str, object] = {}
+        with serving_in_thread(server) as url:
+            async def scenario() -> None:
+                async with http_session(url) as first:
+                    await first.list_tools()
+                    [key] = server.client_states()[0][:1]
+                    state = server._clients[key]
+                    for _ in range(10):  # ten sessions open, are used and end
+                        async with http_session(url) as short:
+                            await short.list_tools()
+                            assert len(server.client_states()) == 2
+                        with anyio.fail_after(30):  # a hang detector: the DELETE's answer ends it
+                            while len(server.client_states()) > 1:
+                                await anyio.sleep(0.02)
+                    await first.list_tools()
+                    assert [k for k, _, _ in server.client_states()] == [key]
+                    assert server._clients[key] is state  # the same frozen snapshot, never re-taken
 
-        server.server._session_manager = _Manager
-        live = _Manager._server_instances
-        live["A"] = object()
-        state_a = server._client("A")
-        for i in range(10):  # ten sessions open, are used and end
-            live[f"s{i}"] = object()
-            server._client(f"s{i}")
-            del live[f"s{i}"]
-        assert server._client("A") is state_a
-        assert len(server._clients) <= 3
+            anyio.run(scenario)
     finally:
         server.close()

@@ -250,7 +250,7 @@ def test_unreachable_database_raises_a_clear_error_without_the_password() -> Non
         finally:
             schema.CONNECT_TIMEOUT_S = old
     assert "hunter2secret" not in str(exc.value)
-    assert "postgresql://sam@127.0.0.1:9/nowhere" in str(exc.value)
+    assert "postgresql://sam:***@127.0.0.1:9/nowhere" in str(exc.value)  # storage.redact_url, as everywhere
 
 
 def test_rows_edited_by_hand_trip_the_drift_guard_and_keep_a_backup(pg_url: str) -> None:

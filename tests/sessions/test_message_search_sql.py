@@ -96,3 +96,14 @@ def test_unknown_step_is_refused() -> None:
                                             ("bm25", "relevance")])
 def test_sort_words(sort: str | None, kind: str) -> None:
     assert sort_order(sort) == kind
+
+
+def test_search_arguments_become_the_same_filters_and_page_on_both_engines() -> None:
+    """``search_messages`` of SQLite and PostgreSQL build their filters and clamp their page with
+    the same two helpers."""
+    from hermes_memory.sessions.message_search import MAX_SEARCH_LIMIT, SearchFilters, page_bounds
+
+    f = SearchFilters.from_args("cli, telegram", ["cron"], "user", "s1", "u", 1.0, 2.0, None, "/p")
+    assert f == SearchFilters(["cli", "telegram"], ["cron"], ["user"], "s1", "u", 1.0, 2.0, [], "/p")
+    assert SearchFilters.from_args() == SearchFilters()
+    assert page_bounds(5000, -3) == (MAX_SEARCH_LIMIT, 0) and page_bounds(-1, 7) == (0, 7)

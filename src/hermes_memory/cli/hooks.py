@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -23,7 +23,7 @@ from rich.table import Table
 
 from hermes_memory.cli.common import EXIT_USAGE, console, err_console, fail, print_json, state
 from hermes_memory.cli.hookrun import run_hook_command
-from hermes_memory.hooks.clients import CLIENTS, SCOPES, get_client
+from hermes_memory.hooks.clients import CLIENTS, SCOPES, ClientSpec, get_client
 from hermes_memory.hooks.settings import (
     DEFAULT_RECALL_BUDGET,
     HooksError,
@@ -41,7 +41,7 @@ ProjectOpt = Annotated[Path | None, typer.Option("--project-dir", help="Project 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
-def _settings_path(client_name: str, scope: str, project: Path | None) -> tuple[object, Path]:
+def _settings_path(client_name: str, scope: str, project: Path | None) -> tuple[ClientSpec, Path]:
     try:
         client = get_client(client_name)
         return client, client.settings_path(scope, project)
@@ -84,7 +84,7 @@ def register(app: typer.Typer) -> None:
         if dry_run:
             console.print(after, markup=False, highlight=False)
         elif change.changed:
-            console.print(f"Start a new {spec.title} session to use them (`hermes-memory hooks status` "  # type: ignore[attr-defined]
+            console.print(f"Start a new {spec.title} session to use them (`hermes-memory hooks status` "
                           "checks them; `hermes-memory hooks uninstall` removes them).", highlight=False)
 
     @app.command("uninstall")
@@ -120,7 +120,7 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Show where our hooks are installed, per client and scope, and the last hook errors."""
-        rows = []
+        rows: list[dict[str, Any]] = []
         for name, spec in CLIENTS.items():
             for scope in SCOPES:
                 try:

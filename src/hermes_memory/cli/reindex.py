@@ -49,12 +49,9 @@ def register(app: typer.Typer) -> None:
             fail(str(exc))
         with SessionDB(state(ctx).home.state_db, synchronous=cfg.sessions.synchronous) as db:
             if status:
-                with db._lock:
-                    conn = db._live()
-                    pending = indexer.pending_count(conn, embedder.model)
-                    have = conn.execute(f"SELECT count(*) FROM {embeddings.TABLE} WHERE model = ?",
-                                        (embedder.model,)).fetchone()[0] if embeddings.has_table(conn) else 0
-                info = {"model": embedder.model, "indexed": int(have), "pending": pending,
+                counts = indexer.index_status(db, embedder.model)
+                have, pending = counts["indexed"], counts["pending"]
+                info = {"model": embedder.model, "indexed": have, "pending": pending,
                         "search_embeddings": "on" if cfg.search.embeddings else "off"}
                 if as_json:
                     print_json(info)

@@ -195,7 +195,7 @@ def register(app: typer.Typer) -> None:
                                       sort=None if sort == "relevance" else sort, raise_errors=True,
                                       query_syntax=query_syntax, cwd_prefix=cwd)
             sources = [x.strip() for x in (source or "").split(",") if x.strip()]
-            titled = [] if sid is not None else [
+            titled: list[dict[str, Any]] = [] if sid is not None else [
                 {k: t.get(k) for k in ("id", "title", "title_match", "source", "started_at")}
                 for t in db.search_titles(query, limit=limit, query_syntax=query_syntax)
                 if (not sources or t.get("source") in sources) and (user_id is None or t.get("user_id") == user_id)

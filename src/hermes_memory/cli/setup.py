@@ -263,7 +263,7 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
                     secrets[var] = bool(env.get(var) or os.environ.get(var))
                 else:
                     settings[f.key] = section.get(f.key, f.default) if isinstance(section, dict) else f.default
-        out = {
+        out: dict[str, Any] = {
             "home": str(st.home.root),
             "memory_enabled": mem.memory_enabled, "user_profile_enabled": mem.user_profile_enabled,
             "memory_char_limit": mem.memory_char_limit, "user_char_limit": mem.user_char_limit,

@@ -35,14 +35,14 @@ def sanitize_tool_pairs(messages: Sequence[Mapping[str, Any]]) -> tuple[list[Mes
         message = messages[i]
         if _role(message) == "assistant" and message.get("tool_calls"):
             j = i + 1
-            results: list[Mapping[str, Any]] = []
+            results: list[Message] = []
             while j < n and _role(messages[j]) == "tool":
                 results.append(messages[j])
                 j += 1
             calls = list(message.get("tool_calls") or [])
             call_ids = {_call_id(c) for c in calls}
             result_ids: set[str] = set()
-            kept_results: list[Mapping[str, Any]] = []
+            kept_results: list[Message] = []
             for result in results:
                 rid = str(result.get("tool_call_id") or "")
                 if rid in call_ids and rid not in result_ids:
@@ -69,7 +69,7 @@ def sanitize_tool_pairs(messages: Sequence[Mapping[str, Any]]) -> tuple[list[Mes
                 out.append(new)
             else:
                 out.append(message)
-            out.extend(kept_results)  # type: ignore[arg-type]
+            out.extend(kept_results)
             i = j
         elif _role(message) == "tool":
             removed += 1

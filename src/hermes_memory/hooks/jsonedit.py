@@ -45,12 +45,15 @@ def _skip(text: str, i: int) -> int:
     return i
 
 
+_DECODER = json.JSONDecoder()  # strict: control characters in a string are refused, as by json.loads
+
+
 def _string_end(text: str, i: int) -> tuple[str, int]:
     try:
-        value, end = json.decoder.scanstring(text, i + 1)
+        value, end = _DECODER.raw_decode(text, i)  # text[i] is the opening quote
     except json.JSONDecodeError as exc:
         raise ValueError(f"invalid string at character {i}: {exc.msg}") from exc
-    return value, end
+    return str(value), end
 
 
 def _value(text: str, i: int) -> Node:

@@ -175,8 +175,7 @@ class HookRunner:
             db.create_session(self.session_id, source=self.client.source, model=model, system_prompt=system_prompt)
         cwd = self.payload.get("cwd")
         if isinstance(cwd, str) and cwd:
-            db._execute_write(lambda c: c.execute(
-                "UPDATE sessions SET cwd = coalesce(cwd, ?) WHERE id = ?", (cwd, self.session_id)))
+            db.set_session_cwd(self.session_id, cwd)
 
     def _prompt(self, key: str = "prompt") -> str | None:
         """The user's own text in ``payload[key]``: context the client wrapped in its
@@ -354,8 +353,7 @@ class HookRunner:
         if not (config.memory.provider or "").strip() or not self.session_id:
             return
         with self._db() as db:
-            rows = db._read("SELECT role, content FROM messages WHERE session_id = ? AND role IN ('user', 'assistant') "
-                            "AND content IS NOT NULL ORDER BY id DESC LIMIT 50", (self.session_id,))
+            rows = [m for m in db.recent_turn_messages(self.session_id, limit=50) if isinstance(m["content"], str)]
         answer = next((r["content"] for r in rows if r["role"] == "assistant"), None)
         after_answer = False
         question = None

@@ -230,7 +230,7 @@ def provider_metadata(provider: Any) -> dict[str, dict[str, Any]]:
     except Exception:  # a provider bug must not stop the server; its tools get the generic description
         logger.exception("provider %s: mcp_tool_metadata failed", getattr(provider, "name", "?"))
         return {}
-    return {str(k): v for k, v in meta.items() if isinstance(v, Mapping)} if isinstance(meta, Mapping) else {}
+    return {str(k): dict(v) for k, v in meta.items() if isinstance(v, Mapping)} if isinstance(meta, Mapping) else {}
 
 
 def tool_extras(kind: str, name: str, provider_meta: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -31,7 +31,8 @@ session-start snapshot. Over stdio a client starts one server process per sessio
 snapshot is taken at server start. Over streamable HTTP each MCP session (``Mcp-Session-Id``)
 gets its own snapshot and its own memory-store instance, taken at the session's first request
 after ``initialize``; requests that carry no session id (stateless clients) share the snapshot
-taken at server start. Writes reach disk at once and show in ``MEMORY.md``/``USER.md`` and in
+taken at server start. A session's state goes when the SDK ends the session (the client's DELETE,
+its idle timeout; :mod:`hermes_memory.mcp.http_sessions`). Writes reach disk at once and show in ``MEMORY.md``/``USER.md`` and in
 tool results, never in an existing snapshot. The memory tool's per-turn failure cap counts per
 client session too (MCP has no turns; a success resets it, as in the agent).
 
@@ -79,6 +80,7 @@ from hermes_memory.httpguard import (  # noqa: F401
 )
 from hermes_memory.mcp import resources as res
 from hermes_memory.mcp.handlers import MCP_BEHAVIOUR, PROMPT_GUIDANCE, ResourcesAndPrompts  # noqa: F401 - re-exported
+from hermes_memory.mcp.http_sessions import SessionWatch
 from hermes_memory.mcp.read import READ_ACTION, check_read_arguments, mcp_memory_schema, memory_read
 from hermes_memory.mcp.results import (  # noqa: F401 - moved there, re-exported
     render_snapshot,
@@ -168,6 +170,7 @@ class MemoryServer(ResourcesAndPrompts):
         self._lock = threading.Lock()  # memory stores, state.db and the client-session table
         self._provider_lock = threading.Lock()  # provider tools: one at a time, never blocking memory
         self._clients: OrderedDict[str, ClientState] = OrderedDict()
+        self._http_sessions: SessionWatch | None = None  # set by http_app
         self._closed = False
         self.session_id = f"mcp_{time.strftime('%Y%m%d_%H%M%S')}_{uuid.uuid4().hex[:6]}"
         if self.fixed_user_id is not None:
@@ -300,16 +303,21 @@ class MemoryServer(ResourcesAndPrompts):
     def _live_session_ids(self) -> set[str] | None:
         """Ids of the HTTP sessions the SDK still holds open; ``None`` when not serving HTTP.
 
-        The session manager is the SDK's public ``Server.session_manager`` (it raises RuntimeError
-        until the HTTP app exists); its open sessions are read from ``_server_instances``, since mcp
-        2.3 keeps no public list of them: the one SDK private left here, to check on an SDK upgrade.
-        """
-        try:
-            manager = self.server.session_manager
-        except RuntimeError:  # no HTTP app built: not serving HTTP
-            return None
-        instances = getattr(manager, "_server_instances", None)
-        return set(instances) if isinstance(instances, dict) else None
+        Followed from the HTTP traffic by :class:`~hermes_memory.mcp.http_sessions.SessionWatch`
+        (the SDK keeps no public list of its sessions)."""
+        return self._http_sessions.open_ids() if self._http_sessions is not None else None
+
+    def _end_client(self, key: str) -> None:
+        """Forget the state of client session ``key``: the SDK ended it (DELETE, or it answered 404)."""
+        with self._lock:
+            self._clients.pop(key, None)
+
+    def client_states(self) -> list[tuple[str, float, str]]:
+        """``[(session id, started_at epoch seconds, frozen snapshot)]`` of the client sessions this
+        server holds a state for (``serve --transport http``; ``[]`` otherwise), in the order they
+        were last used (oldest first). The id lets a client speak in that session: never show it."""
+        with self._lock:
+            return [(c.key, float(c.started_at), str(c.snapshot)) for c in self._clients.values()]
 
     def _store_for(self, state: ClientState, user_id: str | None) -> Any:
         store = state.stores.get(user_id)
@@ -476,10 +484,13 @@ class MemoryServer(ResourcesAndPrompts):
     def http_app(self, *, host: str, token: str | None) -> Any:
         """The ASGI app serving MCP at ``/mcp``; with ``token`` every request needs ``Bearer <token>``."""
         # Host/Origin checks on every loopback bind (httpguard.transport_security says which names).
-        app = self.server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host,
-                                              transport_security=transport_security(host),
-                                              max_sessions=MAX_CLIENT_SESSIONS)
-        return BearerTokenGate(app, token) if token else app
+        sdk_app = self.server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host,
+                                                  transport_security=transport_security(host),
+                                                  max_sessions=MAX_CLIENT_SESSIONS)
+        # the public session_manager exists once the app does; its idle timeout is the SDK's rule
+        watch = SessionWatch(sdk_app, self._end_client, self.server.session_manager.session_idle_timeout)
+        self._http_sessions = watch
+        return BearerTokenGate(watch, token) if token else watch
 
     def http_server(self, *, host: str, token: str | None, app: Any = None) -> Any:
         """A ``uvicorn.Server`` for ``app`` (default: :meth:`http_app`), its config already loaded.

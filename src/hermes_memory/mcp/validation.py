@@ -33,13 +33,15 @@ def _problems(error: ValidationError) -> list[ArgumentProblem]:
     if error.validator == "required":
         # The message is "'x' is a required property"; name the missing field itself.
         present = error.instance if isinstance(error.instance, Mapping) else {}
-        missing = [name for name in error.validator_value if name not in present]
+        required = error.validator_value if isinstance(error.validator_value, list) else []
+        missing = [name for name in required if name not in present]
         return [ArgumentProblem(_path([*error.absolute_path, m]), "is required") for m in missing] or [
             ArgumentProblem(base or "(arguments)", error.message)
         ]
     if error.validator == "additionalProperties" and isinstance(error.instance, Mapping):
-        allowed = set((error.schema or {}).get("properties", {}))
-        patterns = (error.schema or {}).get("patternProperties", {})
+        schema = error.schema if isinstance(error.schema, Mapping) else {}
+        allowed = set(schema.get("properties", {}))
+        patterns = schema.get("patternProperties", {})
         extra = [k for k in error.instance if k not in allowed and not patterns]
         if extra:
             return [ArgumentProblem(_path([*error.absolute_path, k]), "is not a known field") for k in extra]
@@ -67,7 +69,7 @@ def check_arguments(
     problems: list[ArgumentProblem] = []
     try:
         cls = validators.validator_for(schema, default=Draft202012Validator)
-        cls.check_schema(schema)
+        cls.check_schema(dict(schema))
         validator = cls(schema)
         errors = sorted(validator.iter_errors(args), key=lambda e: (list(map(str, e.absolute_path)), e.message))
     except SchemaError as exc:

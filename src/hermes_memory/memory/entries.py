@@ -13,11 +13,10 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from hermes_memory.config import DEFAULT_MEMORY_CHAR_LIMIT, DEFAULT_USER_CHAR_LIMIT  # noqa: F401 - one definition
 from hermes_memory.memory.scan import MAX_SCAN_CHARS, find_threats
 
 ENTRY_DELIMITER = "\n§\n"
-DEFAULT_MEMORY_CHAR_LIMIT = 2200
-DEFAULT_USER_CHAR_LIMIT = 1375
 TARGETS = ("memory", "user")
 FILE_NAMES = {"memory": "MEMORY.md", "user": "USER.md"}
 BLOCKED_PREFIX = "[BLOCKED:"

@@ -84,7 +84,7 @@ def migrate_home(home: HermesHome, config: HermesConfig, target: Storage, *,
     each session and memory set is one transaction).
     """
     from hermes_memory.sessions.factory import open_session_db
-    from hermes_memory.sessions.pg import unstorable_values
+    from hermes_memory.sessions.pg import PgSessionDB, unstorable_values
 
     if not target.is_postgres:
         raise MigrationError("storage migrate copies into PostgreSQL: pass --to postgresql://...")
@@ -100,12 +100,14 @@ def migrate_home(home: HermesHome, config: HermesConfig, target: Storage, *,
             raise MigrationError("cannot read " + "; ".join(f"{s.path}: {s.error}" for s in unreadable)
                                  + ". Nothing was copied; fix the file and run again.")
         with open_session_db(home, config, storage=target) as db:
+            if not isinstance(db, PgSessionDB):  # is_postgres above: the factory opened PostgreSQL
+                raise MigrationError(f"{target.display} did not open as a PostgreSQL store; nothing was copied.")
             total = sum(max(1, per_session.get(sid, 0)) for sid in ids)
             done = 0
             tick("sessions", 0, total)
             for export in source.iter_exports(ids):
                 report.values_replaced += unstorable_values(export)
-                added_sessions, added_messages = db.copy_session(export)  # type: ignore[union-attr]  # target is PostgreSQL
+                added_sessions, added_messages = db.copy_session(export)
                 report.sessions_added += added_sessions
                 report.messages_added += added_messages
                 done += max(1, len(export["messages"]))

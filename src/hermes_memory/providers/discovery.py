@@ -26,7 +26,7 @@ import inspect
 import logging
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
@@ -149,6 +149,7 @@ def _candidates(hermes_home: str | os.PathLike[str] | None) -> list[_Candidate]:
     if _project_enabled():
         for d in _plugin_dirs(Path.cwd() / ".hermes" / "plugins", require_marker=True):
             add(_Candidate(d.name, "project", str(d), d))
+    eps: Iterable[metadata.EntryPoint]
     try:
         eps = metadata.entry_points(group=ENTRY_POINT_GROUP)
     except Exception as exc:  # noqa: BLE001 - broken metadata must not stop discovery
@@ -187,6 +188,7 @@ def _import_folder(c: _Candidate) -> ModuleType:
 
 
 def _instantiate(cls: type, hermes_home: str | None) -> Any:
+    params: Mapping[str, inspect.Parameter]
     try:
         params = inspect.signature(cls).parameters
     except (TypeError, ValueError):

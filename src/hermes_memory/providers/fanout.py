@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Callable
@@ -39,13 +40,13 @@ class HookFanout:
         msg = redact_secrets(message)
         for name, provider in self._named():
             kw = _filter_kwargs(provider.on_turn_start, kwargs)
-            self._safe(name, "on_turn_start", lambda p=provider, k=kw: p.on_turn_start(turn_number, msg, **k),
+            self._safe(name, "on_turn_start", functools.partial(provider.on_turn_start, turn_number, msg, **kw),
                        self.hook_timeout)
 
     def on_session_end(self, messages: list[dict[str, Any]]) -> None:
         """Fan out ``on_session_end(messages)`` (a real session boundary)."""
         for name, provider in self._named():
-            self._safe(name, "on_session_end", lambda p=provider: p.on_session_end(messages), self.hook_timeout)
+            self._safe(name, "on_session_end", functools.partial(provider.on_session_end, messages), self.hook_timeout)
 
     def on_session_switch(self, new_session_id: str, *, parent_session_id: str = "", reset: bool = False,
                           rewound: bool = False, **kwargs: Any) -> None:
@@ -63,8 +64,8 @@ class HookFanout:
         for name, provider in self._named():
             kw = _filter_kwargs(provider.on_session_switch, kwargs)
             self._safe(name, "on_session_switch",
-                       lambda p=provider, k=kw: p.on_session_switch(new_session_id, parent_session_id=parent_session_id,
-                                                                    reset=reset, rewound=rewound, **k),
+                       functools.partial(provider.on_session_switch, new_session_id, parent_session_id=parent_session_id,
+                                         reset=reset, rewound=rewound, **kw),
                        self.hook_timeout)
 
     def commit_session_boundary_async(self, messages: list[dict[str, Any]], new_session_id: str, *,
@@ -80,7 +81,7 @@ class HookFanout:
         """Collect ``on_pre_compress(messages)`` text (for the summary prompt), non-empty parts joined by a blank line."""
         parts: list[str] = []
         for name, provider in self._named():
-            text = self._safe(name, "on_pre_compress", lambda p=provider: p.on_pre_compress(messages),
+            text = self._safe(name, "on_pre_compress", functools.partial(provider.on_pre_compress, messages),
                               self.hook_timeout, "")
             if isinstance(text, str) and text.strip():
                 parts.append(text.strip())
@@ -129,5 +130,5 @@ class HookFanout:
         for name, provider in self._named():
             kw = _filter_kwargs(provider.on_delegation, kwargs)
             self._safe(name, "on_delegation",
-                       lambda p=provider, k=kw: p.on_delegation(task, result, child_session_id=child_session_id, **k),
+                       functools.partial(provider.on_delegation, task, result, child_session_id=child_session_id, **kw),
                        self.hook_timeout)

@@ -20,12 +20,13 @@ Behaviour follows docs/reference.md §4 (NEWEST where it differs), with these gu
   :func:`redact_secrets` first.
 
 The fencing helpers (:func:`build_memory_context_block`, :func:`sanitize_context`,
-:class:`StreamingContextScrubber`) live in :mod:`hermes_memory.providers.fencing` and are
+:class:`StreamingContextScrubber`) live in :mod:`hermes_memory.fencing` and are
 re-exported here.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import queue
@@ -35,6 +36,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from hermes_memory.fencing import (
+    CONTEXT_NOTE,
+    FENCE_CLOSE,
+    FENCE_OPEN,
+    StreamingContextScrubber,
+    build_memory_context_block,
+    sanitize_context,
+    strip_memory_context,
+)
 from hermes_memory.home import resolve_home
 from hermes_memory.providers.base import PRIMARY_CONTEXT, MemoryProvider
 from hermes_memory.providers.calls import (  # noqa: F401 - moved there, re-exported
@@ -45,15 +55,6 @@ from hermes_memory.providers.calls import (  # noqa: F401 - moved there, re-expo
     _Timeout,
 )
 from hermes_memory.providers.fanout import HookFanout
-from hermes_memory.providers.fencing import (
-    CONTEXT_NOTE,
-    FENCE_CLOSE,
-    FENCE_OPEN,
-    StreamingContextScrubber,
-    build_memory_context_block,
-    sanitize_context,
-    strip_memory_context,
-)
 from hermes_memory.redact import redact_secrets
 
 __all__ = [
@@ -256,7 +257,7 @@ class MemoryManager(HookFanout):
         self.session_id = session_id or ""
         for name, provider in self._named():
             try:
-                _call_bounded(lambda p=provider: p.initialize(session_id, **kwargs),
+                _call_bounded(functools.partial(provider.initialize, session_id, **kwargs),
                               self.hook_timeout if name != BUILTIN_NAME else None, f"{name}.initialize")
             except Exception as exc:  # noqa: BLE001
                 self.errors[name] = f"initialize: {type(exc).__name__}: {exc}"
@@ -289,7 +290,7 @@ class MemoryManager(HookFanout):
         parts: list[str] = []
         for name, provider in self._named():
             if name == BUILTIN_NAME:
-                text = self._safe(name, "prefetch", lambda p=provider: p.prefetch(clean, session_id=sid), None, "")
+                text = self._safe(name, "prefetch", functools.partial(provider.prefetch, clean, session_id=sid), None, "")
             else:
                 text = self._prefetch_external(name, provider, clean, sid, wait)
             if isinstance(text, str) and text.strip():
@@ -394,7 +395,7 @@ class MemoryManager(HookFanout):
                 kwargs = _filter_kwargs(provider.sync_turn, {"session_id": sid, "messages": messages, **extra})
                 if messages is None:
                     kwargs.pop("messages", None)
-                self._safe(name, "sync_turn", lambda p=provider, k=kwargs: p.sync_turn(user, asst, **k))
+                self._safe(name, "sync_turn", functools.partial(provider.sync_turn, user, asst, **kwargs))
 
         self._submit(task)
 
@@ -408,7 +409,7 @@ class MemoryManager(HookFanout):
 
         def task() -> None:
             for name, provider in targets:
-                self._safe(name, "queue_prefetch", lambda p=provider: p.queue_prefetch(clean, session_id=sid))
+                self._safe(name, "queue_prefetch", functools.partial(provider.queue_prefetch, clean, session_id=sid))
 
         self._submit(task)
 

@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from hermes_memory.errors import SessionStoreError
+from hermes_memory.errors import SessionStoreError  # noqa: F401  (re-exported: importable here as before)
+from hermes_memory.sessions.browse import BrowseMethods, SessionQuery  # noqa: F401  (re-exported)
 from hermes_memory.sessions.codec import (  # noqa: F401  (re-exported: importable here as before)
     JSON_CONTENT_PREFIX,
     decode_content,
@@ -92,8 +93,8 @@ _decode_json = decode_json
 _scrub = scrub
 _storable = storable
 
-class SessionDB(TitleSearchMethods, TitleMethods, LineageMethods, ListingMethods, RecordMethods, MessageSearchMethods,
-                SQLiteStore):
+class SessionDB(TitleSearchMethods, TitleMethods, LineageMethods, ListingMethods, BrowseMethods, RecordMethods,
+                MessageSearchMethods, SQLiteStore):
     """Sessions and messages in one SQLite file; the store behind ``session_search``.
 
     ``db_path``: the database file, default ``HermesHome.resolve().state_db`` (the folder is
@@ -119,10 +120,7 @@ class SessionDB(TitleSearchMethods, TitleMethods, LineageMethods, ListingMethods
     def fts_integrity_check(self) -> bool:
         """Run FTS5 ``integrity-check`` on the main index (True if it passes; raises
         :class:`SessionStoreError` describing the corruption otherwise)."""
-        try:
-            self._execute_write(
-                lambda c: c.execute("INSERT INTO hm_messages_fts(hm_messages_fts, rank) VALUES('integrity-check', 1)")
-            )
-        except SessionStoreError:
-            raise
+        self._execute_write(
+            lambda c: c.execute("INSERT INTO hm_messages_fts(hm_messages_fts, rank) VALUES('integrity-check', 1)")
+        )
         return True

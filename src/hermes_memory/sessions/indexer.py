@@ -9,6 +9,7 @@ committed batch left off, and several indexers on one file only repeat at most a
 
 * :func:`index_pending` -- one pass over what is pending (``sessions reindex`` shows its
   progress bar);
+* :func:`index_status` -- how many messages have a vector and how many are pending;
 * :func:`sweep` -- removes vectors of deleted messages, of other models, and of messages whose
   text changed since they were embedded (then re-embedded by the next pass);
 * :class:`BackgroundIndexer` -- a daemon thread for long-running processes (``serve``; started
@@ -48,6 +49,17 @@ def pending_count(conn: sqlite3.Connection, model: str) -> int:
     return int(conn.execute(
         f"SELECT count(*) FROM messages m WHERE m.role IN ({_ROLES}) AND NOT EXISTS "
         f"(SELECT 1 FROM {emb.TABLE} e WHERE e.message_id = m.id AND e.model = ?)", (model,)).fetchone()[0])
+
+
+def index_status(db: Any, model: str) -> dict[str, int]:
+    """How far semantic search of ``db`` (a SessionDB) is indexed for ``model``:
+    ``{"indexed": messages with a vector of it, "pending": messages still without one}``."""
+    with db._lock:
+        conn = db._live()
+        pending = pending_count(conn, model)
+        have = conn.execute(f"SELECT count(*) FROM {emb.TABLE} WHERE model = ?",
+                            (model,)).fetchone()[0] if emb.has_table(conn) else 0
+    return {"indexed": int(have), "pending": pending}
 
 
 def _next_batch(conn: sqlite3.Connection, model: str, after: int, limit: int) -> list[sqlite3.Row]:

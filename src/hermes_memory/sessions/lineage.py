@@ -9,19 +9,19 @@ its message methods (``get_messages``).
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
 from hermes_memory.sessions.codec import row_to_message
+from hermes_memory.sessions.storebase import StoreBase
 
 _MEMORY_CONTEXT_RE = re.compile(r"<memory-context>.*?</memory-context>\s*", re.DOTALL)
 
 
-class LineageMethods:
+class LineageMethods(StoreBase):
     """Parent chains and conversation replay (a mixin of :class:`~hermes_memory.sessions.db.SessionDB`)."""
 
-    def _ancestors(self, conn: sqlite3.Connection, session_id: str) -> list[str]:
+    def _ancestors(self, conn: Any, session_id: str) -> list[str]:
         chain: list[str] = []
         seen = {session_id}
         cur = conn.execute("SELECT parent_session_id FROM sessions WHERE id = ?", (session_id,)).fetchone()
@@ -31,7 +31,7 @@ class LineageMethods:
             cur = conn.execute("SELECT parent_session_id FROM sessions WHERE id = ?", (cur[0],)).fetchone()
         return chain
 
-    def _compression_predecessors(self, conn: sqlite3.Connection, session_id: str) -> list[str]:
+    def _compression_predecessors(self, conn: Any, session_id: str) -> list[str]:
         """The parent chain of ``session_id`` as far as each parent ended by compression (nearest
         first): the sessions this one continues. Cycles are cut."""
         chain: list[str] = []

@@ -13,6 +13,7 @@ from typing import Any
 from hermes_memory.errors import SessionLookupError, SessionStoreError  # noqa: F401 - re-exported
 from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions.codec import decode_content, storable
+from hermes_memory.sessions.storebase import StoreBase
 
 AMBIGUOUS_SHOWN = 5
 """How many candidate sessions an "ambiguous prefix" error lists."""
@@ -29,7 +30,7 @@ def cwd_clause(prefix: str, alias: str = "") -> tuple[str, list[Any]]:
 
 
 
-class ListingMethods:
+class ListingMethods(StoreBase):
     """Listing, counting and resolving sessions (a mixin of :class:`~hermes_memory.sessions.db.SessionDB`)."""
 
     def list_sessions(

@@ -24,6 +24,7 @@ from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions import fusion, ranking, term_stats
 from hermes_memory.sessions.codec import decode_content
 from hermes_memory.sessions.listing import cwd_clause
+from hermes_memory.sessions.storebase import StoreBase
 
 logger = logging.getLogger("hermes_memory.sessions.db")
 
@@ -50,6 +51,33 @@ class SearchFilters:
     until: float | None = None
     excluded_sessions: list[str] = field(default_factory=list)
     cwd_prefix: str | None = None
+
+    @classmethod
+    def from_args(
+        cls,
+        source_filter: list[str] | str | None = None,
+        exclude_sources: list[str] | str | None = None,
+        role_filter: list[str] | str | None = None,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        exclude_session_ids: list[str] | None = None,
+        cwd_prefix: str | None = None,
+    ) -> SearchFilters:
+        """The filters of ``search_messages``'s arguments (both engines): source and role lists
+        may be given as ``"a, b"`` strings (:func:`as_list`)."""
+        return cls(as_list(source_filter), as_list(exclude_sources), as_list(role_filter), session_id, user_id,
+                   since, until, list(exclude_session_ids or []), cwd_prefix)
+
+
+MAX_SEARCH_LIMIT = 1000
+"""The most results one ``search_messages`` call returns (a larger ``limit`` is cut to it)."""
+
+
+def page_bounds(limit: int, offset: int) -> tuple[int, int]:
+    """``(limit, offset)`` of a search page, clamped: ``0 <= limit <= MAX_SEARCH_LIMIT``, ``offset >= 0``."""
+    return max(0, min(int(limit), MAX_SEARCH_LIMIT)), max(0, int(offset))
 
 
 def filter_sql(f: SearchFilters) -> tuple[str, list[Any], bool]:
@@ -242,7 +270,7 @@ def context_row(row_id: int, role: str, content: str | None) -> dict[str, Any]:
     return {"id": int(row_id), "role": role, "content": text[:CONTEXT_CHARS]}
 
 
-class MessageSearchMethods:
+class MessageSearchMethods(StoreBase):
     """The search methods of :class:`~hermes_memory.sessions.db.SessionDB` (a mixin over
     :class:`~hermes_memory.sessions.connection.SQLiteStore`).
 
@@ -298,12 +326,10 @@ class MessageSearchMethods:
         """
         try:
             self._resync_if_schema_changed()
-            filters = SearchFilters(
-                as_list(source_filter), as_list(exclude_sources), as_list(role_filter), session_id, user_id,
-                since, until, list(exclude_session_ids or []), cwd_prefix,
-            )
-            return self._search(query, filters, max(0, min(int(limit), 1000)), max(0, int(offset)), sort,
-                                with_context, with_snippet, query_syntax)
+            filters = SearchFilters.from_args(source_filter, exclude_sources, role_filter, session_id, user_id,
+                                              since, until, exclude_session_ids, cwd_prefix)
+            return self._search(query, filters, *page_bounds(limit, offset), sort, with_context, with_snippet,
+                                query_syntax)
         except (SessionStoreError, sqlite3.Error) as exc:
             if raise_errors:
                 if isinstance(exc, SessionStoreError):

@@ -28,6 +28,7 @@ from hermes_memory.sessions.codec import (
     scrub,
     storable,
 )
+from hermes_memory.sessions.storebase import StoreBase
 from hermes_memory.sessions.titles import sanitize_title
 
 INSERT_MESSAGE_SQL = (
@@ -73,7 +74,7 @@ def message_row(session_id: str, role: str, m: dict[str, Any], now: float) -> tu
     return row, calls
 
 
-class RecordMethods:
+class RecordMethods(StoreBase):
     """Sessions, messages, export, delete and prune (a mixin over a store; see the module doc)."""
 
     _message_columns = "*"

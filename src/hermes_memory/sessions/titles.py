@@ -17,6 +17,7 @@ from typing import Any
 
 from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions.codec import storable
+from hermes_memory.sessions.storebase import StoreBase
 
 MAX_TITLE_CHARS = 100
 """Longest session title accepted after sanitising (reference)."""
@@ -89,7 +90,7 @@ def best_in_lineage(base: str, rows: Iterable[tuple[str, str]]) -> str | None:
 
 
 
-class TitleMethods:
+class TitleMethods(StoreBase):
     """Title methods shared by :class:`~hermes_memory.sessions.db.SessionDB` and the PostgreSQL
     store (a mixin over a store's ``_read``/``_execute_write`` and the lineage methods); the SQL
     is written with ``?`` placeholders for both engines."""
@@ -163,7 +164,7 @@ class TitleMethods:
 
 
 
-class TitleSearchMethods:
+class TitleSearchMethods(StoreBase):
     """``search_titles`` on SQLite (a mixin of :class:`~hermes_memory.sessions.db.SessionDB` over
     :class:`TitleMethods` and the stems of
     :class:`~hermes_memory.sessions.message_search.MessageSearchMethods`). The SQL is written for

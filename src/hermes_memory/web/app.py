@@ -26,6 +26,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
+from starlette.types import Message, Receive, Scope, Send
 
 from hermes_memory import __version__
 from hermes_memory.httpguard import HostOriginGuard
@@ -89,7 +90,7 @@ def tool_call_parts(calls: Any) -> list[dict[str, str]]:
         if not isinstance(c, dict):
             out.append({"name": "?", "arguments": as_text(c), "id": ""})
             continue
-        fn = c.get("function") if isinstance(c.get("function"), dict) else c
+        fn: dict[str, Any] = c["function"] if isinstance(c.get("function"), dict) else c
         args = fn.get("arguments", fn.get("input", ""))
         if isinstance(args, str):
             try:
@@ -407,8 +408,8 @@ class _Static:
     def __init__(self, app: Any) -> None:
         self.app = app
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        async def send_with_headers(message: dict[str, Any]) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 headers += [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()

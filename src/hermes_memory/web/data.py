@@ -3,8 +3,9 @@
 Everything goes through the layers' own code: memory through :class:`~hermes_memory.memory.MemoryStore`
 and the ``memory`` tool, sessions through :class:`~hermes_memory.sessions.db.SessionDB` and the
 ``session_search`` tool, providers through provider discovery and the server's
-:class:`~hermes_memory.providers.MemoryManager`. The few SQL statements here are read-only
-presentation queries (a filtered page of sessions, sums per day) over ``state.db``'s columns.
+:class:`~hermes_memory.providers.MemoryManager`. The presentation queries (a filtered page of
+sessions, sums per day) are the stores' public read-only views
+(:mod:`hermes_memory.sessions.browse`), so they run on SQLite and PostgreSQL alike; no SQL here.
 
 Times are Unix epoch seconds; days are UTC calendar days; token counts are tokens, memory sizes
 characters (delimiters included, as in the prompt header).
@@ -17,12 +18,12 @@ import json
 import logging
 import re
 import time
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions.db import cwd_clause
+from hermes_memory.sessions.browse import SessionQuery
 
 if TYPE_CHECKING:
     from hermes_memory.mcp.server import MemoryServer
@@ -70,7 +71,7 @@ def mask(value: Any) -> str:
     return f"{text[:3]}…{text[-4:]}"
 
 
-def masked_settings(values: dict[str, Any], secret_keys: set[str] = frozenset()) -> dict[str, Any]:  # type: ignore[assignment]
+def masked_settings(values: dict[str, Any], secret_keys: AbstractSet[str] = frozenset()) -> dict[str, Any]:
     """``values`` with every secret (named in ``secret_keys`` or by :func:`is_secret_name`) masked.
 
     Nested dicts are masked the same way; lists and other values of secret keys are masked whole.
@@ -205,10 +206,8 @@ class Backend:
     def snapshot_sessions(self, limit: int = 30) -> list[dict[str, Any]]:
         """Recent sessions whose stored system prompt holds a memory block (newest first):
         ``[{"id", "title", "source", "started_at"}]``."""
-        rows = self.db._read(
-            "SELECT id, title, source, started_at FROM sessions WHERE system_prompt LIKE ? "
-            "ORDER BY started_at DESC, id DESC LIMIT ?", ("%chars]%", int(limit)))
-        return [dict(r) for r in rows]
+        return [{k: r[k] for k in ("id", "title", "source", "started_at")}
+                for r in self.db.sessions_with_memory_blocks(limit)]
 
     def client_snapshots(self) -> list[dict[str, Any]]:
         """Frozen snapshots of the MCP client sessions this server holds (``serve --transport http``),
@@ -217,13 +216,8 @@ class Backend:
         ``key`` is a digest of the session id (the id itself lets a client speak in that session, so it
         is never put into a page). Read from the server's table of client sessions (each took its
         snapshot at its first request)."""
-        clients = getattr(self.server, "_clients", None)
-        if not isinstance(clients, dict):
-            return []
-        with self.server._lock:
-            states = list(clients.values())
-        return sorted(({"key": hashlib.sha256(str(c.key).encode()).hexdigest()[:16], "started_at": float(c.started_at), "snapshot": str(c.snapshot)}
-                       for c in states), key=lambda c: -c["started_at"])
+        return sorted(({"key": hashlib.sha256(key.encode()).hexdigest()[:16], "started_at": started, "snapshot": snapshot}
+                       for key, started, snapshot in self.server.client_states()), key=lambda c: -c["started_at"])
 
     def session_snapshot(self, session_id: str) -> str | None:
         """The memory blocks of the system prompt ``session_id`` started with (the frozen snapshot it
@@ -237,22 +231,10 @@ class Backend:
         return prompt[first:].strip()
 
     # -- sessions -------------------------------------------------------------------------------
-    def _columns(self) -> set[str]:
-        if getattr(self.db, "backend", "sqlite") == "postgres":
-            return {r[0] for r in self.db._read(
-                "SELECT column_name FROM information_schema.columns "
-                "WHERE table_schema = current_schema() AND table_name = 'sessions'")}
-        return {r["name"] for r in self.db._read("PRAGMA table_info(sessions)")}
-
     def filter_options(self) -> dict[str, Any]:
         """Values offered by the session-list filters: ``{"sources", "users", "projects", "has_cwd"}``."""
-        sources = [r[0] for r in self.db._read("SELECT DISTINCT source FROM sessions ORDER BY source")]
-        users = [r[0] for r in self.db._read(
-            "SELECT DISTINCT user_id FROM sessions WHERE user_id IS NOT NULL AND user_id != '' ORDER BY user_id LIMIT 500")]
-        has_cwd = "cwd" in self._columns()
-        projects = [r[0] for r in self.db._read(
-            "SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL AND cwd != '' ORDER BY cwd LIMIT 500")] if has_cwd else []
-        return {"sources": sources, "users": users, "projects": projects, "has_cwd": has_cwd}
+        return {"sources": self.db.distinct_values("source"), "users": self.db.distinct_values("user_id"),
+                "projects": self.db.distinct_values("cwd"), "has_cwd": "cwd" in self.db.session_columns()}
 
     def list_sessions(self, f: SessionFilter, page: int = 1) -> dict[str, Any]:
         """One page of sessions, newest first, matching ``f``.
@@ -262,39 +244,19 @@ class Backend:
         tool_call_count, input_tokens, output_tokens, cache_read_tokens, parent_session_id`` and
         ``cwd`` (``None`` when ``state.db`` records no working directory).
         """
-        cols = self._columns()
-        where, params = f.sql(has_cwd="cwd" in cols)
-        clause = (" WHERE " + " AND ".join(where)) if where else ""
-        total = int(self.db._read(f"SELECT count(*) FROM sessions{clause}", params)[0][0])
+        query = f.query(has_cwd="cwd" in self.db.session_columns())
+        if query is None:  # a project filter where no session records a project: nothing matches
+            return {"sessions": [], "total": 0, "page": 1, "pages": 1, "filter": f.as_dict()}
+        page = max(1, int(page))
+        total, sessions = self.db.session_page(query, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
         pages = max(1, -(-total // PAGE_SIZE))
-        page = max(1, min(int(page), pages))
-        cwd = "cwd" if "cwd" in cols else "NULL AS cwd"
-        rows = self.db._read(
-            "SELECT id, source, user_id, title, model, started_at, ended_at, end_reason, message_count, "
-            "tool_call_count, input_tokens, output_tokens, cache_read_tokens, parent_session_id, "
-            f"{cwd} FROM sessions{clause} ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?",
-            [*params, PAGE_SIZE, (page - 1) * PAGE_SIZE])
-        sessions = [dict(r) for r in rows]
-        previews = self._previews([s["id"] for s in sessions])
+        if page > pages:  # past the last page: show the last one
+            page = pages
+            total, sessions = self.db.session_page(query, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+        previews = self.db.first_user_texts([s["id"] for s in sessions])
         for s in sessions:
-            s["preview"] = previews.get(s["id"], "")
+            s["preview"] = " ".join(previews.get(s["id"], "").split())[:80]
         return {"sessions": sessions, "total": total, "page": page, "pages": pages, "filter": f.as_dict()}
-
-    def _previews(self, ids: list[str]) -> dict[str, str]:
-        """First user message (80 chars) of each session."""
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        rows = self.db._read(
-            f"SELECT m.session_id, m.content FROM messages m WHERE m.id IN (SELECT min(id) FROM messages "
-            f"WHERE session_id IN ({marks}) AND role = 'user' GROUP BY session_id)", ids)
-        out = {}
-        for r in rows:
-            text = r["content"] or ""
-            if text.startswith("\x1ejson:"):
-                text = text[len("\x1ejson:"):]
-            out[r["session_id"]] = " ".join(text.split())[:80]
-        return out
 
     def search(self, query: str, source: str | None = None, limit: int = 10) -> dict[str, Any]:
         """The ``session_search`` tool in discovery mode (its JSON result, parsed); never raises."""
@@ -320,17 +282,11 @@ class Backend:
         total = self.db.message_count(session_id)
         pages = max(1, -(-total // TRANSCRIPT_PAGE))
         page = max(1, min(int(page), pages))
-        rows = self.db._read("SELECT * FROM messages WHERE session_id = ? ORDER BY id LIMIT ? OFFSET ?",
-                             (session_id, TRANSCRIPT_PAGE, (page - 1) * TRANSCRIPT_PAGE))
-        messages = [self.db._row_to_message(r) for r in rows]
+        messages = self.db.message_page(session_id, TRANSCRIPT_PAGE, (page - 1) * TRANSCRIPT_PAGE)
         lineage_ids = self.db.get_lineage(session_id)
-        info = {r["id"]: dict(r) for r in self.db._read(
-            f"SELECT id, title, started_at, end_reason FROM sessions WHERE id IN ({','.join('?' * len(lineage_ids))})",
-            lineage_ids)}
+        info = self.db.session_summaries(lineage_ids)
         lineage = [info.get(i, {"id": i, "title": None, "started_at": None, "end_reason": None}) for i in lineage_ids]
-        children = [dict(r) for r in self.db._read(
-            "SELECT id, title, started_at, end_reason FROM sessions WHERE parent_session_id = ? ORDER BY started_at",
-            (session_id,))]
+        children = self.db.child_sessions(session_id)
         return {"session": s, "messages": messages, "page": page, "pages": pages, "message_total": total,
                 "lineage": lineage, "children": children}
 
@@ -356,31 +312,22 @@ class Backend:
         today = today or datetime.now(tz=UTC).date()
         first = today - timedelta(days=days - 1)
         since = datetime(first.year, first.month, first.day, tzinfo=UTC).timestamp()
-        day = ("to_char(to_timestamp(started_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
-               if getattr(self.db, "backend", "sqlite") == "postgres" else "date(started_at, 'unixepoch')")
-        rows = self.db._read(
-            f"SELECT {day} AS day, count(*) AS n, sum(coalesce(input_tokens, 0)) AS inp, "
-            "sum(coalesce(cache_read_tokens, 0)) AS cached, sum(coalesce(output_tokens, 0)) AS outp "
-            "FROM sessions WHERE started_at >= ? GROUP BY day", (since,))
-        by_day = {r["day"]: r for r in rows}
+        by_day = self.db.tokens_by_day(since)
         per_day = []
         for i in range(days):
             d = (first + timedelta(days=i)).isoformat()
             r = by_day.get(d)
-            inp, cached, outp, n = (int(r["inp"]), int(r["cached"]), int(r["outp"]), int(r["n"])) if r else (0, 0, 0, 0)
+            inp, cached, outp, n = (r["input"], r["cache_read"], r["output"], r["sessions"]) if r else (0, 0, 0, 0)
             cached = min(cached, inp) if inp else cached
             per_day.append({"day": d, "cached_input": cached, "uncached_input": max(0, inp - cached),
                             "output": outp, "sessions": n})
-        t = self.db._read("SELECT count(*) AS n, sum(coalesce(input_tokens, 0)) AS inp, "
-                          "sum(coalesce(cache_read_tokens, 0)) AS cached, sum(coalesce(output_tokens, 0)) AS outp, "
-                          "sum(coalesce(cache_write_tokens, 0)) AS written FROM sessions")[0]
-        inp, cached = int(t["inp"] or 0), int(t["cached"] or 0)
-        totals = {"sessions": int(t["n"] or 0), "input": inp, "cached_input": cached,
-                  "uncached_input": max(0, inp - cached), "output": int(t["outp"] or 0),
-                  "cache_write": int(t["written"] or 0), "cache_share": (cached / inp) if inp else 0.0,
+        t = self.db.token_totals()
+        inp, cached = t["input"], t["cache_read"]
+        totals = {"sessions": t["sessions"], "input": inp, "cached_input": cached,
+                  "uncached_input": max(0, inp - cached), "output": t["output"],
+                  "cache_write": t["cache_write"], "cache_share": (cached / inp) if inp else 0.0,
                   "messages": self.db.message_count()}
-        sources = [{"source": r["source"], "sessions": int(r["n"])} for r in self.db._read(
-            "SELECT source, count(*) AS n FROM sessions GROUP BY source ORDER BY n DESC, source")]
+        sources = [{"source": src, "sessions": n} for src, n in self.db.sessions_per_source()]
         return {"days": days, "tokens_per_day": per_day, "totals": totals, "sources": sources,
                 "memory_usage": self.memory_history()}
 
@@ -393,9 +340,7 @@ class Backend:
         and the live files add a last sample now. Nothing extra is written anywhere. Sessions that
         store no system prompt (imports, MCP clients) add no sample; an empty block adds none either.
         """
-        rows = self.db._read(
-            "SELECT id, started_at, system_prompt FROM sessions WHERE system_prompt LIKE ? "
-            "ORDER BY started_at DESC, id DESC LIMIT ?", ("%chars]%", int(limit)))
+        rows = self.db.sessions_with_memory_blocks(limit)
         out: list[dict[str, Any]] = []
         for r in reversed(rows):
             for m in _USAGE_HEADER.finditer(r["system_prompt"] or ""):
@@ -493,8 +438,11 @@ class SessionFilter:
     @classmethod
     def from_query(cls, q: Any) -> SessionFilter:
         """Build from query parameters (a mapping); bad dates are dropped and named in ``errors``."""
-        f = cls(**{k: str(q.get(k, "") or "").strip()[:500] for k in ("source", "user", "since", "until",
-                                                                       "project", "title")})
+        def param(key: str) -> str:
+            return str(q.get(key, "") or "").strip()[:500]
+
+        f = cls(source=param("source"), user=param("user"), since=param("since"), until=param("until"),
+                project=param("project"), title=param("title"))
         for name in ("since", "until"):
             value = getattr(f, name)
             if value and _day_start(value) is None:
@@ -506,32 +454,16 @@ class SessionFilter:
         return {"source": self.source, "user": self.user, "since": self.since, "until": self.until,
                 "project": self.project, "title": self.title}
 
-    def sql(self, *, has_cwd: bool) -> tuple[list[str], list[Any]]:
-        where: list[str] = []
-        params: list[Any] = []
-        if self.source:
-            where.append("source = ?")
-            params.append(self.source)
-        if self.user:
-            where.append("user_id = ?")
-            params.append(self.user)
-        if self.since and (t := _day_start(self.since)) is not None:
-            where.append("started_at >= ?")
-            params.append(t)
-        if self.until and (t := _day_start(self.until)) is not None:
-            where.append("started_at < ?")
-            params.append(t + 86400.0)
-        if self.title:
-            where.append("title LIKE ? ESCAPE '\\'")
-            params.append("%" + fts_mod.like_escape(self.title) + "%")
-        if self.project:
-            if has_cwd:
-                clause, clause_params = cwd_clause(self.project)
-                where.append(clause)
-                params += clause_params
-            else:
-                where.append("1 = 0")  # no session records a project here (portable SQL: PostgreSQL too)
-        return where, params
+    def query(self, *, has_cwd: bool) -> SessionQuery | None:
+        """These filters as a :class:`~hermes_memory.sessions.browse.SessionQuery`; ``None`` when a
+        project is asked for and the database records none (``has_cwd`` false): nothing matches."""
+        if self.project and not has_cwd:
+            return None
+        since = _day_start(self.since) if self.since else None
+        until = _day_start(self.until) if self.until else None
+        return SessionQuery(source=self.source or None, user_id=self.user or None, started_from=since,
+                            started_before=until + 86400.0 if until is not None else None,
+                            title_contains=self.title or None, cwd_prefix=self.project or None)
 
 
 def _day_start(text: str) -> float | None:

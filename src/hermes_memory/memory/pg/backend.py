@@ -31,8 +31,9 @@ from hermes_memory.memory.entries import (
     parse_entries,
     validate_user_id,
 )
-from hermes_memory.memory.pg.schema import ENTRY_LOCK_CLASS, describe_url, get_pool
+from hermes_memory.memory.pg.schema import ENTRY_LOCK_CLASS, get_pool
 from hermes_memory.memory.store import MemoryStore
+from hermes_memory.storage import redact_url
 
 _KEY = "profile = %s AND target = %s AND user_id = %s"
 _SELECT = f"SELECT content FROM hm_memory_entries WHERE {_KEY} ORDER BY position"
@@ -119,7 +120,7 @@ class PgBackend(EntriesBackend):
     def location(self, target: str) -> str:
         _, _, user = self.key(target)
         who = f", user {user}" if user else ""
-        return f"{describe_url(self.url)} ({FILE_NAMES[target]} of profile {self.profile}{who})"
+        return f"{redact_url(self.url)} ({FILE_NAMES[target]} of profile {self.profile}{who})"
 
     def read(self, target: str) -> Stored:
         try:
@@ -129,7 +130,7 @@ class PgBackend(EntriesBackend):
                     conn.commit()
                 rows = cur.fetchall()
         except Exception as exc:  # noqa: BLE001 - an unreachable database is an unreadable target, not a crash
-            return Stored([], error=f"the memory database {describe_url(self.url)} is unavailable ({_line(exc)})")
+            return Stored([], error=f"the memory database {redact_url(self.url)} is unavailable ({_line(exc)})")
         return _stored(rows)
 
     @contextmanager
@@ -156,7 +157,7 @@ class PgBackend(EntriesBackend):
             ) from exc
         except psycopg.Error as exc:
             raise MemoryDatabaseError(
-                f"the memory database {describe_url(self.url)} failed during a write to {FILE_NAMES[target]} "
+                f"the memory database {redact_url(self.url)} failed during a write to {FILE_NAMES[target]} "
                 f"({_line(exc)}); nothing was written."
             ) from exc
 

@@ -23,6 +23,7 @@ import threading
 from typing import Any
 
 from hermes_memory.errors import MemoryDatabaseError
+from hermes_memory.storage import redact_secrets, redact_url
 
 #: ``pg_advisory_xact_lock(int4, int4)`` class of every lock this package takes ("hmem"). The
 #: two-key form never conflicts with the one-bigint-key locks other parts take (PostgreSQL keeps
@@ -104,17 +105,8 @@ def ensure_schema(conn: Any) -> int:
 
 
 def describe_url(url: str) -> str:
-    """``postgresql://user@host:port/dbname`` for ``url`` (a URL or ``key=value`` string), never the password."""
-    from psycopg.conninfo import conninfo_to_dict
-
-    try:
-        info = conninfo_to_dict(url)
-    except Exception:  # noqa: BLE001 - a malformed URL still needs a name in an error message
-        return "postgresql://(unparsable URL)"
-    user = f"{info['user']}@" if info.get("user") else ""
-    host = str(info.get("host") or "localhost")
-    port = f":{info['port']}" if info.get("port") else ""
-    return f"postgresql://{user}{host}{port}/{info.get('dbname') or ''}"
+    """The old name of :func:`hermes_memory.storage.redact_url` here (``url`` without its secrets)."""
+    return redact_url(url)
 
 
 def get_pool(url: str) -> Any:
@@ -142,7 +134,7 @@ def get_pool(url: str) -> Any:
         pool = ConnectionPool(
             url, min_size=1, max_size=POOL_MAX_SIZE, timeout=GET_CONNECTION_TIMEOUT_S, open=False,
             kwargs={"autocommit": False}, check=ConnectionPool.check_connection,
-            name=f"hermes-memory {describe_url(url)}",
+            name=f"hermes-memory {redact_url(url)}",
         )
         try:
             pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
@@ -154,7 +146,7 @@ def get_pool(url: str) -> Any:
         except Exception as exc:  # noqa: BLE001 - psycopg, pool timeouts, OS errors: one clear message
             pool.close()
             raise MemoryDatabaseError(
-                f"cannot open the memory database {describe_url(url)}: {_first_line(exc)}. Check the URL "
+                f"cannot open the memory database {redact_url(url)}: {_first_line(exc)}. Check the URL "
                 "(postgresql://USER:PASSWORD@HOST:5432/DATABASE) and that the server is running."
             ) from exc
         _pools[key] = pool
@@ -174,7 +166,7 @@ def close_pools() -> None:
 
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
+    return redact_secrets(text[0]) if text else type(exc).__name__  # libpq may echo the conninfo
 
 
 atexit.register(close_pools)

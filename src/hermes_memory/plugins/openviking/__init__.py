@@ -315,7 +315,7 @@ class OpenVikingProvider(VikingTools, MemoryProvider):
                 out.append({"role": "assistant",
                             "parts": [{"type": "text", "text": assistant_content[:PLAIN_PART_CHARS]}]})
             return out
-        turn = messages[start:]
+        turn = (messages or [])[start:]  # start is set only when there are messages
         outputs = {m.get("tool_call_id"): m.get("content") for m in turn if m.get("role") == "tool"}
         for m in turn:
             role = m.get("role")

@@ -197,13 +197,13 @@ class SupermemoryProvider(MemoryProvider):
         self._client = None
 
     def get_tool_schemas(self) -> list[dict[str, Any]]:
-        extra = {}
+        extra: dict[str, Any] = {}
         if self.settings.get("enable_custom_container_tags"):
             allowed = [self.container_tag, *[sanitize_tag(str(c)) for c in self.settings.get("custom_containers", [])]]
             extra = {"container_tag": {"type": "string", "enum": allowed,
                                        "description": "Container to use (default: the primary one). "
                                                       + str(self.settings.get("custom_container_instructions", ""))}}
-        base = [
+        base: list[tuple[str, str, dict[str, Any], list[str]]] = [
             ("supermemory_store", "Save a durable fact or note to Supermemory.",
              {"content": {"type": "string"}, "metadata": {"type": "object", "description": "Optional metadata; "
                                                           "'type' defaults to a detected category."}}, ["content"]),
@@ -214,7 +214,7 @@ class SupermemoryProvider(MemoryProvider):
             ("supermemory_profile", "The user's profile: static and dynamic facts, optionally with search hits.",
              {"query": {"type": "string"}}, []),
         ]
-        schemas = [{"name": n, "description": d, "parameters": {"type": "object", "properties": {**p, **extra},
+        schemas: list[dict[str, Any]] = [{"name": n, "description": d, "parameters": {"type": "object", "properties": {**p, **extra},
                                                                   "required": r}} for n, d, p, r in base]
         by_name = {s["name"]: s for s in schemas}
         aliases = [{**by_name[target], "name": alias, "description": by_name[target]["description"]

@@ -27,6 +27,7 @@ start of a Claude Code, Claude.ai or Codex file is ignored.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -37,8 +38,12 @@ from hermes_memory.sessions.db import SessionDB
 
 Progress = Callable[[int, int | None], None]
 
+__all__ = ["FORMATS", "ImportReport", "import_path", "iso_time", "jsonl_files", "set_session_origin", "store_session"]
+
 FORMATS = ("hermes", "claude_code", "chatgpt", "claude_ai", "codex", "openai", "locomo")
 """Format names accepted by :func:`import_path` and ``hermes-memory sessions import --format``."""
+_MODULES = {"openai": "openai_jsonl"}
+"""The module of a format whose name differs from the format's."""
 
 
 @dataclass
@@ -191,20 +196,9 @@ def import_path(db: SessionDB, path: str | Path, fmt: str, progress: Progress | 
     p = Path(path).expanduser()
     if not p.exists():
         raise FileNotFoundError(f"{p} does not exist; pass the file (or folder) to import.")
-    if fmt == "hermes":
-        from hermes_memory.sessions.importers import hermes as mod
-    elif fmt == "claude_code":
-        from hermes_memory.sessions.importers import claude_code as mod  # type: ignore[no-redef]
-    elif fmt == "chatgpt":
-        from hermes_memory.sessions.importers import chatgpt as mod  # type: ignore[no-redef]
-    elif fmt == "claude_ai":
-        from hermes_memory.sessions.importers import claude_ai as mod  # type: ignore[no-redef]
-    elif fmt == "codex":
-        from hermes_memory.sessions.importers import codex as mod  # type: ignore[no-redef]
-    elif fmt == "openai":
-        from hermes_memory.sessions.importers import openai_jsonl as mod  # type: ignore[no-redef]
-    elif fmt == "locomo":
-        from hermes_memory.sessions.importers import locomo as mod  # type: ignore[no-redef]
-    else:
+    if fmt not in FORMATS:
         raise ValueError(f"unknown import format {fmt!r}; use one of: {', '.join(FORMATS)}.")
-    return mod.import_path(db, p, progress)
+    module = _MODULES.get(fmt, fmt)  # the module of each format, imported on first use
+    mod = importlib.import_module(f"hermes_memory.sessions.importers.{module}")
+    report: ImportReport = mod.import_path(db, p, progress)
+    return report

@@ -126,7 +126,9 @@ def visible_branch(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if all(n == 1 for n in children.values()):
         return messages  # no branching: keep the file's order
     leaf = max(enumerate(messages), key=lambda im: (iso_time(im[1].get("created_at")) or 0.0, im[0]))[1]
-    chain, seen, node = [], set(), leaf
+    chain: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    node: dict[str, Any] | None = leaf
     while node is not None and node["uuid"] not in seen:
         seen.add(node["uuid"])
         chain.append(node)

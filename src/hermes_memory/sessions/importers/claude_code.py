@@ -40,7 +40,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from hermes_memory.providers.fencing import FENCE_OPEN, strip_memory_context
+from hermes_memory.fencing import FENCE_OPEN, strip_memory_context
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.importers import (
     ImportReport,
@@ -349,7 +349,7 @@ def import_incremental(db: SessionDB, path: Path, state: dict[str, Any] | None) 
             report.sessions_updated += 1
             _set_metadata(db, sess, acc, last_ts=None, end=False)
             if any(acc.usage.values()):
-                db.update_token_counts(sess, **acc.usage, model=acc.model, api_call_count=acc.api_calls)
+                db.update_token_counts(sess, **acc.usage, model=acc.model, api_call_count=acc.api_calls, absolute=False)
         # by position, the file's count: a database holding more (the file shrank) or other
         # messages keeps the next call off the fast path, which would append after the offset
         counts[sid] = db.message_count(sess) if fast else len(acc.messages)

@@ -24,7 +24,7 @@ ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 
 def _content(value: Any) -> Any:
     if isinstance(value, list):
-        texts = [p.get("text") for p in value if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        texts: list[str] = [p["text"] for p in value if isinstance(p, dict) and isinstance(p.get("text"), str)]
         return "\n".join(texts) if texts else value
     return value
 

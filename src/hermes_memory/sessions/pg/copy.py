@@ -8,6 +8,7 @@ from typing import Any
 from hermes_memory.sessions.codec import JSON_COLUMNS, encode_content, encode_json, scrub
 from hermes_memory.sessions.pg.connection import PgConn
 from hermes_memory.sessions.pg.schema import HIDDEN_COLUMNS
+from hermes_memory.sessions.storebase import StoreBase
 from hermes_memory.sessions.titles import lineage_base, lineage_range, next_in_lineage
 
 
@@ -28,7 +29,7 @@ def unstorable_values(export: dict[str, Any]) -> int:
     return total
 
 
-class CopyMethods:
+class CopyMethods(StoreBase):
     """``copy_session`` (a mixin over :class:`~hermes_memory.sessions.pg.connection.PgStore`)."""
 
     _copy_columns: dict[str, list[str]] | None = None
@@ -76,7 +77,7 @@ class CopyMethods:
         """
         sid = str(export["id"])
         messages = sorted(export.get("messages") or [], key=lambda m: (m.get("id") is None, m.get("id") or 0))
-        return self._execute_write(lambda conn: self._copy(conn, sid, export, messages))  # type: ignore[attr-defined]
+        return self._execute_write(lambda conn: self._copy(conn, sid, export, messages))
 
     def _copy(self, conn: PgConn, sid: str, export: dict[str, Any], messages: list[dict[str, Any]]) -> tuple[int, int]:
         cols = self._table_columns(conn)

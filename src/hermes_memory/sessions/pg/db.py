@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from hermes_memory.errors import SessionStoreError
+from hermes_memory.sessions.browse import BrowseMethods
 from hermes_memory.sessions.lineage import LineageMethods
 from hermes_memory.sessions.listing import ListingMethods
 from hermes_memory.sessions.pg.connection import PgConn, PgStore
@@ -50,7 +51,8 @@ _APPEND_ONE_SQL = (
 follow commit order) and the row, in one round trip; no row back means an unknown session."""
 
 
-class PgSessionDB(PgMessageSearchMethods, PgTitleSearchMethods, CopyMethods, TitleMethods, LineageMethods, ListingMethods, RecordMethods, PgStore):
+class PgSessionDB(PgMessageSearchMethods, PgTitleSearchMethods, CopyMethods, TitleMethods, LineageMethods, ListingMethods,
+                  BrowseMethods, RecordMethods, PgStore):
     """Sessions and messages in PostgreSQL; the store behind ``session_search`` when
     ``storage.backend`` is ``postgres``.
 
@@ -74,6 +76,9 @@ class PgSessionDB(PgMessageSearchMethods, PgTitleSearchMethods, CopyMethods, Tit
 
     _message_columns = MESSAGE_COLUMNS_SQL
     _for_update = " FOR UPDATE"
+    _session_columns_sql = ("SELECT column_name FROM information_schema.columns "
+                            "WHERE table_schema = current_schema() AND table_name = 'sessions'")
+    _day_sql = "to_char(to_timestamp(started_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
 
     def _insert_message(self, conn: PgConn, row: tuple[Any, ...]) -> int:
         return int(conn.execute(_INSERT_RETURNING, row).fetchone()[0])
@@ -98,4 +103,4 @@ class PgSessionDB(PgMessageSearchMethods, PgTitleSearchMethods, CopyMethods, Tit
     def get_lineage(self, session_id: str) -> list[str]:
         """The ids from the root ancestor down to ``session_id`` (cycles are cut)."""
         with self._connection() as conn:
-            return list(reversed(self._ancestors(PgConn(conn), session_id))) + [session_id]  # type: ignore[arg-type]
+            return list(reversed(self._ancestors(PgConn(conn), session_id))) + [session_id]

@@ -1,42 +1,18 @@
 """PostgreSQL connection URLs: checking one and showing one without its password.
 
-:func:`redact_url` is what ``location`` and every error message print; :func:`check_url` turns a
+:func:`redact_url` (:func:`hermes_memory.storage.redact_url`, the one redactor) is what
+``location`` and every error message print; :func:`check_url` turns a
 URL psycopg cannot parse into :class:`~hermes_memory.errors.StorageURLError` naming the fix.
 """
 
 from __future__ import annotations
 
-import re
-from urllib.parse import urlsplit, urlunsplit
-
 from hermes_memory.errors import StorageURLError
+from hermes_memory.storage import redact_secrets
+from hermes_memory.storage import redact_url as redact_url  # the one redactor; importable here as before
 
 URL_FORMAT = "postgresql://USER:PASSWORD@HOST:5432/DATABASE"
 """The URL form given in error messages."""
-
-_KV_PASSWORD_RE = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
-_QUERY_PASSWORD_RE = re.compile(r"([?&]password=)[^&#]*", re.IGNORECASE)
-
-
-def redact_url(url: str) -> str:
-    """``url`` with any password replaced by ``***``: in the ``user:password@`` part of a URL, in a
-    ``password=`` query parameter, or in a ``key=value`` connection string. Text that is not a URL
-    is returned with ``password=...`` masked all the same."""
-    text = str(url)
-    if "://" in text:
-        try:
-            parts = urlsplit(text)
-        except ValueError:
-            return _QUERY_PASSWORD_RE.sub(r"\1***", re.sub(r"//([^:/@]*):[^@]*@", r"//\1:***@", text))
-        netloc = parts.netloc
-        if "@" in netloc:
-            userinfo, host = netloc.rsplit("@", 1)
-            if ":" in userinfo:
-                userinfo = userinfo.split(":", 1)[0] + ":***"
-            netloc = f"{userinfo}@{host}"
-        query = _QUERY_PASSWORD_RE.sub(r"\1***", "?" + parts.query)[1:] if parts.query else ""
-        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-    return _KV_PASSWORD_RE.sub(r"\1***", text)
 
 
 def check_url(url: str) -> str:
@@ -76,5 +52,6 @@ def _first_line(exc: BaseException) -> str:
 
 
 def redact_line(text: str) -> str:
-    """A libpq message with anything after ``password=`` masked (libpq sometimes echoes the conninfo)."""
-    return _KV_PASSWORD_RE.sub(r"\1***", text)
+    """A libpq message with anything after ``password=`` masked (libpq sometimes echoes the conninfo):
+    :func:`hermes_memory.storage.redact_secrets`."""
+    return redact_secrets(text)

@@ -27,10 +27,10 @@ from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions import ranking
 from hermes_memory.sessions.message_search import (
     SearchFilters,
-    as_list,
     context_row,
     merge_hits,
     message_snippet,
+    page_bounds,
     result_row,
     sort_order,
     time_sort,
@@ -88,13 +88,10 @@ class PgMessageSearchMethods:
         is set, when :class:`SessionStoreError` is raised.
         """
         try:
-            filters = SearchFilters(
-                as_list(source_filter), as_list(exclude_sources), as_list(role_filter), session_id, user_id,
-                since, until, list(exclude_session_ids or []), cwd_prefix,
-            )
-            filters = _clean_filters(filters)
-            return self._pg_search(query, filters, max(0, min(int(limit), 1000)), max(0, int(offset)), sort,
-                                   with_context, with_snippet, query_syntax)
+            filters = _clean_filters(SearchFilters.from_args(source_filter, exclude_sources, role_filter, session_id,
+                                                             user_id, since, until, exclude_session_ids, cwd_prefix))
+            return self._pg_search(query, filters, *page_bounds(limit, offset), sort, with_context, with_snippet,
+                                   query_syntax)
         except (SessionStoreError, psycopg.Error) as exc:
             if raise_errors:
                 if isinstance(exc, SessionStoreError):
