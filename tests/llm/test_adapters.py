@@ -19,7 +19,8 @@ from hermes_memory.llm import (
 from hermes_memory.llm.anthropic import AnthropicModel, convert_messages
 from hermes_memory.llm.openai_compat import OpenAICompatModel
 from hermes_memory.testing import ScriptedModel, assistant_tool_calls, tool_call
-from tests.agent.fakes.servers import FakeAnthropicServer, FakeHTTPError, FakeOpenAIServer
+from tests.helpers.anthropic_fake import FakeAnthropicServer
+from tests.helpers.model_fake import FakeHTTPError, FakeOpenAIServer
 
 TOOL = {"name": "lookup", "description": "Look a word up.",
         "parameters": {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]}}
@@ -46,7 +47,7 @@ def test_openai_text_reply_and_usage():
         resp = _oa(srv).complete([{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"}])
     assert resp.message == {"role": "assistant", "content": "hello there"}
     assert resp.finish_reason == "stop"
-    body = srv.requests[0]["body"]
+    body = srv.requests[0].body
     assert body["model"] == "fake-gpt" and body["messages"][1] == {"role": "user", "content": "hi"}
     assert resp.usage.prompt_tokens == srv.responses[0]["usage"]["prompt_tokens"] > 0
     assert resp.usage.completion_tokens > 0
@@ -67,10 +68,10 @@ def test_openai_tool_call_round_trip_and_markers_stripped():
                     "_private": 1}]
         second = model.complete(history, tools=[{"type": "function", "function": TOOL}])
     assert second.content == "a cat is a small feline"
-    sent = srv.requests[0]["body"]
+    sent = srv.requests[0].body
     assert sent["tools"] == [{"type": "function", "function": TOOL}]
-    assert "cache_control" not in json.dumps(sent) and "cache_control" not in json.dumps(srv.requests[1]["body"])
-    assert srv.requests[1]["body"]["messages"][2] == {"role": "tool", "tool_call_id": "call_1", "content": "feline"}
+    assert "cache_control" not in json.dumps(sent) and "cache_control" not in json.dumps(srv.requests[1].body)
+    assert srv.requests[1].body["messages"][2] == {"role": "tool", "tool_call_id": "call_1", "content": "feline"}
 
 
 def test_openai_context_length_error_is_mapped():
@@ -138,10 +139,10 @@ def test_anthropic_tool_round_trip_through_real_sdk():
         history += [first.message, {"role": "tool", "tool_call_id": "toolu_1", "content": "feline"}]
         second = model.complete(history, tools=[TOOL])
     assert second.message == {"role": "assistant", "content": "A feline."}
-    sent = srv.requests[0]["body"]
+    sent = srv.requests[0].body
     assert sent["system"] == [{"type": "text", "text": "Be brief."}]
     assert sent["tools"][0]["input_schema"] == TOOL["parameters"]
-    assert srv.requests[1]["body"]["messages"][2]["content"][0]["type"] == "tool_result"
+    assert srv.requests[1].body["messages"][2]["content"][0]["type"] == "tool_result"
 
 
 def test_anthropic_cache_breakpoints_read_and_write_counts():
