@@ -268,7 +268,7 @@ def test_openviking_add_resource_refuses_to_upload_secrets(build: Any, hermes_ho
     p = build("openviking")
     out = json.loads(p.handle_tool_call("viking_add_resource", {"url": str(path)}))
     assert "error" in out, out
-    assert build.server.calls(path_contains="temp_upload") == []
+    assert build.server.calls(path_re="temp_upload") == []
 
 
 def test_hindsight_a_prefetch_queued_just_before_shutdown_starts_no_new_client(build: Any) -> None:

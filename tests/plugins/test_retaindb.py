@@ -10,7 +10,8 @@ import pytest
 
 from hermes_memory.plugins.retaindb import RetainDBProvider, load_settings
 from hermes_memory.providers.manager import MemoryManager
-from tests.plugins.fakes.base import closed_port_url, configure, track
+from tests.helpers.http import closed_port_url
+from tests.plugins.fakes.base import configure, track
 from tests.plugins.fakes.cli import listed, wizard
 from tests.plugins.fakes.retaindb import FakeRetainDB
 
@@ -152,7 +153,7 @@ def test_sync_turn_ingests_the_session_and_switch_moves_writes(hermes_home, monk
 
 def test_session_end_retries_what_is_still_queued(hermes_home, monkeypatch, fake):
     p = make(hermes_home, monkeypatch, fake.url)
-    fake.fail(503, times=1, path_prefix="/v1/memory/ingest")
+    fake.fail(503, times=1, path="/v1/memory/ingest")
     p.sync_turn("last words", "goodbye")
     assert len(p.pending()) == 1 and fake.sessions == []
     p.on_session_end([{"role": "user", "content": "last words"}, {"role": "assistant", "content": "goodbye"}])
@@ -180,10 +181,10 @@ def test_only_the_primary_context_writes(hermes_home, monkeypatch, fake, ctx):
 
 def test_server_error_is_a_tool_error_and_the_turn_stays_queued(hermes_home, monkeypatch, fake):
     p = make(hermes_home, monkeypatch, fake.url)
-    fake.fail(500, times=1, path_prefix="/v1/memory/search")
+    fake.fail(500, times=1, path="/v1/memory/search")
     assert call(p, "retaindb_search", query="x")["error"] == \
         "retaindb: POST /v1/memory/search returned HTTP 500: injected failure"
-    fake.fail(502, times=1, path_prefix="/v1/memory/ingest")
+    fake.fail(502, times=1, path="/v1/memory/ingest")
     p.sync_turn("first turn", "reply one")
     [row] = p.pending()
     assert "HTTP 502" in row["last_error"]

@@ -10,7 +10,8 @@ import pytest
 
 from hermes_memory.plugins.supermemory import SupermemoryProvider, detect_category, sdk_problem
 from hermes_memory.providers.manager import MemoryManager
-from tests.plugins.fakes.base import closed_port_url, configure, track
+from tests.helpers.http import closed_port_url
+from tests.plugins.fakes.base import configure, track
 from tests.plugins.fakes.cli import listed, wizard
 from tests.plugins.fakes.supermemory import FakeSupermemory
 
