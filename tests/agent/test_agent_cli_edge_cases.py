@@ -27,6 +27,7 @@ from tests.agent.helpers import RoutingModel, config
 from tests.helpers.anthropic_fake import FakeAnthropicServer
 from tests.helpers.http import LocalHTTPServer, Reply
 from tests.helpers.model_fake import FakeOpenAIServer
+from tests.helpers.signals import sigint_raises_keyboard_interrupt, with_default_sigint
 
 runner = CliRunner()
 
@@ -106,7 +107,7 @@ def test_interrupted_tool_call_leaves_a_result_for_every_call_and_the_next_turn_
     with FakeAnthropicServer([calls, "Back again."]) as srv:
         model = AnthropicModel("fake-model", base_url=srv.url, api_key="k", max_retries=0)
         agent = Agent(model, home=hermes_home, provider=_InterruptingProvider("ext", tools=["slow_lookup"]))
-        with pytest.raises(KeyboardInterrupt):
+        with sigint_raises_keyboard_interrupt(), pytest.raises(KeyboardInterrupt):
             agent.run_turn("look it up")
         assert _unanswered_tool_calls(agent.messages) == []
         stored = agent.db.get_messages_as_conversation(agent.session_id)
@@ -375,7 +376,8 @@ def test_ctrl_c_during_run_ends_the_session_without_traceback(tmp_path: Path):
     with FakeOpenAIServer([slow]) as srv:
         _write_config(home, "openai", srv.base_url)
         env = {**os.environ, "FAKE_LLM_KEY": "k"}
-        proc = subprocess.Popen([sys.executable, "-m", "hermes_memory", "--home", str(home), "run", "hello"],
+        proc = subprocess.Popen(with_default_sigint([sys.executable, "-m", "hermes_memory", "--home", str(home), "run",
+                                                    "hello"]),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         try:
             assert arrived.wait(60), "the model call never arrived"

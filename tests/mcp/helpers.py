@@ -19,6 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from mcp import ClientSession, StdioServerParameters
+from tests.helpers.signals import with_default_sigint
 
 PY = sys.executable
 
@@ -84,7 +85,7 @@ class HttpServer:
 
     def __enter__(self) -> HttpServer:
         self._stderr = open(self._stderr_path, "w+")  # noqa: SIM115 - closed in __exit__
-        self.proc = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=self._stderr, text=True,
+        self.proc = subprocess.Popen(with_default_sigint(self.argv), stdout=subprocess.PIPE, stderr=self._stderr, text=True,
                                      env=self.env)
         assert self.proc.stdout is not None
         lines: list[str] = []

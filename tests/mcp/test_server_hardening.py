@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 from hermes_memory.config import load_config
 from hermes_memory.home import HermesHome
 from hermes_memory.mcp.server import HTTP_PATH, MemoryServer
+from tests.helpers.signals import with_default_sigint
 from tests.mcp.helpers import call, child_env, serve_argv, stdio_session
 from tests.mcp.test_provider_tools import _install_plugin
 
@@ -28,7 +29,7 @@ def test_stdio_server_exits_on_a_signal_while_its_client_keeps_stdin_open(
     """MCP clients stop a stdio server with SIGTERM when closing stdin is not enough; the SDK's stdin
     reader thread is blocked in read() and used to keep the process alive forever after the signal."""
     _install_plugin(hermes_home)
-    proc = subprocess.Popen(serve_argv(hermes_home), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(with_default_sigint(serve_argv(hermes_home)), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=child_env(), text=True)
     try:
         assert proc.stdin is not None and proc.stdout is not None
