@@ -67,7 +67,7 @@ def test_memory_call_with_extra_origin_and_store_args_still_writes(hermes_home: 
     agent.close()
 
 
-def test_review_cannot_lift_its_add_only_origin_by_passing_origin(hermes_home: Path):
+def test_background_review_cannot_lift_its_add_only_origin_by_passing_origin(hermes_home: Path):
     (hermes_home / "memories").mkdir(exist_ok=True)
     (hermes_home / "memories" / "MEMORY.md").write_text("Keep this entry.")
     calls = assistant_tool_calls(
