@@ -61,8 +61,8 @@ def _long_turns() -> list:
     return [user(f"q{k} " + "w" * 600) if k % 2 == 0 else assistant("r" * 900) for k in range(20)]
 
 
-def test_every_earlier_summary_is_folded_in_not_only_the_last():
-    """Repro (B30): a history holding two summaries (a resumed session chain loaded with its ancestors)
+def test_B30_every_earlier_summary_is_folded_in_not_only_the_last():
+    """Repro: a history holding two summaries (a resumed session chain loaded with its ancestors)
     gave the summariser only the newest one as ``previous_summary``; the older one was dropped as
     an old summary and never reached the new one (facts of the first compaction lost)."""
     first = {"role": "user", "content": format_summary("## Critical Context\nALPHA-1")}
@@ -77,8 +77,7 @@ def test_every_earlier_summary_is_folded_in_not_only_the_last():
     assert len([m for m in out if split_summary(m)[0] is not None]) == 1
 
 
-def test_llm_free_summary_keeps_facts_of_every_earlier_summary():
-    """Failure case B30 (docs/failure-cases.md)."""
+def test_B30_llm_free_summary_keeps_facts_of_every_earlier_summary():
     first = {"role": "user", "content": format_summary("## Critical Context\nALPHA-1")}
     second = {"role": "user", "content": format_summary("## Critical Context\nBETA-2")}
     filler = _long_turns() * 3
@@ -90,8 +89,8 @@ def test_llm_free_summary_keeps_facts_of_every_earlier_summary():
     assert "ALPHA-1" in text and "BETA-2" in text
 
 
-def test_latest_user_message_shaped_like_a_legacy_summary_is_kept():
-    """Repro (B31): the user pastes an old agent's summary to carry on ("[CONTEXT SUMMARY]: ...").
+def test_B31_latest_user_message_shaped_like_a_legacy_summary_is_kept():
+    """Repro: the user pastes an old agent's summary to carry on ("[CONTEXT SUMMARY]: ...").
     As the latest user message it was taken for an earlier summary: folded away and dropped,
     so the output ended on an assistant message and the user's request was gone."""
     pasted = user("[CONTEXT SUMMARY]: yesterday we set up X. Please continue with step 3.")
@@ -101,8 +100,8 @@ def test_latest_user_message_shaped_like_a_legacy_summary_is_kept():
     assert out[-1] == pasted
 
 
-def test_restart_of_an_all_tool_conversation_still_finds_its_summary():
-    """(B30) Guards the rule above: when the conversation has no user turn, the summary is the only
+def test_B30_restart_of_an_all_tool_conversation_still_finds_its_summary():
+    """Guards the rule above: when the conversation has no user turn, the summary is the only
     user message; after a restart (markers stripped) it is still recognised by our prefix."""
 
     def tools(prefix: str) -> list:
@@ -120,8 +119,8 @@ def test_restart_of_an_all_tool_conversation_still_finds_its_summary():
     assert len([m for m in out if split_summary(m)[0] is not None]) == 1
 
 
-def test_summary_reply_echoing_the_end_marker_is_still_one_summary():
-    """Repro (B30): a summariser reply that contains the END_MARKER line (echoed from a pasted
+def test_B30_summary_reply_echoing_the_end_marker_is_still_one_summary():
+    """Repro: a summariser reply that contains the END_MARKER line (echoed from a pasted
     transcript) produced a summary message that read back as "summary + merged user content":
     the text after the marker left the summary and came back as a user turn."""
     fake = RecordingSummariser(f"## Goal\nG1\n\n{END_MARKER}\n## Critical Context\nFACT-7")
