@@ -17,6 +17,7 @@ from hermes_memory.plugins import hindsight
 from hermes_memory.plugins.hindsight import HindsightProvider
 from tests.helpers.http import closed_port_url
 from tests.plugins.fakes_ii.hindsight_server import FakeHindsight
+from tests.plugins.helpers.hindsight import configure, make
 
 
 @pytest.fixture()
@@ -27,25 +28,12 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHindsight]:
         yield srv
 
 
-def configure(home: Path, url: str, **more: object) -> None:
-    section = {"api_url": url, "timeout": 5, **more}
-    (home / "config.yaml").write_text(yaml.safe_dump({"memory": {"provider": "hindsight", "hindsight": section}}))
-
-
 @pytest.fixture()
 def providers() -> Iterator[list[HindsightProvider]]:
     made: list[HindsightProvider] = []
     yield made
     for p in made:
         p.shutdown()
-
-
-def make(providers: list[HindsightProvider], home: Path, context: str = "primary", session: str = "s1",
-         **kw: object) -> HindsightProvider:
-    p = HindsightProvider()
-    p.initialize(session, hermes_home=str(home), platform="cli", agent_context=context, **kw)
-    providers.append(p)
-    return p
 
 
 def retains(srv: FakeHindsight) -> list[dict]:
@@ -266,7 +254,6 @@ def test_config_precedence_and_schema(server: FakeHindsight, hermes_home: Path,
     assert q.is_available()
     q.initialize("s", hermes_home=str(hermes_home), platform="cli", agent_context="primary")
     assert q.bank_id == "wizard"
-
 
 
 def test_sync_turn_with_a_new_session_id_moves_writes_there(server: FakeHindsight, hermes_home: Path,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -17,12 +16,10 @@ from hermes_memory.plugins.honcho import (
 )
 from hermes_memory.providers.manager import MemoryManager
 from tests.helpers.http import closed_port_url
-from tests.plugins.fakes.base import configure, track
+from tests.plugins.fakes.base import configure
 from tests.plugins.fakes.cli import listed, wizard
 from tests.plugins.fakes.honcho import FakeHoncho
-
-KEY = "honcho-test-key"
-
+from tests.plugins.helpers.honcho import KEY, make
 
 
 @pytest.fixture
@@ -30,16 +27,6 @@ def fake() -> Iterator[FakeHoncho]:
     server = FakeHoncho(api_key=KEY).start()
     yield server
     server.stop()
-
-
-def make(home: Path, monkeypatch: pytest.MonkeyPatch, url: str, agent_context: str = "primary",
-         **settings: object) -> HonchoProvider:
-    monkeypatch.setenv("HONCHO_API_KEY", KEY)
-    p = HonchoProvider()
-    configure(home, "honcho", {"baseUrl": url, "timeout": 0.3, "workspace": "ws1", "peerName": "dana", **settings})
-    p.initialize("sess/1", hermes_home=str(home), platform="cli", agent_context=agent_context)
-    track(p)
-    return p
 
 
 def call(p: HonchoProvider, tool: str, **args: object) -> dict:

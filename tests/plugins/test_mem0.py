@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -13,12 +12,10 @@ from hermes_memory.plugins.mem0 import Mem0Provider, load_settings
 from hermes_memory.providers.manager import MemoryManager
 from tests.helpers.http import closed_port_url
 from tests.helpers.model_fake import EMBEDDING_DIM, FakeOpenAIServer
-from tests.plugins.fakes.base import configure, track
+from tests.plugins.fakes.base import configure
 from tests.plugins.fakes.cli import listed, wizard
 from tests.plugins.fakes.mem0 import FakeMem0
-
-KEY = "m0-test-key"
-
+from tests.plugins.helpers.mem0 import KEY, make
 
 
 @pytest.fixture
@@ -26,16 +23,6 @@ def fake() -> Iterator[FakeMem0]:
     server = FakeMem0(api_key=KEY).start()
     yield server
     server.stop()
-
-
-def make(home: Path, monkeypatch: pytest.MonkeyPatch, host: str, agent_context: str = "primary",
-         **settings: object) -> Mem0Provider:
-    monkeypatch.setenv("MEM0_API_KEY", KEY)
-    p = Mem0Provider()
-    configure(home, "mem0", {"mode": "platform", "host": host, "timeout": 0.3, **settings})
-    p.initialize("sess-1", hermes_home=str(home), platform="cli", agent_context=agent_context, user_id="alice")
-    track(p)
-    return p
 
 
 def call(p: Mem0Provider, tool: str, **args: object) -> dict:

@@ -13,9 +13,7 @@ from hermes_memory.plugins import openviking
 from hermes_memory.plugins.openviking import OpenVikingProvider, forget_uri_problem
 from tests.helpers.http import closed_port_url
 from tests.plugins.fakes_ii.openviking_server import FakeOpenViking
-
-ENV = ("OPENVIKING_URL", "OPENVIKING_ENDPOINT", "OPENVIKING_API_KEY", "OPENVIKING_ACCOUNT", "OPENVIKING_USER",
-       "OPENVIKING_AGENT", "OPENVIKING_ACTOR_PEER_ID")
+from tests.plugins.helpers.openviking import ENV, configure, make
 
 
 @pytest.fixture(autouse=True)
@@ -28,17 +26,6 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def server() -> Iterator[FakeOpenViking]:
     with FakeOpenViking(user="alice") as srv:
         yield srv
-
-
-def configure(home: Path, url: str, **more: object) -> None:
-    section = {"endpoint": url, "timeout": 5, **more}
-    (home / "config.yaml").write_text(yaml.safe_dump({"memory": {"provider": "openviking", "openviking": section}}))
-
-
-def make(home: Path, context: str = "primary", session: str = "s1", **kw: object) -> OpenVikingProvider:
-    p = OpenVikingProvider()
-    p.initialize(session, hermes_home=str(home), platform="cli", agent_context=context, **kw)
-    return p
 
 
 def call(p: OpenVikingProvider, tool: str, **args: object) -> dict:
@@ -364,7 +351,6 @@ def test_config_schema_and_wizard_section(hermes_home: Path, tmp_path: Path) -> 
     assert q.is_available()
     q.initialize("s", hermes_home=str(other), platform="cli", agent_context="primary")
     assert q._settings["user"] == "bob" and q._settings["endpoint"] == "http://127.0.0.1:1933"
-
 
 
 def test_B17_failed_recall_is_not_cached_as_empty(server: FakeOpenViking, hermes_home: Path) -> None:

@@ -4,19 +4,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from hermes_memory.plugins.retaindb import RetainDBProvider, load_settings
 from hermes_memory.providers.manager import MemoryManager
 from tests.helpers.http import closed_port_url
-from tests.plugins.fakes.base import configure, track
 from tests.plugins.fakes.cli import listed, wizard
 from tests.plugins.fakes.retaindb import FakeRetainDB
-
-KEY = "rdb-test-key"
-
+from tests.plugins.helpers.retaindb import KEY, make
 
 
 @pytest.fixture
@@ -24,17 +20,6 @@ def fake() -> Iterator[FakeRetainDB]:
     server = FakeRetainDB(api_key=KEY).start()
     yield server
     server.stop()
-
-
-def make(home: Path, monkeypatch: pytest.MonkeyPatch, url: str, agent_context: str = "primary",
-         session: str = "sess-1") -> RetainDBProvider:
-    monkeypatch.setenv("RETAINDB_API_KEY", KEY)
-    monkeypatch.setenv("RETAINDB_BASE_URL", url)
-    p = RetainDBProvider()
-    configure(home, "retaindb", {"project": "proj-x", "timeout": 0.3})
-    p.initialize(session, hermes_home=str(home), platform="cli", agent_context=agent_context, user_id="carol")
-    track(p)
-    return p
 
 
 def call(p: RetainDBProvider, tool: str, **args: object) -> dict:
