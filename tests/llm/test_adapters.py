@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 
 import pytest
 
@@ -20,6 +19,7 @@ from hermes_memory.llm.anthropic import AnthropicModel, convert_messages
 from hermes_memory.llm.openai_compat import OpenAICompatModel
 from hermes_memory.testing import ScriptedModel, assistant_tool_calls, tool_call
 from tests.helpers.anthropic_fake import FakeAnthropicServer
+from tests.helpers.http import closed_port_url
 from tests.helpers.model_fake import FakeHTTPError, FakeOpenAIServer
 
 TOOL = {"name": "lookup", "description": "Look a word up.",
@@ -32,12 +32,6 @@ def _oa(server: FakeOpenAIServer, **kw) -> OpenAICompatModel:
 
 def _an(server: FakeAnthropicServer, **kw) -> AnthropicModel:
     return AnthropicModel("fake-claude", base_url=server.url, api_key=kw.pop("api_key", "k"), max_retries=0, **kw)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # -- OpenAI-compatible ------------------------------------------------------------------------------
@@ -86,7 +80,7 @@ def test_openai_auth_and_network_errors_are_mapped():
         with pytest.raises(ModelAuthError) as info:
             _oa(srv, api_key="wrong").complete([{"role": "user", "content": "hi"}])
     assert info.value.kind == "auth" and info.value.status_code == 401
-    dead = OpenAICompatModel("m", base_url=f"http://127.0.0.1:{_free_port()}/v1", max_retries=0, timeout=5)
+    dead = OpenAICompatModel("m", base_url=closed_port_url() + "/v1", max_retries=0, timeout=5)
     with pytest.raises(ModelNetworkError) as info:
         dead.complete([{"role": "user", "content": "hi"}])
     assert info.value.kind == "network"
