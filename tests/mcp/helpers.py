@@ -128,6 +128,64 @@ class HttpServer:
         self._stderr.close()
 
 
+NOTES_PLUGIN = textwrap.dedent('''
+    """A tiny user plugin: a `notes` tool over a JSON file, and a log of mirrored memory writes."""
+    import json
+    from pathlib import Path
+
+    from hermes_memory.providers.base import MemoryProvider
+
+
+    class NotesProvider(MemoryProvider):
+        @property
+        def name(self):
+            return "notes"
+
+        def is_available(self):
+            return True
+
+        def initialize(self, session_id, **kwargs):
+            self.home = Path(kwargs["hermes_home"])
+            self.platform = kwargs["platform"]
+
+        def get_tool_schemas(self):
+            return [{"name": "notes", "description": "Keep short notes.",
+                     "parameters": {"type": "object",
+                                    "properties": {"action": {"type": "string", "enum": ["add", "list"]},
+                                                   "text": {"type": "string"}},
+                                    "required": ["action"]}}]
+
+        def _file(self):
+            return self.home / "notes.json"
+
+        def handle_tool_call(self, tool_name, args, **kwargs):
+            notes = json.loads(self._file().read_text()) if self._file().exists() else []
+            if args["action"] == "add":
+                notes.append(args.get("text", ""))
+                self._file().write_text(json.dumps(notes))
+                return json.dumps({"success": True, "count": len(notes), "platform": self.platform})
+            return json.dumps({"success": True, "notes": notes})
+
+        def shutdown(self):
+            with open(self.home / "shutdown.log", "a") as fh:
+                fh.write("shutdown\\n")
+
+        def on_memory_write(self, action, target, content, metadata=None):
+            with open(self.home / "mirrored.jsonl", "a") as fh:
+                fh.write(json.dumps([action, target, content]) + "\\n")
+''')
+"""A user plugin: a ``notes`` tool over notes.json, mirrored memory writes in mirrored.jsonl, shutdown.log."""
+
+
+def install_notes_plugin(home: Path) -> None:
+    """Install :data:`NOTES_PLUGIN` as the user plugin ``notes`` in ``home`` and select it as the provider."""
+    folder = home / "plugins" / "notes"
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text(NOTES_PLUGIN, encoding="utf-8")
+    (folder / "plugin.yaml").write_text("name: notes\ndescription: Test notes provider\n", encoding="utf-8")
+    (home / "config.yaml").write_text("memory:\n  provider: notes\n", encoding="utf-8")
+
+
 BAD_ARGUMENTS = [
     ({"action": "add", "target": "bogus", "content": "x"}, "target"),
     ({"action": "add", "content": "no target given"}, "target"),
@@ -188,61 +246,3 @@ def import_claude_code_transcript(home: Path) -> Path:
                                       "--format", "claude_code"])
     assert result.exit_code == 0, result.output
     return path
-
-
-NOTES_PLUGIN = textwrap.dedent('''
-    """A tiny user plugin: a `notes` tool over a JSON file, and a log of mirrored memory writes."""
-    import json
-    from pathlib import Path
-
-    from hermes_memory.providers.base import MemoryProvider
-
-
-    class NotesProvider(MemoryProvider):
-        @property
-        def name(self):
-            return "notes"
-
-        def is_available(self):
-            return True
-
-        def initialize(self, session_id, **kwargs):
-            self.home = Path(kwargs["hermes_home"])
-            self.platform = kwargs["platform"]
-
-        def get_tool_schemas(self):
-            return [{"name": "notes", "description": "Keep short notes.",
-                     "parameters": {"type": "object",
-                                    "properties": {"action": {"type": "string", "enum": ["add", "list"]},
-                                                   "text": {"type": "string"}},
-                                    "required": ["action"]}}]
-
-        def _file(self):
-            return self.home / "notes.json"
-
-        def handle_tool_call(self, tool_name, args, **kwargs):
-            notes = json.loads(self._file().read_text()) if self._file().exists() else []
-            if args["action"] == "add":
-                notes.append(args.get("text", ""))
-                self._file().write_text(json.dumps(notes))
-                return json.dumps({"success": True, "count": len(notes), "platform": self.platform})
-            return json.dumps({"success": True, "notes": notes})
-
-        def shutdown(self):
-            with open(self.home / "shutdown.log", "a") as fh:
-                fh.write("shutdown\\n")
-
-        def on_memory_write(self, action, target, content, metadata=None):
-            with open(self.home / "mirrored.jsonl", "a") as fh:
-                fh.write(json.dumps([action, target, content]) + "\\n")
-''')
-"""A user plugin: a ``notes`` tool over notes.json, mirrored memory writes in mirrored.jsonl, shutdown.log."""
-
-
-def install_notes_plugin(home: Path) -> None:
-    """Install :data:`NOTES_PLUGIN` as the user plugin ``notes`` in ``home`` and select it as the provider."""
-    folder = home / "plugins" / "notes"
-    folder.mkdir(parents=True)
-    (folder / "__init__.py").write_text(NOTES_PLUGIN, encoding="utf-8")
-    (folder / "plugin.yaml").write_text("name: notes\ndescription: Test notes provider\n", encoding="utf-8")
-    (home / "config.yaml").write_text("memory:\n  provider: notes\n", encoding="utf-8")
