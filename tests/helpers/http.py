@@ -209,7 +209,8 @@ class LocalHTTPServer:
         self._release.clear()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True
-        self._address = self._httpd.server_address[:2]  # type: ignore[assignment]
+        host, port = self._httpd.server_address[:2]
+        self._address = (str(host), int(port))
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
                                         name=f"fake-{self.name}", daemon=True)
         self._thread.start()

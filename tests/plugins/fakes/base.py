@@ -24,7 +24,7 @@ ServiceHandler = Callable[[Request, dict[str, str]], Any]
 class FakeService(LocalHTTPServer):
     """A fake provider API: routes whose handlers get ``(request, params)`` (the template's named parts)."""
 
-    def route(self, method: str, pattern: str, handler: ServiceHandler) -> None:  # type: ignore[override]
+    def route(self, method: str, pattern: str, handler: ServiceHandler) -> None:
         super().route(method, pattern, lambda req: handler(req, req.params))
 
 
