@@ -1,6 +1,6 @@
 """Prompt-cache share of a scripted 50-turn agent session through the Anthropic adapter.
 
-The real ``anthropic`` SDK talks to the local fake Anthropic server (tests/agent/fakes/servers.py),
+The real ``anthropic`` SDK talks to the local fake Anthropic server (tests/helpers/anthropic_fake.py),
 which counts cached prefix tokens the way the service documents it (breakpoints, prefix match
 against earlier requests with a 20-block lookback, 1024-token minimum). The agent runs its normal
 turn: frozen system prompt, ``system + last 3`` breakpoints, memory tool calls on some turns.
@@ -40,9 +40,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # for tests.agent.fakes (the local wire-format servers)
+sys.path.insert(0, str(ROOT))  # for tests.helpers (the local wire-format servers)
 
-from tests.agent.fakes.servers import FakeAnthropicServer  # noqa: E402
+from tests.helpers.anthropic_fake import FakeAnthropicServer  # noqa: E402
 
 from hermes_memory.agent import Agent  # noqa: E402
 from hermes_memory.agent.prompt import FLUSH_PROMPT  # noqa: E402
@@ -139,9 +139,9 @@ def run_session(turns: int, *, caching: bool = True, variant: str = "shared_pref
         for turn in range(1, turns + 1):
             agent.run_turn(user_message(turn))
         agent.close()
-        kinds = [_kind(r["body"]) for r in srv.requests]
+        kinds = [_kind(r.body) for r in srv.requests]
         usages = [r["usage"] for r in srv.responses]
-        systems = {json.dumps(r["body"].get("system"), sort_keys=True) for r in srv.requests if r["body"].get("system")}
+        systems = {json.dumps(r.body.get("system"), sort_keys=True) for r in srv.requests if r.body.get("system")}
         compressions = agent.compressor.compression_count
     every = _figures(usages)
     flush = _figures([u for u, k in zip(usages, kinds, strict=True) if k == "flush"])

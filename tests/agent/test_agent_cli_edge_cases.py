@@ -23,8 +23,11 @@ from hermes_memory.llm.anthropic import AnthropicModel
 from hermes_memory.llm.openai_compat import OpenAICompatModel
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.testing import FakeProvider, assistant_tool_calls, tool_call
-from tests.agent.fakes.servers import FakeAnthropicServer, FakeOpenAIServer
 from tests.agent.helpers import RoutingModel, config
+from tests.helpers.anthropic_fake import FakeAnthropicServer
+from tests.helpers.http import LocalHTTPServer, Reply
+from tests.helpers.model_fake import FakeOpenAIServer
+from tests.helpers.signals import sigint_raises_keyboard_interrupt, with_default_sigint
 
 runner = CliRunner()
 
@@ -64,7 +67,7 @@ def test_memory_call_with_extra_origin_and_store_args_still_writes(hermes_home: 
     agent.close()
 
 
-def test_review_cannot_lift_its_add_only_origin_by_passing_origin(hermes_home: Path):
+def test_background_review_cannot_lift_its_add_only_origin_by_passing_origin(hermes_home: Path):
     (hermes_home / "memories").mkdir(exist_ok=True)
     (hermes_home / "memories" / "MEMORY.md").write_text("Keep this entry.")
     calls = assistant_tool_calls(
@@ -104,7 +107,7 @@ def test_interrupted_tool_call_leaves_a_result_for_every_call_and_the_next_turn_
     with FakeAnthropicServer([calls, "Back again."]) as srv:
         model = AnthropicModel("fake-model", base_url=srv.url, api_key="k", max_retries=0)
         agent = Agent(model, home=hermes_home, provider=_InterruptingProvider("ext", tools=["slow_lookup"]))
-        with pytest.raises(KeyboardInterrupt):
+        with sigint_raises_keyboard_interrupt(), pytest.raises(KeyboardInterrupt):
             agent.run_turn("look it up")
         assert _unanswered_tool_calls(agent.messages) == []
         stored = agent.db.get_messages_as_conversation(agent.session_id)
@@ -124,7 +127,7 @@ def test_undecodable_input_bytes_reach_the_model_without_a_crash(hermes_home: Pa
     with FakeOpenAIServer(["fine"]) as srv:
         agent = Agent(OpenAICompatModel("fake-model", base_url=srv.base_url, max_retries=0), home=hermes_home)
         assert agent.run_turn(text).text == "fine"
-        sent = srv.requests[0]["body"]["messages"][-1]["content"]
+        sent = srv.requests[0].body["messages"][-1]["content"]
         stored = agent.db.get_messages_as_conversation(agent.session_id)[0]["content"]
         agent.close()
     assert sent.startswith("caf") and sent == stored  # history, SessionDB and the wire agree
@@ -148,7 +151,7 @@ def test_chat_prints_brackets_from_input_data_and_errors_verbatim(tmp_path: Path
     monkeypatch.setenv("FAKE_LLM_KEY", "k")
     (home / "memories").mkdir(parents=True)
     (home / "memories" / "MEMORY.md").write_text("Config lives in [/etc/app] on prod.")
-    from tests.agent.fakes.servers import FakeHTTPError
+    from tests.helpers.model_fake import FakeHTTPError
 
     failure = FakeHTTPError(500, {"error": {"message": "upstream [/v1/chat] failed", "type": "server_error"}})
     with FakeOpenAIServer(["I noted [/x] for you.", failure]) as srv:
@@ -169,7 +172,7 @@ def test_chat_prints_brackets_from_input_data_and_errors_verbatim(tmp_path: Path
 def test_run_model_error_with_brackets_exits_1_verbatim(tmp_path: Path, monkeypatch):
     home = tmp_path / "h"
     monkeypatch.setenv("FAKE_LLM_KEY", "k")
-    from tests.agent.fakes.servers import FakeHTTPError
+    from tests.helpers.model_fake import FakeHTTPError
 
     failure = FakeHTTPError(500, {"error": {"message": "upstream [/v1/chat] failed", "type": "server_error"}})
     with FakeOpenAIServer([failure]) as srv:
@@ -253,39 +256,9 @@ def test_no_model_help_names_the_real_env_file(tmp_path: Path, monkeypatch):
 
 # -- a server that answers 200 with something that is not a model reply -----------------------------
 
-class _RawServer:
-    """127.0.0.1 server answering every POST with a fixed status, content type and body."""
-
-    def __init__(self, status: int, content_type: str, body: bytes) -> None:
-        import threading
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):  # noqa: N802
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._httpd.shutdown()
-        self._httpd.server_close()
+def _raw_server(status: int, content_type: str, body: bytes) -> LocalHTTPServer:
+    """127.0.0.1 server answering every request with a fixed status, content type and body."""
+    return LocalHTTPServer(fallback=Reply(status, raw=body, content_type=content_type))
 
 
 MALFORMED = [
@@ -301,7 +274,7 @@ def test_malformed_reply_is_a_model_error_and_history_stays_consistent(hermes_ho
                                                                        body):
     from hermes_memory.errors import ModelError
 
-    with _RawServer(status, ctype, body) as srv:
+    with _raw_server(status, ctype, body) as srv:
         model = (OpenAICompatModel("m", base_url=srv.url + "/v1", max_retries=0) if provider == "openai"
                  else AnthropicModel("m", base_url=srv.url, api_key="k", max_retries=0))
         agent = Agent(model, home=hermes_home)
@@ -318,7 +291,7 @@ def test_malformed_reply_is_a_model_error_and_history_stays_consistent(hermes_ho
 
 def test_run_against_a_non_model_endpoint_exits_1_without_traceback(tmp_path: Path):
     home = tmp_path / "h"
-    with _RawServer(200, "text/html", b"<html>proxy login page</html>") as srv:
+    with _raw_server(200, "text/html", b"<html>proxy login page</html>") as srv:
         _write_config(home, "openai", srv.url + "/v1")
         env = {**os.environ, "FAKE_LLM_KEY": "k"}
         proc = subprocess.run([sys.executable, "-m", "hermes_memory", "--home", str(home), "run", "hi"],
@@ -354,7 +327,7 @@ def test_tool_calls_without_id_get_unique_ids_that_pair_with_their_results(herme
     ids = [c["id"] for c in stored[1]["tool_calls"]]
     assert all(isinstance(i, str) and i for i in ids) and len(set(ids)) == 2
     assert [m["tool_call_id"] for m in stored if m["role"] == "tool"] == ids
-    replayed = srv.requests[-1]["body"]["messages"]
+    replayed = srv.requests[-1].body["messages"]
     assert [c["id"] for c in replayed[2]["tool_calls"]] == ids
 
 
@@ -403,7 +376,8 @@ def test_ctrl_c_during_run_ends_the_session_without_traceback(tmp_path: Path):
     with FakeOpenAIServer([slow]) as srv:
         _write_config(home, "openai", srv.base_url)
         env = {**os.environ, "FAKE_LLM_KEY": "k"}
-        proc = subprocess.Popen([sys.executable, "-m", "hermes_memory", "--home", str(home), "run", "hello"],
+        proc = subprocess.Popen(with_default_sigint([sys.executable, "-m", "hermes_memory", "--home", str(home), "run",
+                                                    "hello"]),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         try:
             assert arrived.wait(60), "the model call never arrived"

@@ -178,7 +178,7 @@ def test_nudge_counter_reset_by_memory_write_and_disabled_by_zero(hermes_home: P
     agent.close()
 
 
-def test_review_may_not_remove_entries(hermes_home: Path):
+def test_background_review_may_not_remove_entries(hermes_home: Path):
     (hermes_home / "memories").mkdir(exist_ok=True)
     (hermes_home / "memories" / "MEMORY.md").write_text("Keep this entry.")
     removal = assistant_tool_calls(tool_call("memory", {"action": "remove", "target": "memory", "old_text": "Keep"}))

@@ -10,8 +10,9 @@ from hermes_memory.agent import Agent
 from hermes_memory.agent.prompt import FLUSH_PROMPT
 from hermes_memory.llm.anthropic import AnthropicModel
 from hermes_memory.llm.openai_compat import OpenAICompatModel
-from tests.agent.fakes.servers import FakeAnthropicServer, FakeOpenAIServer
 from tests.agent.helpers import config
+from tests.helpers.anthropic_fake import FakeAnthropicServer
+from tests.helpers.model_fake import FakeOpenAIServer
 
 
 def _text(content: Any) -> str:
@@ -47,15 +48,15 @@ def test_anthropic_session_keeps_prompt_frozen_reads_cache_and_flushes(hermes_ho
         sid = agent.session_id
         agent.close()
         flush_at = [i for i, r in enumerate(srv.requests)
-                    if _text(r["body"]["messages"][-1]["content"]).startswith(FLUSH_PROMPT[:20])]
-        main_requests = [r["body"] for i, r in enumerate(srv.requests) if i not in flush_at]
-        flush_requests = [srv.requests[i]["body"] for i in flush_at]
+                    if _text(r.body["messages"][-1]["content"]).startswith(FLUSH_PROMPT[:20])]
+        main_requests = [r.body for i, r in enumerate(srv.requests) if i not in flush_at]
+        flush_requests = [srv.requests[i].body for i in flush_at]
         flush_usage = [srv.responses[i]["usage"] for i in flush_at]
         agent2 = Agent(AnthropicModel("claude-fake", base_url=srv.url, api_key="k", max_retries=0),
                        home=hermes_home, config=cfg)
         agent2.run_turn("who am I?")
         agent2.close()
-        next_system = _text(srv.requests[-1]["body"]["system"])
+        next_system = _text(srv.requests[-1].body["system"])
     # the system prompt never changed inside the session despite the memory write
     assert len({json.dumps(b["system"]) for b in main_requests}) == 1
     assert "Noor" not in _text(main_requests[0]["system"])
@@ -101,10 +102,10 @@ def test_openai_conversation_compresses_through_the_real_sdk(hermes_home: Path):
     assert agent.compressor.compression_count >= 1 and agent.session_id != first
     assert agent.db.get_session(first)["end_reason"] == "compression"
     assert agent.db.get_session(agent.session_id)["parent_session_id"] == first
-    last = srv.requests[-2]["body"]["messages"] if _text(srv.requests[-1]["body"]["messages"][-1]["content"]).startswith(
-        FLUSH_PROMPT[:20]) else srv.requests[-1]["body"]["messages"]
+    last = srv.requests[-2].body["messages"] if _text(srv.requests[-1].body["messages"][-1]["content"]).startswith(
+        FLUSH_PROMPT[:20]) else srv.requests[-1].body["messages"]
     assert any("SUMMARY: the user walked through" in _text(m.get("content") or "") for m in last)
-    kinds = ["summary" if r["body"]["messages"][0]["role"] != "system" else
-             "flush" if _text(r["body"]["messages"][-1]["content"]).startswith(FLUSH_PROMPT[:20]) else "main"
+    kinds = ["summary" if r.body["messages"][0]["role"] != "system" else
+             "flush" if _text(r.body["messages"][-1]["content"]).startswith(FLUSH_PROMPT[:20]) else "main"
              for r in srv.requests]
     assert kinds.index("flush") < kinds.index("summary")

@@ -16,8 +16,9 @@ from hermes_memory.llm.anthropic import AnthropicModel
 from hermes_memory.llm.base import ModelRequestError
 from hermes_memory.llm.openai_compat import OpenAICompatModel
 from hermes_memory.testing import ScriptedModel, assistant_tool_calls, tool_call
-from tests.agent.fakes.servers import FakeAnthropicServer, FakeOpenAIServer
 from tests.agent.helpers import RoutingModel, config, tool_names
+from tests.helpers.anthropic_fake import FakeAnthropicServer
+from tests.helpers.model_fake import FakeOpenAIServer
 
 CFG = {"memory": {"flush_min_turns": 1, "nudge_interval": 0}}
 
@@ -121,9 +122,9 @@ def test_anthropic_flush_reads_the_session_cache_and_forcing_costs_the_cached_me
         with FakeAnthropicServer(default="Nothing to save.") as srv:
             model = AnthropicModel("claude-fake", base_url=srv.url, api_key="k", max_retries=0)
             _session(model, tmp_path / f"home-{force}", force=force)
-            i = next(i for i, r in enumerate(srv.requests) if _is_flush(r["body"]))
-            body, usage, turn = srv.requests[i]["body"], srv.responses[i]["usage"], srv.responses[i - 1]["usage"]
-            assert body["tools"] == srv.requests[i - 1]["body"]["tools"]
+            i = next(i for i, r in enumerate(srv.requests) if _is_flush(r.body))
+            body, usage, turn = srv.requests[i].body, srv.responses[i]["usage"], srv.responses[i - 1]["usage"]
+            assert body["tools"] == srv.requests[i - 1].body["tools"]
             reads[force] = usage["cache_read_input_tokens"]
             if force:
                 assert body["tool_choice"] == {"type": "tool", "name": "memory"}
@@ -138,8 +139,8 @@ def test_openai_forced_flush_sends_the_named_function_choice(tmp_path: Path):
     with FakeOpenAIServer(default="Nothing to save.") as srv:
         model = OpenAICompatModel("gpt-fake", base_url=srv.base_url, api_key="k", max_retries=0)
         _session(model, tmp_path / "home", force=True)
-        flush = next(r["body"] for r in srv.requests if _is_flush(r["body"]))
-        main = srv.requests[0]["body"]
+        flush = next(r.body for r in srv.requests if _is_flush(r.body))
+        main = srv.requests[0].body
     assert flush["tool_choice"] == {"type": "function", "function": {"name": "memory"}}
     assert flush["tools"] == main["tools"] and "tool_choice" not in main
     assert json.dumps(flush["messages"][0]) == json.dumps(main["messages"][0])

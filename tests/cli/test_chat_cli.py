@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from hermes_memory.cli.main import app
 from hermes_memory.testing import assistant_tool_calls, tool_call
-from tests.agent.fakes.servers import FakeAnthropicServer, FakeOpenAIServer
+from tests.helpers.anthropic_fake import FakeAnthropicServer
+from tests.helpers.model_fake import FakeOpenAIServer
 
 runner = CliRunner()
 
@@ -67,7 +68,7 @@ def test_run_in_a_subprocess_from_a_fresh_home_leaves_session_messages_and_token
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]
     assert json.loads(messages[1]["tool_calls"])[0]["function"]["name"] == "memory"
     assert "CET" in (home / "memories" / "USER.md").read_text()
-    headers = {k.lower(): v for k, v in srv.requests[0]["headers"].items()}
+    headers = srv.requests[0].headers
     assert headers["authorization"] == "Bearer sk-local"
 
 
@@ -79,7 +80,7 @@ def test_run_plain_output_with_anthropic(tmp_path: Path, monkeypatch):
         res = runner.invoke(app, ["--home", str(home), "run", "hello"])
     assert res.exit_code == 0, res.output
     assert res.output.strip() == "Plain answer."
-    body = srv.requests[0]["body"]
+    body = srv.requests[0].body
     assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
 
 
@@ -102,7 +103,7 @@ def test_chat_repl_slash_commands_and_footer(tmp_path: Path, monkeypatch):
         rows = db.execute("SELECT end_reason FROM sessions ORDER BY started_at").fetchall()
     assert [r[0] for r in rows] == ["new_session", "user_exit"]
     # the second session's system prompt carries the memory written in the first
-    assert "Project codename is Heron." in srv.requests[-1]["body"]["messages"][0]["content"]
+    assert "Project codename is Heron." in srv.requests[-1].body["messages"][0]["content"]
 
 
 def test_chat_resume_continues_with_tool_history(tmp_path: Path, monkeypatch):
@@ -116,7 +117,7 @@ def test_chat_resume_continues_with_tool_history(tmp_path: Path, monkeypatch):
         res = runner.invoke(app, ["--home", str(home), "chat", "--resume", sid], input="what bread do I like?\n")
     assert res.exit_code == 0, res.output
     assert "resumed" in res.output and "You like rye bread." in res.output
-    sent = srv.requests[-1]["body"]["messages"]
+    sent = srv.requests[-1].body["messages"]
     assert any(m.get("tool_calls") and m["tool_calls"][0]["id"] == "c9" for m in sent)
     assert any(m["role"] == "tool" and m["tool_call_id"] == "c9" for m in sent)
     missing = runner.invoke(app, ["--home", str(home), "chat", "--resume", "no-such-session"], input="")

@@ -8,7 +8,6 @@ removed. A session that already holds an answered turn keeps every message, the 
 from __future__ import annotations
 
 import os
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -22,18 +21,13 @@ from hermes_memory.cli.main import app
 from hermes_memory.errors import ModelError
 from hermes_memory.testing import ScriptedModel, assistant_tool_calls, tool_call
 from tests.agent.helpers import config
-
-
-def _dead_port() -> int:
-    with socket.socket() as s:  # bound then closed: nothing listens there
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.helpers.http import closed_port_url
 
 
 def _home(tmp_path: Path) -> Path:
     home = tmp_path / "home"
     home.mkdir()
-    cfg = {"model": {"provider": "openai", "name": "fake-model", "base_url": f"http://127.0.0.1:{_dead_port()}/v1",
+    cfg = {"model": {"provider": "openai", "name": "fake-model", "base_url": closed_port_url() + "/v1",
                      "api_key_env": "FAKE_LLM_KEY", "max_retries": 0, "timeout": 5}}
     (home / "config.yaml").write_text(yaml.safe_dump(cfg))
     return home

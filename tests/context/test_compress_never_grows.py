@@ -12,7 +12,7 @@ from hermes_memory.context.tokens import estimate_messages_tokens_rough
 from tests.context.helpers import assistant, call, sys_msg, tool, user
 
 
-def test_review_compress_never_returns_a_larger_prompt():
+def test_compress_never_returns_a_larger_prompt():
     """Repro: a large tail budget left one 900-char assistant turn in the middle; the summary that
     replaced it was longer than the turn, so ``compress`` returned as many messages and more
     tokens (1348 -> 1407). Such a compaction is ineffective: the input comes back unchanged."""

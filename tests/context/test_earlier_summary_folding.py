@@ -20,7 +20,7 @@ def _filler(k: int) -> dict:
     return user(f"question {k}") if k % 2 else assistant("r" * 900)
 
 
-def test_review_merged_summary_on_a_tool_call_message_keeps_the_call_in_the_tail():
+def test_merged_summary_on_a_tool_call_message_keeps_the_call_in_the_tail():
     """Repro: a summary merged into an assistant message with ``content=None`` and tool calls
     (the role-collision case) sits in the tail of the next compaction; unmerging it dropped the
     whole message with its tool calls, and then its results as orphans: tail turns lost."""
@@ -61,7 +61,7 @@ def _long_turns() -> list:
     return [user(f"q{k} " + "w" * 600) if k % 2 == 0 else assistant("r" * 900) for k in range(20)]
 
 
-def test_review_B30_every_earlier_summary_is_folded_in_not_only_the_last():
+def test_B30_every_earlier_summary_is_folded_in_not_only_the_last():
     """Repro: a history holding two summaries (a resumed session chain loaded with its ancestors)
     gave the summariser only the newest one as ``previous_summary``; the older one was dropped as
     an old summary and never reached the new one (facts of the first compaction lost)."""
@@ -77,7 +77,7 @@ def test_review_B30_every_earlier_summary_is_folded_in_not_only_the_last():
     assert len([m for m in out if split_summary(m)[0] is not None]) == 1
 
 
-def test_review_B30_llm_free_summary_keeps_facts_of_every_earlier_summary():
+def test_B30_llm_free_summary_keeps_facts_of_every_earlier_summary():
     first = {"role": "user", "content": format_summary("## Critical Context\nALPHA-1")}
     second = {"role": "user", "content": format_summary("## Critical Context\nBETA-2")}
     filler = _long_turns() * 3
@@ -89,7 +89,7 @@ def test_review_B30_llm_free_summary_keeps_facts_of_every_earlier_summary():
     assert "ALPHA-1" in text and "BETA-2" in text
 
 
-def test_review_B31_latest_user_message_shaped_like_a_legacy_summary_is_kept():
+def test_B31_latest_user_message_shaped_like_a_legacy_summary_is_kept():
     """Repro: the user pastes an old agent's summary to carry on ("[CONTEXT SUMMARY]: ...").
     As the latest user message it was taken for an earlier summary: folded away and dropped,
     so the output ended on an assistant message and the user's request was gone."""
@@ -100,7 +100,7 @@ def test_review_B31_latest_user_message_shaped_like_a_legacy_summary_is_kept():
     assert out[-1] == pasted
 
 
-def test_review_B30_restart_of_an_all_tool_conversation_still_finds_its_summary():
+def test_B30_restart_of_an_all_tool_conversation_still_finds_its_summary():
     """Guards the rule above: when the conversation has no user turn, the summary is the only
     user message; after a restart (markers stripped) it is still recognised by our prefix."""
 
@@ -119,7 +119,7 @@ def test_review_B30_restart_of_an_all_tool_conversation_still_finds_its_summary(
     assert len([m for m in out if split_summary(m)[0] is not None]) == 1
 
 
-def test_review_B30_summary_reply_echoing_the_end_marker_is_still_one_summary():
+def test_B30_summary_reply_echoing_the_end_marker_is_still_one_summary():
     """Repro: a summariser reply that contains the END_MARKER line (echoed from a pasted
     transcript) produced a summary message that read back as "summary + merged user content":
     the text after the marker left the summary and came back as a user turn."""

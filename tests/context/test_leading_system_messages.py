@@ -9,7 +9,7 @@ def _turns(prefix: str) -> list:
     return [user(f"{prefix}{k} " + "w" * 600) if k % 2 == 0 else assistant("r" * 900) for k in range(20)]
 
 
-def test_review_second_leading_system_message_survives_repeated_compressions():
+def test_second_leading_system_message_survives_repeated_compressions():
     """Repro: ``[system: instructions, system: memory snapshot, user, ...]``. The first compaction
     kept the snapshot (inside protect_first_n), the second (head = system prompt only) counted
     just message 0 as the system prompt and summarised the snapshot away."""

@@ -20,7 +20,7 @@ def _prune_twice(messages):
     return first, n1, second, n2
 
 
-def test_review_B33_prune_is_idempotent_on_a_tool_result_with_an_image():
+def test_B33_prune_is_idempotent_on_a_tool_result_with_an_image():
     """Repro: a tool result of 190 chars of text plus an image became text + image placeholder
     (222 chars), which the second pass pruned again into a one-line record."""
     image_result = [{"type": "text", "text": "y" * 190}, {"type": "image_url", "image_url": {"url": "data:,"}}]
@@ -33,7 +33,7 @@ def test_review_B33_prune_is_idempotent_on_a_tool_result_with_an_image():
     assert second == first
 
 
-def test_review_B33_prune_is_idempotent_when_records_are_cut_to_the_cap():
+def test_B33_prune_is_idempotent_when_records_are_cut_to_the_cap():
     """Repro: two calls of a tool with long argument names gave identical records cut to exactly
     200 chars; the second pass treated them as a repeated >=200-char output and replaced one
     with the duplicate placeholder."""

@@ -89,7 +89,7 @@ def _conversation(draw):
     st.integers(0, 4),
     st.integers(1, 12),
 )
-def test_review_repeated_compactions_keep_alternation_and_one_summary(conv, context, first_n, last_n):
+def test_repeated_compactions_keep_alternation_and_one_summary(conv, context, first_n, last_n):
     messages, more = conv
     system = [m for m in messages if m["role"] == "system"]
     comp = ContextCompressor(context, CompressionConfig(protect_first_n=first_n, protect_last_n=last_n))

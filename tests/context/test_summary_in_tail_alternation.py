@@ -10,7 +10,7 @@ def _roles(messages: list) -> list:
     return [m["role"] for m in messages if m["role"] != "system"]
 
 
-def test_review_earlier_pure_summary_in_the_tail_keeps_roles_alternating():
+def test_earlier_pure_summary_in_the_tail_keeps_roles_alternating():
     """Repro: after a first compaction with a 4-message head the summary sat between two assistant
     turns (``..., a, summary(user), a, ...``). The second compaction's head is the system prompt
     only and its tail reached back over the summary; the summary was removed from the tail (it is

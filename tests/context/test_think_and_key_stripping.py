@@ -31,7 +31,7 @@ THINK_CASES = [
 
 
 @pytest.mark.parametrize("text", THINK_CASES)
-def test_review_strip_think_matches_the_reference_regex(text):
+def test_strip_think_matches_the_reference_regex(text):
     assert strip_think(text) == OLD_THINK.sub("", text)
 
 
@@ -48,11 +48,11 @@ PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----"
         "-----END PRIVATE KEY----- before -----BEGIN PRIVATE KEY-----",
     ],
 )
-def test_review_private_key_redaction_matches_the_reference_regex(text):
+def test_private_key_redaction_matches_the_reference_regex(text):
     assert redact_secrets(text) == OLD_PEM.sub("[REDACTED PRIVATE KEY]", text)
 
 
-def test_review_many_unclosed_openers_are_kept_verbatim():
+def test_many_unclosed_think_openers_are_kept_verbatim():
     text = "<think>x\n" * 5000 + "-----BEGIN PRIVATE KEY-----\n" * 2000
     out = serialize_turns([{"role": "tool", "tool_call_id": "g", "content": text}])
     assert out.count("<think>") > 0 and "BEGIN PRIVATE KEY" in out

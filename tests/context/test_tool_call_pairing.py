@@ -28,7 +28,7 @@ def _filler(k: int) -> dict:
     return user(f"question {k}") if k % 2 else assistant("r" * 900)
 
 
-def test_review_call_id_wins_over_item_id_when_both_are_present():
+def test_call_id_wins_over_item_id_when_both_are_present():
     """Repro: a call with ``id="fc_1", call_id="call_1"`` and its result ``tool_call_id="call_1"``
     was treated as an orphan pair and both were deleted. docs/reference.md §5: call id = ``call_id`` or ``id``."""
     messages = [
@@ -42,7 +42,7 @@ def test_review_call_id_wins_over_item_id_when_both_are_present():
     assert out == messages
 
 
-def test_review_call_id_pairs_survive_compress():
+def test_call_id_pairs_survive_compress():
     comp = ContextCompressor(2000, CompressionConfig())
     messages = [sys_msg(), user("start")]
     messages += [_filler(k) for k in range(20)]
@@ -53,7 +53,7 @@ def test_review_call_id_pairs_survive_compress():
     assert any(c.get("call_id") == "call_9" for m in out for c in m.get("tool_calls") or ())
 
 
-def test_review_duplicate_call_ids_in_one_message_leave_one_call_per_result():
+def test_duplicate_call_ids_in_one_message_leave_one_call_per_result():
     """Repro: ``assistant(tool_calls=[d1, d1]), tool(d1)`` kept both calls but one result, so the
     provider gets a call without a result (and a duplicate tool_use id)."""
     messages = [

@@ -13,9 +13,9 @@ import yaml
 from hermes_memory.agent import Agent
 from hermes_memory.config import load_config
 from hermes_memory.testing import assistant_tool_calls, tool_call
-from tests.agent.fakes.servers import FakeOpenAIServer
 from tests.agent.helpers import RoutingModel
 from tests.deploy.helpers import cli_env, hermes
+from tests.helpers.model_fake import FakeOpenAIServer
 
 LONG = "The deployment pipeline has several stages and each one logs a lot of detail. " * 6
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import psycopg
 
 from hermes_memory.mcp.server import URI_MEMORY_MD
 from tests.deploy.helpers import cli_env, populate_home
+from tests.helpers.http import free_port
 from tests.mcp.helpers import HttpServer, call, http_session, read_text
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -23,12 +23,6 @@ def readme_commands() -> list[str]:
     section = README.read_text(encoding="utf-8").split("## When one machine is not enough", 1)[1]
     block = section.split("```", 2)[1]
     return [line.strip() for line in block.strip().splitlines() if line.strip()]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_the_three_readme_commands_take_an_empty_postgresql_to_a_serving_deployment(tmp_path: Path, pg_server) -> None:
@@ -42,7 +36,7 @@ def test_the_three_readme_commands_take_an_empty_postgresql_to_a_serving_deploym
     port = str(pg_server.port)
     home = tmp_path / "hermes-home"
     populate_home(home, sessions=4, messages=4, users=("alice",))
-    mcp_port = _free_port()
+    mcp_port = free_port()
     env = cli_env(HERMES_HOME=str(home), PGPORT=port, HERMES_MCP_TOKEN="tok-" + os.urandom(8).hex(),
                   HERMES_MCP_PORT=str(mcp_port),
                   PATH=os.pathsep.join([str(Path(sys.executable).parent), str(pg_server.bindir), os.environ["PATH"]]))

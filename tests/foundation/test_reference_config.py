@@ -261,7 +261,7 @@ def test_run_with_a_reference_provider_that_we_cannot_drive_exits_2_saying_what_
 
 
 def test_run_with_provider_openrouter_reaches_a_local_openai_compatible_server(reference: Path, tmp_path: Path) -> None:
-    from tests.agent.fakes.servers import FakeOpenAIServer
+    from tests.helpers.model_fake import FakeOpenAIServer
 
     home = tmp_path / "h"
     with FakeOpenAIServer(["hello from the fake router"], api_key="sk-or-local") as srv:
@@ -271,8 +271,8 @@ def test_run_with_provider_openrouter_reaches_a_local_openai_compatible_server(r
         proc = ours(home, "run", "--json", "say hello", env=env)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["text"] == "hello from the fake router"
-    assert srv.requests[0]["body"]["model"] == "anthropic/claude-sonnet-4"
-    headers = {k.lower(): v for k, v in srv.requests[0]["headers"].items()}
+    assert srv.requests[0].body["model"] == "anthropic/claude-sonnet-4"
+    headers = srv.requests[0].headers
     assert headers["authorization"] == "Bearer sk-or-local"
 
 

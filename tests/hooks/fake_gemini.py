@@ -9,26 +9,26 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.agent.fakes.servers import _FakeServer
+from tests.helpers.http import Request, sse
+from tests.helpers.model_fake import ScriptedModelServer
 
 JSON_REPLY = {"reasoning": "a simple request", "model_choice": "flash", "next_speaker": "user",
               "complexity_reasoning": "simple", "complexity_score": 1}
 
 
-class FakeGeminiServer(_FakeServer):
+class FakeGeminiServer(ScriptedModelServer):
     """Gemini ``v1beta`` models API; every request is kept in :attr:`requests`."""
 
     def error_body(self, kind: str, message: str, code: str | None = None) -> dict[str, Any]:
         return {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}
 
-    def handle(self, path, headers, body):
-        self.requests.append({"path": path, "headers": headers, "body": body})
-        route = path.split("?", 1)[0]
+    def handle(self, req: Request, body: dict[str, Any]) -> Any:
+        route = req.path
         prompt_tokens = len(json.dumps(body.get("contents") or [])) // 4
         if route.endswith(":countTokens"):
             return 200, {"totalTokens": prompt_tokens}
         if not (route.endswith(":generateContent") or route.endswith(":streamGenerateContent")):
-            return 404, self.error_body("not_found", f"unknown path {path}")
+            return 404, self.error_body("not_found", f"unknown path {req.target}")
         config = body.get("generationConfig") or body.get("config") or {}
         if config.get("responseMimeType") == "application/json" or config.get("responseJsonSchema"):
             text = json.dumps(JSON_REPLY)
@@ -42,5 +42,5 @@ class FakeGeminiServer(_FakeServer):
                "modelVersion": "gemini-2.5-flash"}
         self.responses.append(out)
         if route.endswith(":streamGenerateContent"):
-            return 200, {"__sse__": [out]}
+            return sse([out], named=False)
         return 200, out

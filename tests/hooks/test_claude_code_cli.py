@@ -11,7 +11,7 @@ from pathlib import Path
 from hermes_memory.providers.fencing import CONTEXT_NOTE, FENCE_CLOSE, FENCE_OPEN
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.search import session_search
-from tests.agent.fakes.servers import FakeAnthropicServer
+from tests.helpers.anthropic_fake import FakeAnthropicServer
 from tests.hooks.helpers import cli
 from tests.hooks.npm_cli import ensure_claude
 
@@ -57,7 +57,7 @@ def test_claude_code_request_carries_snapshot_and_fenced_recall_and_its_transcri
         assert second.returncode == 0, second.stderr[-2000:]
         later = server.requests[n_first:]
     assert later, "the second run sent no request"
-    shown = [_texts(q["body"]) for q in later]
+    shown = [_texts(q.body) for q in later if q.method == "POST"]
     # the frozen snapshot (SessionStart) reached the model
     assert any("The user's dog is called Biscuit." in s and "## hermes-memory" in s for s in shown)
     # the fenced recall (UserPromptSubmit) of the earlier session reached the model, fenced as the agent fences

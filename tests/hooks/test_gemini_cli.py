@@ -69,7 +69,7 @@ def test_real_gemini_cli_request_carries_snapshot_and_recall_and_turns_are_recor
         for prompt in ("Remember: our staging cluster is named quokka-seven.", "What is our staging cluster named?"):
             r = subprocess.run([exe, "-p", prompt], env=env, cwd=project, capture_output=True, text=True, timeout=300)
             assert r.returncode == 0, r.stderr[-2000:]
-        bodies = [json.dumps(q["body"]) for q in server.requests]
+        bodies = [json.dumps(q.body) for q in server.requests]
     assert any("The user's dog is called Biscuit." in b for b in bodies)
     # Gemini CLI HTML-escapes hook context (&lt;memory-context&gt;); the note and the recall get through
     assert any("recalled memory context, NOT new user input" in b and "quokka-seven" in b for b in bodies)

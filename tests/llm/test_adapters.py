@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 
 import pytest
 
@@ -19,7 +18,9 @@ from hermes_memory.llm import (
 from hermes_memory.llm.anthropic import AnthropicModel, convert_messages
 from hermes_memory.llm.openai_compat import OpenAICompatModel
 from hermes_memory.testing import ScriptedModel, assistant_tool_calls, tool_call
-from tests.agent.fakes.servers import FakeAnthropicServer, FakeHTTPError, FakeOpenAIServer
+from tests.helpers.anthropic_fake import FakeAnthropicServer
+from tests.helpers.http import closed_port_url
+from tests.helpers.model_fake import FakeHTTPError, FakeOpenAIServer
 
 TOOL = {"name": "lookup", "description": "Look a word up.",
         "parameters": {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]}}
@@ -33,12 +34,6 @@ def _an(server: FakeAnthropicServer, **kw) -> AnthropicModel:
     return AnthropicModel("fake-claude", base_url=server.url, api_key=kw.pop("api_key", "k"), max_retries=0, **kw)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 # -- OpenAI-compatible ------------------------------------------------------------------------------
 
 def test_openai_text_reply_and_usage():
@@ -46,7 +41,7 @@ def test_openai_text_reply_and_usage():
         resp = _oa(srv).complete([{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"}])
     assert resp.message == {"role": "assistant", "content": "hello there"}
     assert resp.finish_reason == "stop"
-    body = srv.requests[0]["body"]
+    body = srv.requests[0].body
     assert body["model"] == "fake-gpt" and body["messages"][1] == {"role": "user", "content": "hi"}
     assert resp.usage.prompt_tokens == srv.responses[0]["usage"]["prompt_tokens"] > 0
     assert resp.usage.completion_tokens > 0
@@ -67,10 +62,10 @@ def test_openai_tool_call_round_trip_and_markers_stripped():
                     "_private": 1}]
         second = model.complete(history, tools=[{"type": "function", "function": TOOL}])
     assert second.content == "a cat is a small feline"
-    sent = srv.requests[0]["body"]
+    sent = srv.requests[0].body
     assert sent["tools"] == [{"type": "function", "function": TOOL}]
-    assert "cache_control" not in json.dumps(sent) and "cache_control" not in json.dumps(srv.requests[1]["body"])
-    assert srv.requests[1]["body"]["messages"][2] == {"role": "tool", "tool_call_id": "call_1", "content": "feline"}
+    assert "cache_control" not in json.dumps(sent) and "cache_control" not in json.dumps(srv.requests[1].body)
+    assert srv.requests[1].body["messages"][2] == {"role": "tool", "tool_call_id": "call_1", "content": "feline"}
 
 
 def test_openai_context_length_error_is_mapped():
@@ -85,7 +80,7 @@ def test_openai_auth_and_network_errors_are_mapped():
         with pytest.raises(ModelAuthError) as info:
             _oa(srv, api_key="wrong").complete([{"role": "user", "content": "hi"}])
     assert info.value.kind == "auth" and info.value.status_code == 401
-    dead = OpenAICompatModel("m", base_url=f"http://127.0.0.1:{_free_port()}/v1", max_retries=0, timeout=5)
+    dead = OpenAICompatModel("m", base_url=closed_port_url() + "/v1", max_retries=0, timeout=5)
     with pytest.raises(ModelNetworkError) as info:
         dead.complete([{"role": "user", "content": "hi"}])
     assert info.value.kind == "network"
@@ -138,10 +133,10 @@ def test_anthropic_tool_round_trip_through_real_sdk():
         history += [first.message, {"role": "tool", "tool_call_id": "toolu_1", "content": "feline"}]
         second = model.complete(history, tools=[TOOL])
     assert second.message == {"role": "assistant", "content": "A feline."}
-    sent = srv.requests[0]["body"]
+    sent = srv.requests[0].body
     assert sent["system"] == [{"type": "text", "text": "Be brief."}]
     assert sent["tools"][0]["input_schema"] == TOOL["parameters"]
-    assert srv.requests[1]["body"]["messages"][2]["content"][0]["type"] == "tool_result"
+    assert srv.requests[1].body["messages"][2]["content"][0]["type"] == "tool_result"
 
 
 def test_anthropic_cache_breakpoints_read_and_write_counts():

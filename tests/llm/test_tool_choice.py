@@ -7,7 +7,8 @@ import pytest
 from hermes_memory.llm.anthropic import AnthropicModel
 from hermes_memory.llm.base import forced_tool_name
 from hermes_memory.llm.openai_compat import OpenAICompatModel
-from tests.agent.fakes.servers import FakeAnthropicServer, FakeOpenAIServer
+from tests.helpers.anthropic_fake import FakeAnthropicServer
+from tests.helpers.model_fake import FakeOpenAIServer
 
 TOOLS = [{"name": "memory", "description": "save", "parameters": {"type": "object", "properties": {}}},
          {"name": "session_search", "description": "find", "parameters": {"type": "object", "properties": {}}}]
@@ -32,7 +33,7 @@ def test_anthropic_wire(choice, wire):
     with FakeAnthropicServer(default="ok") as srv:
         AnthropicModel("m", base_url=srv.url, api_key="k", max_retries=0).complete(
             [{"role": "user", "content": "hi"}], tools=TOOLS, tool_choice=choice)
-        body = srv.requests[-1]["body"]
+        body = srv.requests[-1].body
     assert body.get("tool_choice") == wire and [t["name"] for t in body["tools"]] == ["memory", "session_search"]
 
 
@@ -46,5 +47,5 @@ def test_openai_wire(choice, wire):
     with FakeOpenAIServer(default="ok") as srv:
         OpenAICompatModel("m", base_url=srv.base_url, api_key="k", max_retries=0).complete(
             [{"role": "user", "content": "hi"}], tools=TOOLS, tool_choice=choice)
-        body = srv.requests[-1]["body"]
+        body = srv.requests[-1].body
     assert body.get("tool_choice") == wire

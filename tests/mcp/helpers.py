@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -19,6 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from mcp import ClientSession, StdioServerParameters
+from tests.helpers.signals import with_default_sigint
 
 PY = sys.executable
 
@@ -84,7 +86,7 @@ class HttpServer:
 
     def __enter__(self) -> HttpServer:
         self._stderr = open(self._stderr_path, "w+")  # noqa: SIM115 - closed in __exit__
-        self.proc = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=self._stderr, text=True,
+        self.proc = subprocess.Popen(with_default_sigint(self.argv), stdout=subprocess.PIPE, stderr=self._stderr, text=True,
                                      env=self.env)
         assert self.proc.stdout is not None
         lines: list[str] = []
@@ -124,6 +126,64 @@ class HttpServer:
         if self.proc.stdout:
             self.proc.stdout.close()
         self._stderr.close()
+
+
+NOTES_PLUGIN = textwrap.dedent('''
+    """A tiny user plugin: a `notes` tool over a JSON file, and a log of mirrored memory writes."""
+    import json
+    from pathlib import Path
+
+    from hermes_memory.providers.base import MemoryProvider
+
+
+    class NotesProvider(MemoryProvider):
+        @property
+        def name(self):
+            return "notes"
+
+        def is_available(self):
+            return True
+
+        def initialize(self, session_id, **kwargs):
+            self.home = Path(kwargs["hermes_home"])
+            self.platform = kwargs["platform"]
+
+        def get_tool_schemas(self):
+            return [{"name": "notes", "description": "Keep short notes.",
+                     "parameters": {"type": "object",
+                                    "properties": {"action": {"type": "string", "enum": ["add", "list"]},
+                                                   "text": {"type": "string"}},
+                                    "required": ["action"]}}]
+
+        def _file(self):
+            return self.home / "notes.json"
+
+        def handle_tool_call(self, tool_name, args, **kwargs):
+            notes = json.loads(self._file().read_text()) if self._file().exists() else []
+            if args["action"] == "add":
+                notes.append(args.get("text", ""))
+                self._file().write_text(json.dumps(notes))
+                return json.dumps({"success": True, "count": len(notes), "platform": self.platform})
+            return json.dumps({"success": True, "notes": notes})
+
+        def shutdown(self):
+            with open(self.home / "shutdown.log", "a") as fh:
+                fh.write("shutdown\\n")
+
+        def on_memory_write(self, action, target, content, metadata=None):
+            with open(self.home / "mirrored.jsonl", "a") as fh:
+                fh.write(json.dumps([action, target, content]) + "\\n")
+''')
+"""A user plugin: a ``notes`` tool over notes.json, mirrored memory writes in mirrored.jsonl, shutdown.log."""
+
+
+def install_notes_plugin(home: Path) -> None:
+    """Install :data:`NOTES_PLUGIN` as the user plugin ``notes`` in ``home`` and select it as the provider."""
+    folder = home / "plugins" / "notes"
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text(NOTES_PLUGIN, encoding="utf-8")
+    (folder / "plugin.yaml").write_text("name: notes\ndescription: Test notes provider\n", encoding="utf-8")
+    (home / "config.yaml").write_text("memory:\n  provider: notes\n", encoding="utf-8")
 
 
 BAD_ARGUMENTS = [

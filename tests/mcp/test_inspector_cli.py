@@ -46,8 +46,11 @@ def inspector() -> Path:
 
 
 def run_inspector(exe: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    argv = [str(exe), "--cli", sys.executable, "-m", "hermes_memory", "--home", str(home), "serve",
-            "--transport", "stdio", *args]
+    # the Inspector gives a server 15 s to start by default; a loaded machine takes longer to import
+    # Python (the baseline failed "Connection timed out after 15000 ms" under load): 120 s is a hang
+    # detector, not a speed requirement
+    argv = [str(exe), "--cli", "--connect-timeout", "120000", sys.executable, "-m", "hermes_memory", "--home",
+            str(home), "serve", "--transport", "stdio", *args]
     return subprocess.run(argv, capture_output=True, text=True, timeout=180, env=dict(os.environ))
 
 

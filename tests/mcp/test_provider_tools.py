@@ -5,73 +5,17 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import textwrap
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.mcp.helpers import HttpServer, call, child_env, serve_argv, stdio_session
-
-PLUGIN = textwrap.dedent('''
-    """A tiny user plugin: a `notes` tool over a JSON file, and a log of mirrored memory writes."""
-    import json
-    from pathlib import Path
-
-    from hermes_memory.providers.base import MemoryProvider
-
-
-    class NotesProvider(MemoryProvider):
-        @property
-        def name(self):
-            return "notes"
-
-        def is_available(self):
-            return True
-
-        def initialize(self, session_id, **kwargs):
-            self.home = Path(kwargs["hermes_home"])
-            self.platform = kwargs["platform"]
-
-        def get_tool_schemas(self):
-            return [{"name": "notes", "description": "Keep short notes.",
-                     "parameters": {"type": "object",
-                                    "properties": {"action": {"type": "string", "enum": ["add", "list"]},
-                                                   "text": {"type": "string"}},
-                                    "required": ["action"]}}]
-
-        def _file(self):
-            return self.home / "notes.json"
-
-        def handle_tool_call(self, tool_name, args, **kwargs):
-            notes = json.loads(self._file().read_text()) if self._file().exists() else []
-            if args["action"] == "add":
-                notes.append(args.get("text", ""))
-                self._file().write_text(json.dumps(notes))
-                return json.dumps({"success": True, "count": len(notes), "platform": self.platform})
-            return json.dumps({"success": True, "notes": notes})
-
-        def shutdown(self):
-            with open(self.home / "shutdown.log", "a") as fh:
-                fh.write("shutdown\\n")
-
-        def on_memory_write(self, action, target, content, metadata=None):
-            with open(self.home / "mirrored.jsonl", "a") as fh:
-                fh.write(json.dumps([action, target, content]) + "\\n")
-''')
-
-
-def _install_plugin(home: Path) -> None:
-    folder = home / "plugins" / "notes"
-    folder.mkdir(parents=True)
-    (folder / "__init__.py").write_text(PLUGIN, encoding="utf-8")
-    (folder / "plugin.yaml").write_text("name: notes\ndescription: Test notes provider\n", encoding="utf-8")
-    (home / "config.yaml").write_text("memory:\n  provider: notes\n", encoding="utf-8")
+from tests.mcp.helpers import HttpServer, call, child_env, install_notes_plugin, serve_argv, stdio_session
 
 
 def test_provider_tools_are_listed_routed_validated_and_memory_writes_mirrored(hermes_home: Path) -> None:
-    _install_plugin(hermes_home)
+    install_notes_plugin(hermes_home)
 
     async def main() -> None:
         async with stdio_session(hermes_home) as s:
@@ -100,7 +44,7 @@ def test_provider_tools_are_listed_routed_validated_and_memory_writes_mirrored(h
 
 
 def test_sigterm_stops_the_http_server_cleanly_and_shuts_the_provider_down(hermes_home: Path) -> None:
-    _install_plugin(hermes_home)
+    install_notes_plugin(hermes_home)
     with HttpServer(hermes_home) as srv:
         assert srv.info["tools"] == ["memory", "session_search", "notes"]
         assert srv.proc is not None

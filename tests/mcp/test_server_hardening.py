@@ -14,8 +14,16 @@ from starlette.testclient import TestClient
 from hermes_memory.config import load_config
 from hermes_memory.home import HermesHome
 from hermes_memory.mcp.server import HTTP_PATH, MemoryServer
-from tests.mcp.helpers import call, child_env, http_session, serve_argv, serving_in_thread, stdio_session
-from tests.mcp.test_provider_tools import _install_plugin
+from tests.helpers.signals import with_default_sigint
+from tests.mcp.helpers import (
+    call,
+    child_env,
+    http_session,
+    install_notes_plugin,
+    serve_argv,
+    serving_in_thread,
+    stdio_session,
+)
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
@@ -27,8 +35,8 @@ def test_stdio_server_exits_on_a_signal_while_its_client_keeps_stdin_open(
         hermes_home: Path, signame: str, code: int) -> None:
     """MCP clients stop a stdio server with SIGTERM when closing stdin is not enough; the SDK's stdin
     reader thread is blocked in read() and used to keep the process alive forever after the signal."""
-    _install_plugin(hermes_home)
-    proc = subprocess.Popen(serve_argv(hermes_home), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    install_notes_plugin(hermes_home)
+    proc = subprocess.Popen(with_default_sigint(serve_argv(hermes_home)), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=child_env(), text=True)
     try:
         assert proc.stdin is not None and proc.stdout is not None
@@ -57,7 +65,7 @@ def test_stdio_server_exits_on_a_signal_while_its_client_keeps_stdin_open(
 def test_a_per_call_user_profile_is_not_mirrored_into_the_shared_provider(hermes_home: Path) -> None:
     """The provider is shared by every client (it was initialised for the server's user), so mirroring
     user_id=alice's USER.md writes into it let client B read Alice's profile through provider tools."""
-    _install_plugin(hermes_home)
+    install_notes_plugin(hermes_home)
 
     async def main() -> None:
         async with stdio_session(hermes_home) as s:

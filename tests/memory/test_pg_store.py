@@ -26,7 +26,7 @@ from hermes_memory.memory.pg import SCHEMA_VERSION, PgMemoryStore, close_pools
 from hermes_memory.memory.pg.backend import lock_key
 from hermes_memory.memory.pg.schema import ENTRY_LOCK_CLASS
 from tests.memory.backing import PgBacking
-from tests.memory.test_property import _op
+from tests.memory.strategies import memory_ops
 
 
 @pytest.fixture(autouse=True)
@@ -340,7 +340,7 @@ def test_a_writer_killed_inside_its_transaction_releases_the_lock_and_loses_noth
 
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(ops=st.lists(_op, min_size=1, max_size=12))
+@given(ops=st.lists(memory_ops, min_size=1, max_size=12))
 def test_any_sequence_of_calls_answers_and_renders_the_same_on_both_backends(
     pg_url: str, tmp_path_factory: pytest.TempPathFactory, ops: list[tuple]
 ) -> None:

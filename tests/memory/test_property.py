@@ -7,32 +7,12 @@ from hypothesis import strategies as st
 
 from hermes_memory.memory import ENTRY_DELIMITER
 from tests.memory.backing import Backing
-
-# Text with the characters that matter: §, CR/LF, spaces, non-Latin letters, an emoji.
-_alphabet = st.sampled_from(list("ab §\n\r\t한é🙂x-;") + ["\n§\n", "§\n", "\n§"])
-_text = st.lists(_alphabet, min_size=0, max_size=12).map("".join)
-_target = st.sampled_from(["memory", "user"])
-_op = st.one_of(
-    st.tuples(st.just("add"), _target, _text),
-    st.tuples(st.just("replace"), _target, _text, _text),
-    st.tuples(st.just("remove"), _target, _text),
-    st.tuples(
-        st.just("batch"),
-        _target,
-        st.lists(
-            st.fixed_dictionaries(
-                {"action": st.sampled_from(["add", "replace", "remove"]), "content": _text, "old_text": _text}
-            ),
-            min_size=1,
-            max_size=4,
-        ),
-    ),
-)
+from tests.memory.strategies import memory_ops
 
 
 @settings(max_examples=120, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(ops=st.lists(_op, min_size=1, max_size=12))
+@given(ops=st.lists(memory_ops, min_size=1, max_size=12))
 def test_fresh_load_equals_live_state(backing: Backing, ops: list[tuple]) -> None:
     """On both backends; each example gets storage of its own (a folder, or a profile in the database)."""
     b = backing.sibling()

@@ -18,8 +18,7 @@ import yaml
 
 from hermes_memory.plugins import byterover
 from hermes_memory.plugins.byterover import ByteRoverProvider
-
-FAKE = Path(__file__).parent / "fakes_ii" / "fake_brv.py"
+from tests.plugins.helpers.byterover import FAKE, make
 
 
 @pytest.fixture()
@@ -46,12 +45,6 @@ def calls(log: Path) -> list[dict]:
 
 def write_config(home: Path, **section: object) -> None:
     (home / "config.yaml").write_text(yaml.safe_dump({"memory": {"provider": "byterover", "byterover": section}}))
-
-
-def make(home: Path, context: str = "primary", session: str = "s1") -> ByteRoverProvider:
-    p = ByteRoverProvider()
-    p.initialize(session, hermes_home=str(home), platform="cli", agent_context=context)
-    return p
 
 
 def test_register_hands_one_provider_to_the_collector() -> None:
@@ -263,7 +256,6 @@ def test_B17_failed_query_is_not_cached_as_empty(brv: Path, hermes_home: Path, m
     assert p.prefetch("when does the wifi password rotate?") == ""
     monkeypatch.delenv("FAKE_BRV_FAIL")
     assert "Mondays" in p.prefetch("when does the wifi password rotate?")
-
 
 
 def test_wizard_discovery_and_a_manager_turn(brv: Path, hermes_home: Path) -> None:

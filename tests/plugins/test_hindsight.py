@@ -15,7 +15,9 @@ import yaml
 
 from hermes_memory.plugins import hindsight
 from hermes_memory.plugins.hindsight import HindsightProvider
+from tests.helpers.http import closed_port_url
 from tests.plugins.fakes_ii.hindsight_server import FakeHindsight
+from tests.plugins.helpers.hindsight import configure, make
 
 
 @pytest.fixture()
@@ -26,25 +28,12 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHindsight]:
         yield srv
 
 
-def configure(home: Path, url: str, **more: object) -> None:
-    section = {"api_url": url, "timeout": 5, **more}
-    (home / "config.yaml").write_text(yaml.safe_dump({"memory": {"provider": "hindsight", "hindsight": section}}))
-
-
 @pytest.fixture()
 def providers() -> Iterator[list[HindsightProvider]]:
     made: list[HindsightProvider] = []
     yield made
     for p in made:
         p.shutdown()
-
-
-def make(providers: list[HindsightProvider], home: Path, context: str = "primary", session: str = "s1",
-         **kw: object) -> HindsightProvider:
-    p = HindsightProvider()
-    p.initialize(session, hermes_home=str(home), platform="cli", agent_context=context, **kw)
-    providers.append(p)
-    return p
 
 
 def retains(srv: FakeHindsight) -> list[dict]:
@@ -195,7 +184,7 @@ def test_non_primary_contexts_never_write(server: FakeHindsight, hermes_home: Pa
 def test_error_reply_becomes_a_tool_error(server: FakeHindsight, hermes_home: Path, providers: list) -> None:
     configure(hermes_home, server.url)
     p = make(providers, hermes_home)
-    server.fail(500, {"detail": "bank storage unavailable"})
+    server.fail(500, {"detail": "bank storage unavailable"}, times=None)
     for tool, args in (("hindsight_recall", {"query": "q"}), ("hindsight_reflect", {"query": "q"}),
                        ("hindsight_retain", {"content": "c"})):
         err = json.loads(p.handle_tool_call(tool, args))
@@ -223,7 +212,7 @@ def test_timeout_returns_an_error_and_hooks_do_not_raise(server: FakeHindsight, 
                                                          providers: list) -> None:
     configure(hermes_home, server.url, timeout=0.3)
     p = make(providers, hermes_home)
-    server.delay(3)
+    server.stall(3)
     err = json.loads(p.handle_tool_call("hindsight_recall", {"query": "slow"}))["error"]
     assert "did not answer in time" in err
     assert p.prefetch("slow recall question") == ""
@@ -233,9 +222,7 @@ def test_timeout_returns_an_error_and_hooks_do_not_raise(server: FakeHindsight, 
 
 def test_backend_down(hermes_home: Path, providers: list, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("HINDSIGHT_API_URL", raising=False)
-    srv = FakeHindsight()
-    url = srv.url
-    srv.stop()  # nothing listens on that port any more
+    url = closed_port_url()  # nothing listens on that port
     configure(hermes_home, url)
     p = make(providers, hermes_home)
     assert p.is_available()  # availability is configuration only
@@ -267,7 +254,6 @@ def test_config_precedence_and_schema(server: FakeHindsight, hermes_home: Path,
     assert q.is_available()
     q.initialize("s", hermes_home=str(hermes_home), platform="cli", agent_context="primary")
     assert q.bank_id == "wizard"
-
 
 
 def test_sync_turn_with_a_new_session_id_moves_writes_there(server: FakeHindsight, hermes_home: Path,
@@ -351,14 +337,14 @@ def test_version_helpers() -> None:
 def real_hindsight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     import subprocess
 
+    from tests.helpers.model_fake import FakeOpenAIServer, summarise_last_user_message
     from tests.plugins.fakes_ii import backends
-    from tests.plugins.fakes_ii.model_server import ModelServer
 
     exe = backends.ensure("hindsight")
     root = tmp_path_factory.mktemp("hindsight-real")
     pg = backends.Pg0(backends.free_port()).start()
     try:
-        with ModelServer() as models:
+        with FakeOpenAIServer(default=summarise_last_user_message) as models:
             port = backends.free_port()
             env = backends.server_env(
                 root,
@@ -430,7 +416,7 @@ def test_B17_failed_recall_is_not_cached_as_empty(server: FakeHindsight, hermes_
     configure(hermes_home, server.url)
     p = make(providers, hermes_home)
     p.handle_tool_call("hindsight_retain", {"content": "The office wifi password rotates on Mondays"})
-    server.fail(503, {"detail": "warming up"})
+    server.fail(503, {"detail": "warming up"}, times=None)
     p.queue_prefetch("when does the wifi password rotate?", session_id="s1")
     assert p.prefetch("when does the wifi password rotate?", session_id="s1") == ""
     server.clear_faults()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -16,12 +15,11 @@ from hermes_memory.plugins.honcho import (
     split_message,
 )
 from hermes_memory.providers.manager import MemoryManager
-from tests.plugins.fakes.base import closed_port_url, configure, track
+from tests.helpers.http import closed_port_url
+from tests.plugins.fakes.base import configure
 from tests.plugins.fakes.cli import listed, wizard
 from tests.plugins.fakes.honcho import FakeHoncho
-
-KEY = "honcho-test-key"
-
+from tests.plugins.helpers.honcho import KEY, make
 
 
 @pytest.fixture
@@ -29,16 +27,6 @@ def fake() -> Iterator[FakeHoncho]:
     server = FakeHoncho(api_key=KEY).start()
     yield server
     server.stop()
-
-
-def make(home: Path, monkeypatch: pytest.MonkeyPatch, url: str, agent_context: str = "primary",
-         **settings: object) -> HonchoProvider:
-    monkeypatch.setenv("HONCHO_API_KEY", KEY)
-    p = HonchoProvider()
-    configure(home, "honcho", {"baseUrl": url, "timeout": 0.3, "workspace": "ws1", "peerName": "dana", **settings})
-    p.initialize("sess/1", hermes_home=str(home), platform="cli", agent_context=agent_context)
-    track(p)
-    return p
 
 
 def call(p: HonchoProvider, tool: str, **args: object) -> dict:
@@ -247,18 +235,18 @@ def test_only_the_primary_context_writes(hermes_home, monkeypatch, fake, ctx):
 def test_server_error_is_a_tool_error_and_messages_stay_buffered(hermes_home, monkeypatch, fake):
     p = make(hermes_home, monkeypatch, fake.url)
     call(p, "honcho_profile")  # workspace and peers exist
-    fake.fail(503, times=10, path_prefix="/v3/workspaces/ws1/peers/dana/card")
+    fake.fail(503, times=10, path="/v3/workspaces/ws1/peers/dana/card")
     assert call(p, "honcho_profile")["error"].startswith("honcho: ServerError (HTTP 503)")
-    fake.fail(500, times=1, path_prefix="/v3/workspaces/ws1/sessions")
+    fake.fail(500, times=1, path="/v3/workspaces/ws1/sessions")
     p.sync_turn("kept for later", "ok")  # the failed flush keeps the messages
     assert fake.messages("sess-1") == []
     p.sync_turn("next turn", "ok")
     assert [c for _, c in fake.messages("sess-1")] == ["kept for later", "ok", "next turn", "ok"]
-    fake.fail(500, times=2, path_prefix="/v3/workspaces/ws1/")
+    fake.fail(500, times=2, path="/v3/workspaces/ws1/")
     p.on_turn_start(1, "what do I like")
     assert p.prefetch("what do I like") == ""
     assert p.recall_status()["ok"] is False
-    fake.fail(500, times=1, path_prefix="/v3/workspaces/ws1/peers/hermes/chat")
+    fake.fail(500, times=1, path="/v3/workspaces/ws1/peers/hermes/chat")
     p.queue_prefetch("what do I like")  # fails in the background...
     assert p.wait_for_background(5.0)
     p.on_turn_start(2, "what do I like")

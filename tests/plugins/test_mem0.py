@@ -5,19 +5,17 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from hermes_memory.plugins.mem0 import Mem0Provider, load_settings
 from hermes_memory.providers.manager import MemoryManager
-from tests.plugins.fakes.base import closed_port_url, configure, track
+from tests.helpers.http import closed_port_url
+from tests.helpers.model_fake import EMBEDDING_DIM, FakeOpenAIServer
+from tests.plugins.fakes.base import configure
 from tests.plugins.fakes.cli import listed, wizard
-from tests.plugins.fakes.embeddings import DIMS, FakeEmbeddings
 from tests.plugins.fakes.mem0 import FakeMem0
-
-KEY = "m0-test-key"
-
+from tests.plugins.helpers.mem0 import KEY, make
 
 
 @pytest.fixture
@@ -25,16 +23,6 @@ def fake() -> Iterator[FakeMem0]:
     server = FakeMem0(api_key=KEY).start()
     yield server
     server.stop()
-
-
-def make(home: Path, monkeypatch: pytest.MonkeyPatch, host: str, agent_context: str = "primary",
-         **settings: object) -> Mem0Provider:
-    monkeypatch.setenv("MEM0_API_KEY", KEY)
-    p = Mem0Provider()
-    configure(home, "mem0", {"mode": "platform", "host": host, "timeout": 0.3, **settings})
-    p.initialize("sess-1", hermes_home=str(home), platform="cli", agent_context=agent_context, user_id="alice")
-    track(p)
-    return p
 
 
 def call(p: Mem0Provider, tool: str, **args: object) -> dict:
@@ -149,7 +137,7 @@ def test_only_the_primary_context_writes(hermes_home, monkeypatch, fake, ctx):
 def test_server_error_becomes_a_tool_error_and_an_empty_prefetch(hermes_home, monkeypatch, fake):
     p = make(hermes_home, monkeypatch, fake.url)
     call(p, "mem0_search", query="warm up")  # client created (ping) before the faults
-    fake.fail(503, times=3, path_prefix="/v3/memories")
+    fake.fail(503, times=3, path="/v3/memories")
     err = call(p, "mem0_search", query="tea")["error"]
     assert err.startswith("mem0 search failed")
     assert p.prefetch("what tea do I like") == ""
@@ -161,7 +149,7 @@ def test_server_error_becomes_a_tool_error_and_an_empty_prefetch(hermes_home, mo
 def test_timeout_becomes_a_tool_error(hermes_home, monkeypatch, fake):
     p = make(hermes_home, monkeypatch, fake.url)
     call(p, "mem0_search", query="warm up")
-    fake.stall(5.0, path_prefix="/v3/memories/search")
+    fake.stall(5.0, path="/v3/memories/search")
     assert "timed out" in call(p, "mem0_search", query="tea")["error"].lower()
     assert p.prefetch("what tea do I like") == ""
 
@@ -211,14 +199,14 @@ def test_config_yaml_section_wins_over_the_reference_json_and_env(hermes_home, m
 @pytest.mark.slow
 def test_real_mem0_library_offline_add_search_and_prefetch(hermes_home, tmp_path):
     """mem0.Memory in process: embedded Qdrant on disk, embeddings from a local endpoint, no LLM (infer=False)."""
-    emb = FakeEmbeddings().start()
+    emb = FakeOpenAIServer().start()
     try:
         oss = {
             "vector_store": {"provider": "qdrant", "config": {
-                "path": str(tmp_path / "qdrant"), "collection_name": "hermes_test", "embedding_model_dims": DIMS}},
+                "path": str(tmp_path / "qdrant"), "collection_name": "hermes_test", "embedding_model_dims": EMBEDDING_DIM}},
             "embedder": {"provider": "openai", "config": {
-                "api_key": "unused", "openai_base_url": emb.url + "/v1", "model": "hash", "embedding_dims": DIMS}},
-            "llm": {"provider": "openai", "config": {"api_key": "unused", "openai_base_url": emb.url + "/v1",
+                "api_key": "unused", "openai_base_url": emb.base_url, "model": "hash", "embedding_dims": EMBEDDING_DIM}},
+            "llm": {"provider": "openai", "config": {"api_key": "unused", "openai_base_url": emb.base_url,
                                                      "model": "never-called"}},
         }
         p = Mem0Provider()

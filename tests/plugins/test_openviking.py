@@ -11,10 +11,9 @@ import yaml
 
 from hermes_memory.plugins import openviking
 from hermes_memory.plugins.openviking import OpenVikingProvider, forget_uri_problem
+from tests.helpers.http import closed_port_url
 from tests.plugins.fakes_ii.openviking_server import FakeOpenViking
-
-ENV = ("OPENVIKING_URL", "OPENVIKING_ENDPOINT", "OPENVIKING_API_KEY", "OPENVIKING_ACCOUNT", "OPENVIKING_USER",
-       "OPENVIKING_AGENT", "OPENVIKING_ACTOR_PEER_ID")
+from tests.plugins.helpers.openviking import ENV, configure, make
 
 
 @pytest.fixture(autouse=True)
@@ -27,17 +26,6 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def server() -> Iterator[FakeOpenViking]:
     with FakeOpenViking(user="alice") as srv:
         yield srv
-
-
-def configure(home: Path, url: str, **more: object) -> None:
-    section = {"endpoint": url, "timeout": 5, **more}
-    (home / "config.yaml").write_text(yaml.safe_dump({"memory": {"provider": "openviking", "openviking": section}}))
-
-
-def make(home: Path, context: str = "primary", session: str = "s1", **kw: object) -> OpenVikingProvider:
-    p = OpenVikingProvider()
-    p.initialize(session, hermes_home=str(home), platform="cli", agent_context=context, **kw)
-    return p
 
 
 def call(p: OpenVikingProvider, tool: str, **args: object) -> dict:
@@ -280,7 +268,7 @@ def test_non_primary_contexts_never_write(server: FakeOpenViking, hermes_home: P
 def test_error_envelope_becomes_a_tool_error(server: FakeOpenViking, hermes_home: Path) -> None:
     configure(hermes_home, server.url)
     p = make(hermes_home)
-    server.fail(500, {"status": "error", "error": {"code": "INTERNAL", "message": "vector index corrupt"}})
+    server.fail(500, {"status": "error", "error": {"code": "INTERNAL", "message": "vector index corrupt"}}, times=None)
     err = call(p, "viking_search", query="anything")
     assert "HTTP 500" in err["error"] and "INTERNAL: vector index corrupt" in err["error"]
     assert err["tool"] == "viking_search"
@@ -316,7 +304,7 @@ def test_trusted_mode_and_api_key_headers(hermes_home: Path) -> None:
 def test_timeout(server: FakeOpenViking, hermes_home: Path) -> None:
     configure(hermes_home, server.url, timeout=0.3, recall_timeout_seconds=0.3)
     p = make(hermes_home)
-    server.delay(3)
+    server.stall(3)
     assert "within 0.3 s" in call(p, "viking_search", query="slow")["error"]
     assert p.prefetch("slow recall query") == ""
     p.sync_turn("slow write text", "ok", session_id="s1")
@@ -324,9 +312,7 @@ def test_timeout(server: FakeOpenViking, hermes_home: Path) -> None:
 
 
 def test_backend_down(hermes_home: Path) -> None:
-    srv = FakeOpenViking()
-    url = srv.url
-    srv.stop()
+    url = closed_port_url()  # nothing listens on that port
     configure(hermes_home, url)
     p = make(hermes_home)
     assert p.is_available()
@@ -367,13 +353,13 @@ def test_config_schema_and_wizard_section(hermes_home: Path, tmp_path: Path) -> 
     assert q._settings["user"] == "bob" and q._settings["endpoint"] == "http://127.0.0.1:1933"
 
 
-
 def test_B17_failed_recall_is_not_cached_as_empty(server: FakeOpenViking, hermes_home: Path) -> None:
     configure(hermes_home, server.url)
     server.files["viking://user/alice/memories/entities/wifi.md"] = "The office wifi password rotates on Mondays"
     p = make(hermes_home)
     server.files["viking://user/alice/memories/profile.md"] = "Alice, office manager"
-    server.fail(503, {"status": "error", "error": {"code": "UNAVAILABLE", "message": "warming up"}}, match="/api/v1/")
+    server.fail(503, {"status": "error", "error": {"code": "UNAVAILABLE", "message": "warming up"}},
+                times=None, path="/api/v1/")
     assert p.prefetch("when does the wifi password rotate?") == ""
     server.clear_faults()
     block = p.prefetch("when does the wifi password rotate?")
@@ -423,19 +409,19 @@ def test_wizard_discovery_and_a_manager_turn(server: FakeOpenViking, hermes_home
 
 # -- the real backend --------------------------------------------------------------------------------------
 # openviking-server 0.5.2 from PyPI (its own venv, see fakes_ii/backends.py), local vector DB and file store,
-# embeddings and VLM from a local OpenAI-compatible endpoint started here (fakes_ii/model_server.py).
+# embeddings and VLM from a local OpenAI-compatible endpoint started here (tests/helpers/model_fake.py).
 
 
 @pytest.fixture(scope="module")
 def real_openviking(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     import subprocess
 
+    from tests.helpers.model_fake import FakeOpenAIServer, summarise_last_user_message
     from tests.plugins.fakes_ii import backends
-    from tests.plugins.fakes_ii.model_server import ModelServer
 
     exe = backends.ensure("openviking")
     root = tmp_path_factory.mktemp("openviking-real")
-    with ModelServer() as models:
+    with FakeOpenAIServer(default=summarise_last_user_message) as models:
         conf = root / "ov.conf"
         conf.write_text(json.dumps({
             "storage": {"workspace": str(root / "data"), "vectordb": {"name": "context", "backend": "local"},

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from hermes_memory.plugins.retaindb import RetainDBProvider, load_settings
 from hermes_memory.providers.manager import MemoryManager
-from tests.plugins.fakes.base import closed_port_url, configure, track
+from tests.helpers.http import closed_port_url
 from tests.plugins.fakes.cli import listed, wizard
 from tests.plugins.fakes.retaindb import FakeRetainDB
-
-KEY = "rdb-test-key"
-
+from tests.plugins.helpers.retaindb import KEY, make
 
 
 @pytest.fixture
@@ -23,17 +20,6 @@ def fake() -> Iterator[FakeRetainDB]:
     server = FakeRetainDB(api_key=KEY).start()
     yield server
     server.stop()
-
-
-def make(home: Path, monkeypatch: pytest.MonkeyPatch, url: str, agent_context: str = "primary",
-         session: str = "sess-1") -> RetainDBProvider:
-    monkeypatch.setenv("RETAINDB_API_KEY", KEY)
-    monkeypatch.setenv("RETAINDB_BASE_URL", url)
-    p = RetainDBProvider()
-    configure(home, "retaindb", {"project": "proj-x", "timeout": 0.3})
-    p.initialize(session, hermes_home=str(home), platform="cli", agent_context=agent_context, user_id="carol")
-    track(p)
-    return p
 
 
 def call(p: RetainDBProvider, tool: str, **args: object) -> dict:
@@ -152,7 +138,7 @@ def test_sync_turn_ingests_the_session_and_switch_moves_writes(hermes_home, monk
 
 def test_session_end_retries_what_is_still_queued(hermes_home, monkeypatch, fake):
     p = make(hermes_home, monkeypatch, fake.url)
-    fake.fail(503, times=1, path_prefix="/v1/memory/ingest")
+    fake.fail(503, times=1, path="/v1/memory/ingest")
     p.sync_turn("last words", "goodbye")
     assert len(p.pending()) == 1 and fake.sessions == []
     p.on_session_end([{"role": "user", "content": "last words"}, {"role": "assistant", "content": "goodbye"}])
@@ -180,10 +166,10 @@ def test_only_the_primary_context_writes(hermes_home, monkeypatch, fake, ctx):
 
 def test_server_error_is_a_tool_error_and_the_turn_stays_queued(hermes_home, monkeypatch, fake):
     p = make(hermes_home, monkeypatch, fake.url)
-    fake.fail(500, times=1, path_prefix="/v1/memory/search")
+    fake.fail(500, times=1, path="/v1/memory/search")
     assert call(p, "retaindb_search", query="x")["error"] == \
         "retaindb: POST /v1/memory/search returned HTTP 500: injected failure"
-    fake.fail(502, times=1, path_prefix="/v1/memory/ingest")
+    fake.fail(502, times=1, path="/v1/memory/ingest")
     p.sync_turn("first turn", "reply one")
     [row] = p.pending()
     assert "HTTP 502" in row["last_error"]

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from hermes_memory.plugins.supermemory import SupermemoryProvider, detect_category, sdk_problem
 from hermes_memory.providers.manager import MemoryManager
-from tests.plugins.fakes.base import closed_port_url, configure, track
+from tests.helpers.http import closed_port_url
+from tests.plugins.fakes.base import configure
 from tests.plugins.fakes.cli import listed, wizard
 from tests.plugins.fakes.supermemory import FakeSupermemory
-
-KEY = "sm-test-key"
-
+from tests.plugins.helpers.supermemory import KEY, make
 
 
 @pytest.fixture
@@ -23,16 +21,6 @@ def fake() -> Iterator[FakeSupermemory]:
     server = FakeSupermemory(api_key=KEY).start()
     yield server
     server.stop()
-
-
-def make(home: Path, monkeypatch: pytest.MonkeyPatch, url: str, agent_context: str = "primary",
-         **settings: object) -> SupermemoryProvider:
-    monkeypatch.setenv("SUPERMEMORY_API_KEY", KEY)
-    p = SupermemoryProvider()
-    configure(home, "supermemory", {"base_url": url, "api_timeout": 0.5, "container_tag": "hermes-{identity}", **settings})
-    p.initialize("sess-1", hermes_home=str(home), platform="cli", agent_context=agent_context, agent_identity="ada")
-    track(p)
-    return p
 
 
 def call(p: SupermemoryProvider, tool: str, **args: object) -> dict:

@@ -1,4 +1,4 @@
-"""Raw SQL on either session backend, for the few search tests that look under the API (the index
+"""Raw SQL on either session backend, for the few tests that look under the API (the index
 exists, a table is gone, an index row is gone). Each helper names what it checks on both."""
 
 from __future__ import annotations
@@ -49,3 +49,9 @@ def cjk_rows(db: Any) -> int:
 
         return int(sql(db, f"SELECT count(*) FROM messages WHERE {CJK_PREDICATE}")[0][0])
     return int(sql(db, "SELECT count(*) FROM hm_messages_cjk")[0][0])
+
+
+def raw_write(db: Any, sql: str, params: tuple[Any, ...] | list[Any] = ()) -> int:
+    """Run one statement (``?`` placeholders) in a write transaction on ``db`` (either engine), for tests
+    that set up rows the public methods cannot (an old start time, a corrupt cycle); returns the rowcount."""
+    return db._execute_write(lambda c: c.execute(sql, params).rowcount)

@@ -9,8 +9,6 @@
   at the end of the test.
 * ``sqlite_db``: a SQLite-only store, for tests of SQLite's own machinery (WAL, PRAGMAs, FTS5
   objects, file modes); those tests say so in their names or docstrings.
-* :func:`raw_write`: one SQL statement (``?`` placeholders) in a write transaction on either engine,
-  for tests that set up rows the public methods cannot (an old start time, a corrupt cycle).
 """
 
 from __future__ import annotations
@@ -69,8 +67,3 @@ def sqlite_db(tmp_path: Path) -> Iterator[SessionDB]:
     d = SessionDB(tmp_path / "state.db")
     yield d
     d.close()
-
-
-def raw_write(db: Any, sql: str, params: tuple[Any, ...] | list[Any] = ()) -> int:
-    """Run one statement in a write transaction on ``db`` (either engine); returns the rowcount."""
-    return db._execute_write(lambda c: c.execute(sql, params).rowcount)

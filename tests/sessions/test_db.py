@@ -13,7 +13,7 @@ import pytest
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.home import HermesHome
 from hermes_memory.sessions.db import SessionDB, sanitize_title
-from tests.sessions.conftest import raw_write
+from tests.sessions.backend_sql import raw_write
 
 
 def test_default_path_is_state_db_in_home(hermes_home: Path) -> None:

@@ -15,6 +15,7 @@ from hermes_memory.cli.main import app
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.importers import FORMATS, import_path
 from hermes_memory.sessions.importers.claude_ai import ROOT_PARENT
+from tests.sessions.importer_data import CODEX_ID, codex_rollout, rollout_line, write_jsonl
 
 # ------------------------------------------------------------------ Claude.ai export
 ACCOUNT = {"uuid": "6f1e3a52-8d0b-4c57-9a43-0c9f1b2e7d11"}
@@ -163,67 +164,17 @@ def test_claude_ai_export_reads_the_zip_and_the_folder(db: SessionDB, tmp_path: 
 
 
 # ------------------------------------------------------------------ Codex CLI
-CODEX_ID = "019a2d7a-41c4-78b1-b7cc-a45d62a89cd5"
-
-
-def _line(ts: str, kind: str, payload: object) -> dict:
-    return {"timestamp": ts, "type": kind, "payload": payload}
-
-
-def codex_rollout() -> list:
-    """A `codex` TUI session: context, a question, a shell call and its output, the answer."""
-    env = "<environment_context>\n  <cwd>/home/dev/shop</cwd>\n  <approval_policy>on-request</approval_policy>\n</environment_context>"
-    return [
-        _line("2025-10-29T00:59:38.317Z", "session_meta", {
-            "id": CODEX_ID, "timestamp": "2025-10-29T00:59:38.308Z", "cwd": "/home/dev/shop",
-            "originator": "codex_cli_rs", "cli_version": "0.46.0", "instructions": None, "source": "cli",
-            "git": {"commit_hash": "4f2c1d9", "branch": "fix/pgbouncer", "repository_url": "git@example.org:shop.git"}}),
-        _line("2025-10-29T00:59:38.317Z", "response_item", {
-            "type": "message", "role": "user", "content": [{"type": "input_text", "text": env}]}),
-        _line("2025-10-29T00:59:40.100Z", "response_item", {
-            "type": "message", "role": "user",
-            "content": [{"type": "input_text", "text": "Why does pgbouncer refuse connections after the deploy?"}]}),
-        _line("2025-10-29T00:59:40.100Z", "event_msg", {
-            "type": "user_message", "message": "Why does pgbouncer refuse connections after the deploy?",
-            "kind": "plain"}),
-        _line("2025-10-29T00:59:40.101Z", "turn_context", {
-            "cwd": "/home/dev/shop", "approval_policy": "on-request", "sandbox_policy": {"mode": "workspace-write"},
-            "model": "gpt-5-codex", "effort": "medium", "summary": "auto"}),
-        _line("2025-10-29T00:59:42.522Z", "response_item", {
-            "type": "reasoning", "summary": [{"type": "summary_text", "text": "**Checking the pool config**"}],
-            "content": None, "encrypted_content": "gAAAAABo..."}),
-        _line("2025-10-29T00:59:43.000Z", "response_item", {
-            "type": "function_call", "name": "shell", "call_id": "call_Jw3xZ5",
-            "arguments": json.dumps({"command": ["bash", "-lc", "grep -n max_client_conn pgbouncer.ini"],
-                                     "workdir": "/home/dev/shop"})}),
-        _line("2025-10-29T00:59:43.400Z", "response_item", {
-            "type": "function_call_output", "call_id": "call_Jw3xZ5",
-            "output": json.dumps({"output": "12:max_client_conn = 20\n", "metadata": {"exit_code": 0,
-                                                                                   "duration_seconds": 0.1}})}),
-        _line("2025-10-29T00:59:45.644Z", "response_item", {
-            "type": "message", "role": "assistant",
-            "content": [{"type": "output_text", "text": "max_client_conn is 20; the new workers open 32 connections."}]}),
-        _line("2025-10-29T00:59:45.700Z", "event_msg", {
-            "type": "token_count", "info": {"total_token_usage": {"input_tokens": 2946, "cached_input_tokens": 0,
-                                                                  "output_tokens": 57, "total_tokens": 3003}}}),
-    ]
-
-
-def _write_jsonl(path: Path, lines: list, extra: list[str] | None = None) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join([json.dumps(x) for x in lines] + (extra or [])) + "\n", encoding="utf-8")
-    return path
 
 
 def test_codex_rollouts_new_and_legacy_with_malformed_lines_reported(db: SessionDB, tmp_path: Path) -> None:
     codex_home = tmp_path / ".codex"
     (codex_home).mkdir()
-    _write_jsonl(codex_home / "history.jsonl", [{"session_id": CODEX_ID, "ts": 1761699578, "text": "why"}])
-    new = _write_jsonl(codex_home / "sessions" / "2025" / "10" / "29" / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl",
-                       codex_rollout(), ["{not json", json.dumps(_line("2025-10-29T01:00:00Z", "response_item", {
+    write_jsonl(codex_home / "history.jsonl", [{"session_id": CODEX_ID, "ts": 1761699578, "text": "why"}])
+    new = write_jsonl(codex_home / "sessions" / "2025" / "10" / "29" / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl",
+                       codex_rollout(), ["{not json", json.dumps(rollout_line("2025-10-29T01:00:00Z", "response_item", {
                            "type": "message", "role": "narrator", "content": []}))])
     legacy_id = "5973b6c0-94b8-487b-a530-2aeb6098ae0e"
-    _write_jsonl(codex_home / "sessions" / "2025" / "05" / "01" / f"rollout-2025-05-01T10-00-00-{legacy_id}.jsonl", [
+    write_jsonl(codex_home / "sessions" / "2025" / "05" / "01" / f"rollout-2025-05-01T10-00-00-{legacy_id}.jsonl", [
         {"id": legacy_id, "timestamp": "2025-05-01T10:00:00.000Z", "instructions": None,
          "git": {"commit_hash": "aa11", "branch": "main"}},
         {"record_type": "state"},
@@ -262,8 +213,8 @@ def test_codex_rollouts_new_and_legacy_with_malformed_lines_reported(db: Session
 
     again = import_path(db, codex_home / "sessions", "codex")
     assert (again.sessions_created, again.messages_imported, again.sessions_unchanged) == (0, 0, 2)
-    _write_jsonl(new, codex_rollout() + [
-        _line("2025-10-29T01:02:00.000Z", "response_item", {"type": "message", "role": "user", "content": [
+    write_jsonl(new, codex_rollout() + [
+        rollout_line("2025-10-29T01:02:00.000Z", "response_item", {"type": "message", "role": "user", "content": [
             {"type": "input_text", "text": "Raise it to 64 then."}]})])
     grown = import_path(db, new, "codex")
     assert (grown.messages_imported, grown.sessions_updated, grown.errors) == (1, 1, [])
@@ -271,11 +222,11 @@ def test_codex_rollouts_new_and_legacy_with_malformed_lines_reported(db: Session
 
 
 def test_codex_file_without_session_meta_is_named_after_its_file(db: SessionDB, tmp_path: Path) -> None:
-    f = _write_jsonl(tmp_path / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl", codex_rollout()[1:3])
+    f = write_jsonl(tmp_path / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl", codex_rollout()[1:3])
     rep = import_path(db, f, "codex")
     assert rep.errors == [f"{f}: no session_meta record; session id {CODEX_ID} taken from the file name"]
     assert db.message_count(f"codex-{CODEX_ID}") == 2
-    other = _write_jsonl(tmp_path / "notes.jsonl", [{"role": "user", "content": "hi"}])
+    other = write_jsonl(tmp_path / "notes.jsonl", [{"role": "user", "content": "hi"}])
     assert import_path(db, other, "codex").errors == [
         f"{other}:1: not a Codex rollout record (no type/payload)",
         f"{other}: no Codex messages found (is it another format? see --format)"]
@@ -284,7 +235,7 @@ def test_codex_file_without_session_meta_is_named_after_its_file(db: SessionDB, 
 def test_sessions_import_cli_takes_both_new_formats(tmp_path: Path, hermes_home: Path) -> None:
     assert {"claude_ai", "codex"} <= set(FORMATS)
     export = _write_json(tmp_path / "conversations.json", claude_ai_export()[:1])
-    rollout = _write_jsonl(tmp_path / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl", codex_rollout())
+    rollout = write_jsonl(tmp_path / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl", codex_rollout())
     runner = CliRunner()
     for path, fmt in ((export, "claude_ai"), (rollout, "codex")):
         result = runner.invoke(app, ["--home", str(hermes_home), "sessions", "import", str(path), "--format", fmt,
@@ -322,7 +273,7 @@ def test_exports_saved_with_a_utf8_bom_import_as_without_one(db: SessionDB, tmp_
     export.write_bytes(b"\xef\xbb\xbf" + export.read_bytes())  # as Windows editors save "UTF-8"
     rep = import_path(db, export, "claude_ai")
     assert (rep.sessions_created, rep.errors) == (2, [])
-    rollout = _write_jsonl(tmp_path / "codex" / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl", codex_rollout())
+    rollout = write_jsonl(tmp_path / "codex" / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl", codex_rollout())
     rollout.write_bytes(b"\xef\xbb\xbf" + rollout.read_bytes())
     rep = import_path(db, rollout, "codex")
     assert rep.errors == [] and db.get_session(f"codex-{CODEX_ID}")["source"] == "codex"
@@ -332,12 +283,12 @@ def test_a_codex_session_continued_later_ends_at_its_new_last_line_so_prune_keep
                                                                                      tmp_path: Path) -> None:
     from hermes_memory.sessions.importers import iso_time
 
-    f = _write_jsonl(tmp_path / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl", codex_rollout())
+    f = write_jsonl(tmp_path / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl", codex_rollout())
     import_path(db, f, "codex")
     with open(f, "a", encoding="utf-8") as fh:  # `codex resume` a month later appends to the rollout
         for ts, role, kind, text in (("2025-11-30T09:00:00.000Z", "user", "input_text", "And the read replica?"),
                                      ("2025-11-30T09:00:05.000Z", "assistant", "output_text", "Same limit there.")):
-            fh.write(json.dumps(_line(ts, "response_item", {"type": "message", "role": role,
+            fh.write(json.dumps(rollout_line(ts, "response_item", {"type": "message", "role": role,
                                                             "content": [{"type": kind, "text": text}]})) + "\n")
     rep = import_path(db, f, "codex")
     assert rep.messages_imported == 2

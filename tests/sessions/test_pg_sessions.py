@@ -18,6 +18,7 @@ from hermes_memory.errors import SessionStoreError, StorageUnavailableError, Sto
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.pg import PgSessionDB, redact_url, unstorable_values
 from hermes_memory.sessions.pg.schema import SCHEMA_VERSION
+from tests.helpers.http import free_port
 
 BACKENDS = ("postgres",)
 
@@ -160,11 +161,7 @@ def test_a_malformed_url_is_a_clear_error_naming_the_fix(url: str) -> None:
 
 
 def test_an_unreachable_server_is_a_clear_error_without_the_password() -> None:
-    import socket
-
-    with socket.socket() as s:  # a port nothing listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()  # nothing listens on it
     with pytest.raises(StorageUnavailableError) as info:
         PgSessionDB(f"postgresql://u:hunter2@127.0.0.1:{port}/db", timeout=2)
     text = str(info.value)

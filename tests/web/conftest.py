@@ -16,15 +16,13 @@ from typing import Any
 
 import pytest
 
+from tests.web.helpers import HOSTILE_LINK, HOSTILE_MEMORY, HOSTILE_TITLE
+
 CHROMIUM = os.environ.get("HERMES_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 SHOTS_ENV = "HERMES_DASHBOARD_SHOTS"
 """Folder for the page screenshots (default: the test's own tmp folder)."""
-
-HOSTILE_MEMORY = ['<img src=x onerror="window.__pwn=1">', "**bold<script>window.__pwn=2</script>**"]
-HOSTILE_TITLE = '"><svg onload=window.__pwn=3>'
-HOSTILE_LINK = "see [the docs](javascript:window.__pwn=4) for details"
 
 
 def ensure_chromium() -> str:

@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 
 from tests.mcp.helpers import PY, HttpServer, child_env, serve_argv
+from tests.web.helpers import TOKEN
 
-TOKEN = "Tok-dashboard-5f1c9e"
 DATA_MARKERS = ("Project uses pytest", "Prefers short answers", "pgbouncer", "Alice is allergic")
 GET_PATHS = ["", "memory", "memory?user=alice", "sessions", "sessions/search?q=pgbouncer", "insights", "providers",
              "api/memory", "api/memory?user=alice", "api/sessions", "api/search?q=pgbouncer", "api/insights",

@@ -4,14 +4,13 @@ refusals, hostile text (failure case C22), CSRF and sign-in (C24)."""
 from __future__ import annotations
 
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from tests.web.conftest import HOSTILE_LINK, HOSTILE_MEMORY, HOSTILE_TITLE
+from tests.helpers.http import LocalHTTPServer, Reply
+from tests.web.helpers import HOSTILE_LINK, HOSTILE_MEMORY, HOSTILE_TITLE
 
 PAGES = {"memory": "memory", "sessions": "sessions", "search": "sessions/search?q=pgbouncer",
          "session": "sessions/{agent}", "hostile-session": "sessions/{hostile}", "insights": "insights",
@@ -228,28 +227,12 @@ def test_a_cross_site_post_without_the_csrf_token_is_refused(dashboard: dict[str
             '<input name="content" value="planted by another site"></form>'
             '<script>document.getElementById("f").submit()</script></body></html>').encode()
 
-    class Evil(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(evil)))
-            self.end_headers()
-            self.wfile.write(evil)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
     before = (hermes_home / "memories" / "MEMORY.md").read_bytes()
     page.goto(dashboard["url"] + "memory")  # the browser holds the dashboard's cookie
-    evil_server = ThreadingHTTPServer(("127.0.0.1", 0), Evil)
-    threading.Thread(target=evil_server.serve_forever, daemon=True).start()
-    try:
+    with LocalHTTPServer(fallback=Reply(200, raw=evil, content_type="text/html")) as evil_server:
         with page.expect_navigation(url=target):
-            page.goto(f"http://127.0.0.1:{evil_server.server_address[1]}/")
+            page.goto(evil_server.url + "/")
         assert "Refused" in page.content()
-    finally:
-        evil_server.shutdown()
-        evil_server.server_close()
     # The same form without a token from no origin at all (a script, curl): refused too.
     r = httpx.post(target, data={"action": "add", "target": "memory", "content": "planted by curl"})
     assert r.status_code == 403

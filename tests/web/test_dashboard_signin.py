@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.mcp.helpers import HttpServer
-from tests.web.test_dashboard_auth import TOKEN
+from tests.web.helpers import TOKEN
 
 
 def test_the_browser_signs_in_once_and_gets_an_httponly_samesite_cookie(hermes_home: Path, seeded: dict[str, Any],

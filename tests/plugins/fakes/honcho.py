@@ -14,7 +14,8 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from tests.plugins.fakes.base import FakeService, Reply, Request, overlap
+from tests.helpers.http import Reply, Request
+from tests.plugins.fakes.base import FakeService, overlap
 
 WS = "/v3/workspaces/{ws}"
 
@@ -47,10 +48,10 @@ class FakeHoncho(FakeService):
         r("POST", WS + "/conclusions", self._create_conclusions)
         r("DELETE", WS + "/conclusions/{cid}", self._delete_conclusion)
 
-    def _route_request(self, req: Request) -> Reply:
+    def dispatch(self, req: Request) -> Any:
         if req.headers.get("authorization") != f"Bearer {self.api_key}":
             return Reply(401, {"detail": "Invalid or missing API key"})
-        return super()._route_request(req)
+        return super().dispatch(req)
 
     # -- helpers for tests -------------------------------------------------------------------------
     def messages(self, sid: str) -> list[tuple[str, str]]:

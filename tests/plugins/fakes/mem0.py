@@ -20,7 +20,8 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from tests.plugins.fakes.base import FakeService, Reply, Request, overlap
+from tests.helpers.http import Reply, Request
+from tests.plugins.fakes.base import FakeService, overlap
 
 
 class FakeMem0(FakeService):

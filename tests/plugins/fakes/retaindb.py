@@ -12,7 +12,8 @@ import re
 import uuid
 from typing import Any
 
-from tests.plugins.fakes.base import FakeService, Reply, Request, overlap
+from tests.helpers.http import Reply, Request
+from tests.plugins.fakes.base import FakeService, overlap
 
 
 class FakeRetainDB(FakeService):
@@ -46,12 +47,12 @@ class FakeRetainDB(FakeService):
         r("POST", "/v1/files/{fid}/ingest", self._ingest_file)
         r("DELETE", "/v1/files/{fid}", self._delete_file)
 
-    def _route_request(self, req: Request) -> Reply:
+    def dispatch(self, req: Request) -> Any:
         if req.headers.get("authorization") != f"Bearer {self.api_key}":
             return Reply(401, {"error": "unauthorized", "message": "bad bearer token"})
         if req.path.startswith(("/v1/memory", "/v1/context")) and req.headers.get("x-api-key") != self.api_key:
             return Reply(401, {"error": "unauthorized", "message": "missing X-API-Key"})
-        return super()._route_request(req)
+        return super().dispatch(req)
 
     def _user_memories(self, user: str) -> list[dict[str, Any]]:
         return [m for m in list(self.memories.values()) if m["user_id"] == user]

@@ -16,7 +16,8 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from tests.plugins.fakes.base import FakeService, Reply, Request, overlap
+from tests.helpers.http import Reply, Request
+from tests.plugins.fakes.base import FakeService, overlap
 
 
 class FakeSupermemory(FakeService):
@@ -33,12 +34,12 @@ class FakeSupermemory(FakeService):
         self.route("DELETE", "/v4/memories", self._forget)
         self.route("POST", "/v4/conversations", self._conversation)
 
-    def _route_request(self, req: Request) -> Reply:
+    def dispatch(self, req: Request) -> Any:
         if req.headers.get("authorization") != f"Bearer {self.api_key}":
             return Reply(401, {"error": "Unauthorized", "details": "bad api key"})
         if req.method in ("POST", "DELETE") and not isinstance(req.body, dict):
             return Reply(400, {"error": "JSON body expected"})
-        return super()._route_request(req)
+        return super().dispatch(req)
 
     def _add(self, req: Request, _: dict[str, str]) -> Any:
         b = req.body

@@ -13,7 +13,7 @@ import re
 import uuid
 from typing import Any
 
-from tests.plugins.fakes_ii.http_fake import FakeHTTPServer, Req
+from tests.helpers.http import LocalHTTPServer, Request
 
 BANK = r"/v1/default/banks/([^/]+)"
 FEATURES = {"observations": True, "mcp": False, "worker": True, "bank_config_api": True, "bank_llm_health": False,
@@ -25,9 +25,9 @@ def _words(text: str) -> set[str]:
     return {w.lower() for w in re.findall(r"[A-Za-z0-9]{3,}", text or "")}
 
 
-class FakeHindsight(FakeHTTPServer):
+class FakeHindsight(LocalHTTPServer):
     def __init__(self, api_key: str = "", version: str = "1.1.0") -> None:
-        super().__init__()
+        super().__init__(name="hindsight")
         self.api_key = api_key
         self.version = version
         self.banks: dict[str, list[dict[str, Any]]] = {}
@@ -39,17 +39,17 @@ class FakeHindsight(FakeHTTPServer):
         self.route("POST", BANK + "/reflect", self._reflect)
         self.route("GET", BANK + "/operations/([^/]+)", self._operation)
 
-    def _version(self, req: Req) -> tuple[int, Any]:
+    def _version(self, req: Request) -> tuple[int, Any]:
         if self.version < "0.5":  # older servers reported fewer feature flags
             return 200, {"api_version": self.version, "features": {"observations": False}}
         return 200, {"api_version": self.version, "features": FEATURES}
 
-    def _dispatch(self, req: Req) -> tuple[int, Any]:
+    def dispatch(self, req: Request) -> Any:
         if self.api_key and req.headers.get("authorization") != f"Bearer {self.api_key}":
             return 401, {"detail": "Invalid or missing API key"}
-        return super()._dispatch(req)
+        return super().dispatch(req)
 
-    def _retain(self, req: Req) -> tuple[int, Any]:
+    def _retain(self, req: Request) -> tuple[int, Any]:
         bank = req.groups[0]
         body = req.body or {}
         items = body.get("items")
@@ -72,7 +72,7 @@ class FakeHindsight(FakeHTTPServer):
             reply["operation_id"] = op
         return 200, reply
 
-    def _recall(self, req: Req) -> tuple[int, Any]:
+    def _recall(self, req: Request) -> tuple[int, Any]:
         body = req.body or {}
         if not body.get("query"):
             return 422, {"detail": [{"loc": ["body", "query"], "msg": "field required"}]}
@@ -91,7 +91,7 @@ class FakeHindsight(FakeHTTPServer):
                     "document_id": it.get("document_id")} for _, it in scored]
         return 200, {"results": results}
 
-    def _reflect(self, req: Req) -> tuple[int, Any]:
+    def _reflect(self, req: Request) -> tuple[int, Any]:
         body = req.body or {}
         if not body.get("query"):
             return 422, {"detail": [{"loc": ["body", "query"], "msg": "field required"}]}
@@ -100,7 +100,7 @@ class FakeHindsight(FakeHTTPServer):
         text = ("Based on memory: " + " ".join(facts)) if facts else "I have no memories about that."
         return 200, {"text": text}
 
-    def _operation(self, req: Req) -> tuple[int, Any]:
+    def _operation(self, req: Request) -> tuple[int, Any]:
         op = req.groups[1]
         if op not in self.operations:
             return 404, {"detail": "operation not found"}

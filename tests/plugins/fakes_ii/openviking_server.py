@@ -23,7 +23,7 @@ import re
 import uuid
 from typing import Any
 
-from tests.plugins.fakes_ii.http_fake import FakeHTTPServer, Req
+from tests.helpers.http import LocalHTTPServer, Request
 
 
 def ok(result: Any) -> tuple[int, Any]:
@@ -38,10 +38,10 @@ def _words(text: str) -> set[str]:
     return {w.lower() for w in re.findall(r"[A-Za-z0-9]{3,}", text or "")}
 
 
-class FakeOpenViking(FakeHTTPServer):
+class FakeOpenViking(LocalHTTPServer):
     def __init__(self, api_key: str = "", user: str = "default", require_registration: bool = True,
                  batch_route: bool = True) -> None:
-        super().__init__()
+        super().__init__(name="openviking")
         self.api_key = api_key
         self.user = user
         self.require_registration = require_registration
@@ -66,10 +66,10 @@ class FakeOpenViking(FakeHTTPServer):
         self.route("POST", api + "/resources/temp_upload", self._upload)
         self.route("POST", api + "/resources", self._add_resource)
 
-    def not_found(self, req: Req) -> tuple[int, Any]:
+    def not_found(self, req: Request) -> Any:
         return 404, {"detail": "Not Found"}
 
-    def _dispatch(self, req: Req) -> tuple[int, Any]:
+    def dispatch(self, req: Request) -> Any:
         if req.path.startswith("/api/"):
             if self.api_key:
                 if req.headers.get("x-api-key") != self.api_key:
@@ -77,7 +77,7 @@ class FakeOpenViking(FakeHTTPServer):
             elif not (req.headers.get("x-openviking-account") and req.headers.get("x-openviking-user")):
                 return err(400, "INVALID_ARGUMENT",
                            "Trusted mode requests must include X-OpenViking-Account and X-OpenViking-User")
-        return super()._dispatch(req)
+        return super().dispatch(req)
 
     # -- filesystem ---------------------------------------------------------------------------------
     def _children(self, uri: str) -> list[dict[str, Any]]:
@@ -96,7 +96,7 @@ class FakeOpenViking(FakeHTTPServer):
                                     "size": 0 if is_dir else len(body), "abstract": "" if is_dir else body[:100]})
         return sorted(seen.values(), key=lambda e: e["uri"])
 
-    def _fs(self, req: Req) -> tuple[int, Any]:
+    def _fs(self, req: Request) -> tuple[int, Any]:
         uri = req.query.get("uri", "viking://")
         action = req.groups[0]
         if action == "stat":
@@ -111,14 +111,14 @@ class FakeOpenViking(FakeHTTPServer):
         return ok([{"uri": p, "isDir": False, "size": len(b), "rel_path": p[len(prefix):], "abstract": b[:100]}
                    for p, b in sorted(self.files.items()) if p.startswith(prefix)])
 
-    def _delete(self, req: Req) -> tuple[int, Any]:
+    def _delete(self, req: Request) -> tuple[int, Any]:
         uri = req.query.get("uri", "")
         if uri not in self.files:
             return err(404, "NOT_FOUND", f"File not found: {uri}")
         del self.files[uri]
         return ok({"uri": uri, "estimated_deleted_count": 1, "task_id": str(uuid.uuid4())})
 
-    def _content(self, req: Req) -> tuple[int, Any]:
+    def _content(self, req: Request) -> tuple[int, Any]:
         uri = req.query.get("uri", "")
         kind = req.groups[0]
         if kind == "read":
@@ -131,7 +131,7 @@ class FakeOpenViking(FakeHTTPServer):
         text = f"# {uri}\n" + "\n".join(f"- {k['name']}: {k['abstract']}" for k in kids)
         return ok(text[:200] if kind == "abstract" else text)
 
-    def _write(self, req: Req) -> tuple[int, Any]:
+    def _write(self, req: Request) -> tuple[int, Any]:
         body = req.body or {}
         uri, content, mode = body.get("uri"), body.get("content"), body.get("mode", "replace")
         if not uri or content is None:
@@ -142,7 +142,7 @@ class FakeOpenViking(FakeHTTPServer):
         return ok({"uri": uri, "mode": mode, "written_bytes": len(content.encode()), "task_id": str(uuid.uuid4())})
 
     # -- search -------------------------------------------------------------------------------------
-    def _search(self, req: Req) -> tuple[int, Any]:
+    def _search(self, req: Request) -> tuple[int, Any]:
         body = req.body or {}
         query = _words(body.get("query", ""))
         if not query:
@@ -169,7 +169,7 @@ class FakeOpenViking(FakeHTTPServer):
                    "total": len(memories) + len(resources)})
 
     # -- sessions -----------------------------------------------------------------------------------
-    def _create_session(self, req: Req) -> tuple[int, Any]:
+    def _create_session(self, req: Request) -> tuple[int, Any]:
         sid = (req.body or {}).get("session_id") or str(uuid.uuid4())
         self.sessions.setdefault(sid, {"messages": [], "commits": 0})
         return ok({"session_id": sid, "uri": f"viking://user/{self.user}/sessions/{sid}"})
@@ -179,7 +179,7 @@ class FakeOpenViking(FakeHTTPServer):
             self.sessions[sid] = {"messages": [], "commits": 0}
         return self.sessions.get(sid)
 
-    def _get_session(self, req: Req) -> tuple[int, Any]:
+    def _get_session(self, req: Request) -> tuple[int, Any]:
         s = self.sessions.get(req.groups[0])
         if s is None:
             return err(404, "NOT_FOUND", f"Session not found: {req.groups[0]}")
@@ -200,7 +200,7 @@ class FakeOpenViking(FakeHTTPServer):
                 return "tool part needs tool_name"
         return ""
 
-    def _message(self, req: Req) -> tuple[int, Any]:
+    def _message(self, req: Request) -> tuple[int, Any]:
         s = self._session(req.groups[0])
         if s is None:
             return err(404, "NOT_FOUND", f"Session not found: {req.groups[0]}")
@@ -210,7 +210,7 @@ class FakeOpenViking(FakeHTTPServer):
         s["messages"].append(req.body)
         return ok({"session_id": req.groups[0], "message_count": len(s["messages"])})
 
-    def _batch(self, req: Req) -> tuple[int, Any]:
+    def _batch(self, req: Request) -> tuple[int, Any]:
         s = self._session(req.groups[0])
         if s is None:
             return err(404, "NOT_FOUND", f"Session not found: {req.groups[0]}")
@@ -224,7 +224,7 @@ class FakeOpenViking(FakeHTTPServer):
         s["messages"].extend(msgs)
         return ok({"session_id": req.groups[0], "message_count": len(s["messages"]), "added": len(msgs)})
 
-    def _commit(self, req: Req) -> tuple[int, Any]:
+    def _commit(self, req: Request) -> tuple[int, Any]:
         sid = req.groups[0]
         s = self.sessions.get(sid)
         if s is None:
@@ -240,7 +240,7 @@ class FakeOpenViking(FakeHTTPServer):
         return ok({"session_id": sid, "status": "accepted", "task_id": str(uuid.uuid4()), "archived": True})
 
     # -- resources ----------------------------------------------------------------------------------
-    def _upload(self, req: Req) -> tuple[int, Any]:
+    def _upload(self, req: Request) -> tuple[int, Any]:
         ctype = req.headers.get("content-type", "")
         if not ctype.startswith("multipart/form-data") or b'name="file"' not in req.raw:
             return 422, {"detail": "multipart field 'file' required"}
@@ -249,7 +249,7 @@ class FakeOpenViking(FakeHTTPServer):
         self.uploads[temp_id] = ((m.group(1).decode() if m else "upload"), len(req.raw))
         return ok({"temp_file_id": temp_id})
 
-    def _add_resource(self, req: Req) -> tuple[int, Any]:
+    def _add_resource(self, req: Request) -> tuple[int, Any]:
         body = req.body or {}
         if body.get("to") and body.get("parent"):
             return err(400, "INVALID_ARGUMENT", "to and parent are mutually exclusive")

@@ -1,0 +1,1 @@
+"""Shared test helpers: the local HTTP server and the model fakes built on it."""

@@ -1,0 +1,10 @@
+"""Constants shared by the dashboard tests (the fixtures are in conftest.py)."""
+
+from __future__ import annotations
+
+TOKEN = "Tok-dashboard-5f1c9e"
+"""The dashboard token the auth and sign-in tests start ``hermes-memory ui`` with."""
+
+HOSTILE_MEMORY = ['<img src=x onerror="window.__pwn=1">', "**bold<script>window.__pwn=2</script>**"]
+HOSTILE_TITLE = '"><svg onload=window.__pwn=3>'
+HOSTILE_LINK = "see [the docs](javascript:window.__pwn=4) for details"
