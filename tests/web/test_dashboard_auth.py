@@ -158,7 +158,8 @@ def test_ui_opens_the_dashboard_in_the_browser_unless_no_open(hermes_home: Path,
 
     opened = tmp_path / "opened.txt"
     opener = tmp_path / "opener.sh"
-    opener.write_text(f'#!/bin/sh\nprintf %s "$1" > {opened}\n')
+    # Written aside and renamed, so the file never exists half-written (the test polls for it).
+    opener.write_text(f'#!/bin/sh\nprintf %s "$1" > {opened}.part && mv {opened}.part {opened}\n')
     opener.chmod(0o755)
     argv = [a for a in _ui_argv(hermes_home) if a != "--no-open"]
     with HttpServer(hermes_home, argv=argv, env=child_env(BROWSER=str(opener))) as srv:
