@@ -105,6 +105,33 @@ class _FileTxn(EntriesTxn):
         return copy.name, str(copy)
 
 
+class _Mutation:
+    """The critical section of :meth:`FileBackend.mutation` (a plain class: no generator per write)."""
+
+    __slots__ = ("_backend", "_path", "_lock")
+
+    def __init__(self, backend: FileBackend, path: Path) -> None:
+        self._backend, self._path = backend, path
+        self._lock: SidecarLock | None = None
+
+    def __enter__(self) -> EntriesTxn:
+        backend, path = self._backend, self._path
+        lock, real, st = backend._lock_current(path)
+        self._lock = lock
+        try:
+            backend.sweep_temp_files(real, resolved=True)
+            return _FileTxn(backend, path, real, backend._read_locked(path, real, st))
+        except BaseException:
+            self._lock = None
+            lock.release()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            lock.release()
+
+
 class FileBackend(EntriesBackend):
     """MEMORY.md / USER.md under ``memory_dir`` (see the module docstring); ``user_id`` is validated."""
 
@@ -150,15 +177,8 @@ class FileBackend(EntriesBackend):
             return _os_error(exc)
         return _decode(data)
 
-    @contextmanager
-    def mutation(self, target: str) -> Iterator[EntriesTxn]:
-        path = self.path_for(target)
-        lock, real, st = self._lock_current(path)
-        try:
-            self.sweep_temp_files(real, resolved=True)
-            yield _FileTxn(self, path, real, self._read_locked(path, real, st))
-        finally:
-            lock.release()
+    def mutation(self, target: str) -> _Mutation:
+        return _Mutation(self, self.path_for(target))
 
     def close(self) -> None:
         """Close the held-open descriptors (read cache and sidecar locks); the backend stays usable."""

@@ -128,10 +128,13 @@ class ReadCache:
 
     def __init__(self) -> None:
         self._slots: dict[str, _Slot] = {}
+        #: Lookups that skipped the read / that had to read (bench/memory_ops.py prints them).
+        self.hits = self.misses = 0
 
     def fresh(self, path: str, st: os.stat_result, mode: str | None) -> Stored | None:
         """The cached state of ``path`` if the ``lstat`` result ``st`` (taken under the lock) proves it current."""
         slot = self._slots.get(path)
+        self.misses += 1
         if slot is None or mode is None or slot.fd is None:
             return None
         if stat_key(st) != slot.key:
@@ -143,6 +146,8 @@ class ReadCache:
             margin = FINE_MARGIN_NS if ctime % 1_000_000 else COARSE_MARGIN_NS
             if now < slot.taken_ns or ctime > slot.taken_ns - margin:
                 return None
+        self.misses -= 1
+        self.hits += 1
         return Stored(list(slot.entries), text=slot.text)
 
     def same_bytes(self, path: str, data: bytes) -> Stored | None:
