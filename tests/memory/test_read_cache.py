@@ -172,6 +172,8 @@ def test_tick_mode_trusts_a_validator_only_when_ctime_is_a_margin_older_than_the
     coarse = _st(ctime=(now // 1_000_000_000 - 1) * 1_000_000_000)  # whole seconds: a coarse file system
     c.keep("/m", spare_fd, coarse, now, b"x", ["x"], "x")
     assert c.fresh("/m", coarse, "tick") is None
+    c.keep("/m", spare_fd, coarse, now, b"x", ["x"], "x")
+    assert c.fresh("/m", coarse, "multigrain") is None  # whole seconds: multigrain cannot split one
     c.keep("/m", spare_fd, old, now + 10**12, b"x", ["x"], "x")  # the clock has gone back since
     assert c.fresh("/m", old, "tick") is None
     assert c.fresh("/m", old, None) is None  # untrusted file system: always re-read
@@ -225,3 +227,47 @@ def test_an_untrusted_file_system_rereads_every_time_and_holds_no_descriptor(
     _same_size_edit(path, "alpha", "gamma")
     assert s.add("memory", "next")["success"]
     assert path.read_text() == "remote gamma" + ENTRY_DELIMITER + "next"
+
+
+# ---------------------------------------------------------------- symlinks appearing and going
+def test_a_file_turned_into_a_symlink_between_writes_is_written_through_the_link(mem_dir: Path, tmp_path: Path) -> None:
+    s = MemoryStore(mem_dir)
+    link = mem_dir / "MEMORY.md"
+    assert s.add("memory", "local fact")["success"]  # cached: a regular file, its inode held open
+    shared = tmp_path / "dotfiles" / "MEMORY.md"
+    shared.parent.mkdir()
+    shared.write_text("shared fact")
+    link.unlink()
+    link.symlink_to(shared)
+    assert s.add("memory", "second")["success"]
+    assert link.is_symlink() and shared.read_text() == "shared fact" + ENTRY_DELIMITER + "second"
+    assert (shared.parent / "MEMORY.md.lock").exists()  # the lock went next to the real file
+    _same_size_edit(shared, "shared", "SHARED")  # an edit of the target behind the link
+    assert s.add("memory", "third")["success"]
+    assert shared.read_text().split(ENTRY_DELIMITER) == ["SHARED fact", "second", "third"]
+    link.unlink()  # and back to a plain file
+    link.write_text("plain again")
+    assert s.add("memory", "fourth")["success"]
+    assert not link.is_symlink() and link.read_text() == "plain again" + ENTRY_DELIMITER + "fourth"
+    assert shared.read_text().split(ENTRY_DELIMITER) == ["SHARED fact", "second", "third"]
+
+
+def test_after_a_failed_write_the_next_write_rereads_the_file(mem_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_memory.memory import filebackend
+
+    s = MemoryStore(mem_dir)
+    path = mem_dir / "MEMORY.md"
+    assert s.add("memory", "kept alpha")["success"]
+    real_fsync = os.fsync
+
+    def full_disk(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(filebackend.os, "fsync", full_disk)
+    with pytest.raises(Exception, match="No space left"):
+        s.add("memory", "lost")
+    monkeypatch.setattr(filebackend.os, "fsync", real_fsync)
+    assert path.read_text() == "kept alpha"
+    _same_size_edit(path, "alpha", "gamma")
+    assert s.add("memory", "next")["success"]
+    assert path.read_text() == "kept gamma" + ENTRY_DELIMITER + "next"

@@ -19,7 +19,9 @@ lock, one ``lstat`` of the path decides:
 
   - **multigrain timestamps** (Linux 6.13 and later on ext4, xfs, btrfs and tmpfs): once ctime has
     been read (our ``fstat``/``lstat``), the next change of that inode gets a fine-grained ctime
-    strictly after it (the kernel's documentation, ``filesystems/multigrain-ts``);
+    strictly after it (the kernel's documentation, ``filesystems/multigrain-ts``). Those times are
+    still cut to the file system's granularity, so a ctime without a sub-millisecond part (ext4
+    with 128-byte inodes keeps whole seconds) falls back to the tick rule below;
   - otherwise (**tick** mode, older kernels on the same file systems): the cached ctime must be at
     least :data:`FINE_MARGIN_NS` older than the moment the validator was taken
     (:data:`COARSE_MARGIN_NS` when ctime has no sub-millisecond part, i.e. a coarse file system),
@@ -140,11 +142,11 @@ class ReadCache:
         if stat_key(st) != slot.key:
             self.drop(path)
             return None
-        if mode != "multigrain":
-            now = time.time_ns()
-            ctime = slot.key[4]
-            margin = FINE_MARGIN_NS if ctime % 1_000_000 else COARSE_MARGIN_NS
-            if now < slot.taken_ns or ctime > slot.taken_ns - margin:
+        ctime = slot.key[4]
+        fine = ctime % 1_000_000  # 0: a file system storing whole milliseconds or seconds at best
+        if mode != "multigrain" or not fine:  # multigrain times are cut to the file system's granularity too
+            margin = FINE_MARGIN_NS if fine else COARSE_MARGIN_NS
+            if time.time_ns() < slot.taken_ns or ctime > slot.taken_ns - margin:
                 return None
         self.misses -= 1
         self.hits += 1
