@@ -271,3 +271,25 @@ def test_after_a_failed_write_the_next_write_rereads_the_file(mem_dir: Path, mon
     _same_size_edit(path, "alpha", "gamma")
     assert s.add("memory", "next")["success"]
     assert path.read_text() == "kept gamma" + ENTRY_DELIMITER + "next"
+
+
+def test_on_an_older_kernel_a_write_is_reread_until_its_ctime_is_a_margin_old(
+    mem_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tick mode end to end: the op right after a write re-reads; once the file is old enough, it is trusted."""
+    monkeypatch.setattr(filecache, "_modes", {})
+    monkeypatch.setattr(filecache, "_kernel_version", lambda: (6, 1))
+    s = MemoryStore(mem_dir)
+    cache = s.backend._cache  # type: ignore[attr-defined]
+    assert s.add("memory", "first")["success"]
+    if trust_mode(str(mem_dir)) != "tick":
+        pytest.fail(f"{mem_dir} is not on a local file system this test can use ({filecache._mount_fs(str(mem_dir))})")
+    assert s.add("memory", "first")["success"]  # a duplicate: no write, but the file was just written
+    assert (cache.hits, cache.misses) == (0, 1)  # the first add found no file: nothing to check
+    time.sleep(3 * FINE_MARGIN_NS / 1e9)
+    assert s.add("memory", "first")["success"]  # re-read (validator taken moments after the write) ...
+    assert s.add("memory", "first")["success"]  # ... and now trusted: the ctime is older than the margin
+    assert (cache.hits, cache.misses) == (1, 2)
+    _same_size_edit(mem_dir / "MEMORY.md", "first", "FIRST")
+    assert s.add("memory", "second")["success"]
+    assert (mem_dir / "MEMORY.md").read_text() == "FIRST" + ENTRY_DELIMITER + "second"
