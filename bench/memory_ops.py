@@ -39,6 +39,7 @@ Usage: ``python bench/memory_ops.py [--rounds N] [--dir DIR ...] [--no-reference
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import statistics
@@ -191,14 +192,7 @@ for s in seeds:
 mem_file = home / "memories" / "MEMORY.md"
 bare_file = home / "memories" / "BARE.md"
 times = {"add": [], "replace": [], "remove": [], "bare": []}
-def bare_write(path, data):
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".bare_", suffix=".tmp")
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+BARE_WRITE
 def measure(name, fn):
     t0 = time.perf_counter(); r = fn(); times[name].append(time.perf_counter() - t0)
     if not r.get("success"):
@@ -217,7 +211,8 @@ def run_reference(folder: str, rounds: int) -> dict:
     if not REFERENCE_PYTHON.exists():
         return {"skipped": f"{REFERENCE_PYTHON} is not installed (tests.plugins.fakes_ii.backends.ensure installs it)"}
     with tempfile.TemporaryDirectory(dir=folder) as d:
-        proc = subprocess.run([str(REFERENCE_PYTHON), "-c", _REFERENCE_LOOP, d, str(rounds), json.dumps(SEEDS)],
+        code = _REFERENCE_LOOP.replace("BARE_WRITE", inspect.getsource(bare_write))  # the very same baseline
+        proc = subprocess.run([str(REFERENCE_PYTHON), "-c", code, d, str(rounds), json.dumps(SEEDS)],
                               capture_output=True, text=True, timeout=3600, cwd=d)
     if proc.returncode != 0:
         return {"error": proc.stderr.strip()[-2000:]}
