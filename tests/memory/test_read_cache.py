@@ -293,3 +293,4 @@ def test_on_an_older_kernel_a_write_is_reread_until_its_ctime_is_a_margin_old(
     _same_size_edit(mem_dir / "MEMORY.md", "first", "FIRST")
     assert s.add("memory", "second")["success"]
     assert (mem_dir / "MEMORY.md").read_text() == "FIRST" + ENTRY_DELIMITER + "second"
+

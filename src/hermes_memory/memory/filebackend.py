@@ -391,7 +391,9 @@ class FileBackend(EntriesBackend):
                 except OSError:
                     pass
         # Written: what follows only feeds the cache; a failure here must not report a failed write.
-        stored = _decode(data)  # exactly what a re-read would give (BOM, CR and duplicates included)
+        # Exactly what a re-read would give: a BOM or CR would be normalised by the read, so only
+        # then is the text decoded again from the bytes.
+        stored = _decode(data) if "\r" in text or text.startswith("\ufeff") else Stored(parse_entries(text), text=text)
         try:
             taken = time.time_ns()
             st = os.fstat(fd) if fd is not None else None
