@@ -5,8 +5,11 @@
   it is refused and the bytes stay as they are.
 * Every mutation takes the sidecar lock ``<file>.lock`` (:class:`.lock.SidecarLock`: ``flock`` plus a
   thread lock, mode 0600, a symlinked lock is refused), re-reads the file under the lock (so
-  concurrent writers and hand edits merge), then writes a temp file in the same directory, fsyncs it
-  and ``os.replace``-s it over the file.
+  concurrent writers and hand edits merge; skipped when one ``lstat`` under the lock proves the file
+  is the one last read or written, :mod:`.filecache`), then writes a temp file in the same
+  directory, fsyncs it and ``os.replace``-s it over the file (system calls: ``open``, ``write``,
+  ``fsync``, ``rename``, plus one ``fstat`` for the cache's validator; no directory fsync, like the
+  reference agent and a bare atomic write).
 * A symlinked ``MEMORY.md`` stays a symlink: the lock and the temp file go next to the resolved
   target, so homes whose files link to one shared file serialise on one lock.
 * With ``user_id`` (gateway mode) ``USER.md`` lives in ``users/<user_id>/`` while ``MEMORY.md``
