@@ -3,29 +3,47 @@
 Each round adds an entry, replaces it and removes it again (the store keeps ten seed entries, so
 every write is the same size class). Right after each store op, the *same bytes* the store wrote
 are written by a bare ``mkstemp + write + fsync + os.replace`` in the same folder, so both sides
-see the same disk and the same moment. Prints JSON with medians (milliseconds) and the ratio
-``median(op) / median(bare)``; the goal is a ratio of at most 1.5 (the lock, the re-read under
-the lock, the parse and the threat scan must cost little next to the fsync).
+see the same disk and the same moment. Medians are microseconds; the ratio is
+``median(op) / median(bare)`` and the goal is at most 1.5 (issue 13 §6): the lock, the check that
+the file did not change, the threat scan and the bookkeeping must cost little next to the write.
 
-``breakdown_us`` times the parts of an op in the same run, each on its own (medians, microseconds):
-``lock`` (acquire + release of the store's sidecar lock), ``scan`` (the threat scan of the note,
-uncached), ``read`` (re-read and parse of the file under the lock), ``write`` (the store's own
-temp-write + fsync + rename), and ``fixed_cpu`` = median(op) - median(bare).
+**What "fast disk" means here.** The ratio depends on what a durable write costs on the disk, so
+every ``--dir`` is measured and reported on its own, all in one run (default: ``/dev/shm`` and the
+system temp folder):
 
-``fs`` names the file system of DIR. On tmpfs (``--dir /dev/shm``, the "fast disk" of issue 13 §6)
-``fsync`` costs nothing, so the bare write is only its system calls (~50-60 us) and every
-microsecond of Python in an op shows in the ratio; on a disk the fsync dominates both sides.
+* ``tmpfs`` (``/dev/shm``): not a disk. ``fsync`` is free, so the bare write is only its system
+  calls and the ratio shows every microsecond of Python: the worst case for the ratio, a bound no
+  disk can beat;
+* a real disk (``/tmp``, ``/work``): the fsync dominates both sides. On a RAM-backed ext4 (a loop
+  device on tmpfs: a journal commit with no device latency, the fastest any ext4 disk can be) the
+  bare write is a few hundred microseconds; on SSDs behind a hypervisor it is milliseconds.
 
-Usage: ``python bench/memory_ops.py [--rounds N] [--dir DIR]`` (DIR must be on the disk to measure;
-default: the system temp folder).
+``breakeven_bare_us`` = 2 x ``fixed_cpu``: the ratio is within 1.5 on any disk whose bare durable
+write takes at least that long.
+
+``breakdown_us`` times parts of an op in the same run, each on its own (medians): ``lock``
+(acquire + release of the sidecar lock), ``critical_section`` (lock, the ``lstat`` under it and the
+read-cache check: what a write pays before it decides), ``read_miss`` (a full re-read and parse,
+paid only when the read cache cannot prove the file unchanged), ``scan`` (the threat scan of the
+note, uncached), ``write`` (the store's temp-write + fsync + rename), and ``fixed_cpu`` =
+median(op) - median(bare). ``read_cache`` counts the ops that skipped the re-read (``hits``) and
+names the cache's trust mode for the folder (``multigrain``, ``tick`` or ``null``: always re-read).
+
+``reference`` runs the same rounds through the reference agent's own ``MemoryStore`` (its venv,
+``~/.cache/hermes-memory/backends/hermes-agent-0.19.0``) in the same folder, with its own bare
+writes beside it; ``--no-reference`` skips it.
+
+Usage: ``python bench/memory_ops.py [--rounds N] [--dir DIR ...] [--no-reference]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -35,8 +53,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from hermes_memory.memory import MemoryStore  # noqa: E402
 from hermes_memory.memory import scan as scan_mod  # noqa: E402
+from hermes_memory.memory.filecache import trust_mode  # noqa: E402
 
-GOAL_RATIO = 1.5  # issue 2: store ops at most 1.5x a bare temp-write + fsync + rename
+GOAL_RATIO = 1.5  # issue 13 §6: store ops at most 1.5x a bare temp-write + fsync + rename
+REFERENCE_PYTHON = Path.home() / ".cache/hermes-memory/backends/hermes-agent-0.19.0/bin/python"
+
+SEEDS = [f"Seed fact {i}: the deploy host uses port {8000 + i} behind nginx" for i in range(10)]
 
 
 def bare_write(path: Path, data: bytes) -> None:
@@ -52,11 +74,11 @@ def bare_write(path: Path, data: bytes) -> None:
 def _fs_type(path: str) -> str:
     """The file system type of the mount holding ``path`` (``/proc/mounts``; "unknown" elsewhere)."""
     best, kind = "", "unknown"
+    real = os.path.realpath(path).rstrip("/") + "/"
     try:
         with open("/proc/mounts", encoding="utf-8") as f:
             for line in f:
                 parts = line.split()
-                real = os.path.realpath(path).rstrip("/") + "/"
                 if len(parts) > 2 and real.startswith(parts[1].rstrip("/") + "/") and len(parts[1]) > len(best):
                     best, kind = parts[1], parts[2]
     except OSError:
@@ -64,21 +86,50 @@ def _fs_type(path: str) -> str:
     return kind
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=200, help="add+replace+remove rounds (default 200)")
-    ap.add_argument("--dir", default=None, help="folder on the disk to measure (default: system temp)")
-    args = ap.parse_args()
+def _us(xs: list[float]) -> float:
+    return round(statistics.median(xs) * 1e6, 1)
 
-    with tempfile.TemporaryDirectory(dir=args.dir) as d:
+
+def _summary(times: dict[str, list[float]]) -> dict:
+    med = {k: statistics.median(v) for k, v in times.items()}
+    ops_all = times["add"] + times["replace"] + times["remove"]
+    ratio_all = round(statistics.median(ops_all) / med["bare"], 3)
+    fixed = statistics.median(ops_all) - med["bare"]
+    return {
+        "median_us": {k: round(v * 1e6, 1) for k, v in med.items()},
+        "ratio": {k: round(med[k] / med["bare"], 3) for k in ("add", "replace", "remove")},
+        "ratio_all_ops": ratio_all,
+        "meets_goal": ratio_all <= GOAL_RATIO,
+        "fixed_cpu_us": round(fixed * 1e6, 1),
+        "breakeven_bare_us": round(2 * fixed * 1e6, 1),
+    }
+
+
+FAST_DISK = (
+    "The ratio depends on what a durable write costs, so each folder is reported on its own: on tmpfs fsync is "
+    "free and the ratio shows every microsecond of CPU (no disk is faster: the worst case for the ratio); on a disk "
+    "the fsync dominates. The goal holds on any disk whose bare write takes at least breakeven_bare_us."
+)
+
+
+def _kind(fs: str) -> str:
+    if fs in ("tmpfs", "ramfs"):
+        return "memory (not a disk: fsync is free, CPU dominates)"
+    return "disk (fsync reaches the device or, for a RAM-backed loop device, the journal)"
+
+
+def run_ours(folder: str, rounds: int) -> dict:
+    with tempfile.TemporaryDirectory(dir=folder) as d:
         mem = Path(d) / "memories"
         store = MemoryStore(mem)
-        for i in range(10):
-            store.add("memory", f"Seed fact {i}: the deploy host uses port {8000 + i} behind nginx")
+        for seed in SEEDS:
+            store.add("memory", seed)
         store.load_from_disk()
+        backend = store._file_backend()
         mem_file = mem / "MEMORY.md"
         bare_file = mem / "BARE.md"
         times: dict[str, list[float]] = {"add": [], "replace": [], "remove": [], "bare": []}
+        parts: dict[str, list[float]] = {"lock": [], "critical_section": [], "read_miss": [], "scan": [], "write": []}
 
         def measure(name: str, fn) -> None:
             t0 = time.perf_counter()
@@ -91,48 +142,103 @@ def main() -> None:
             bare_write(bare_file, data)
             times["bare"].append(time.perf_counter() - t0)
 
-        parts: dict[str, list[float]] = {"lock": [], "scan": [], "read": [], "write": []}
-
         def part(name: str, fn) -> None:
             t0 = time.perf_counter()
             fn()
             parts[name].append(time.perf_counter() - t0)
 
         def lock_cycle() -> None:
-            with store._locked(mem_file):
+            backend._acquire(str(mem_file)).release()
+
+        def critical_section() -> None:
+            with backend.mutation("memory"):
                 pass
 
-        for i in range(args.rounds):
+        hits0, misses0 = backend._cache.hits, backend._cache.misses
+        for i in range(rounds):
             note = f"Round {i}: user prefers concise answers and metric units"
             measure("add", lambda note=note: store.add("memory", note))
             measure("replace", lambda i=i: store.replace("memory", f"Round {i}:", f"Round {i}: user prefers short answers"))
             measure("remove", lambda i=i: store.remove("memory", f"Round {i}:"))
+        hits, misses = backend._cache.hits - hits0, backend._cache.misses - misses0
+        for i in range(rounds):
+            note = f"Round {i}: user prefers concise answers and metric units"
             part("lock", lock_cycle)
+            part("critical_section", critical_section)
+            part("read_miss", lambda: store._read("memory"))
             part("scan", lambda note=note: scan_mod._scan(note + " (uncached)"))
-            part("read", lambda: store._read("memory"))
             text = mem_file.read_text(encoding="utf-8")
             part("write", lambda text=text: store._write(mem_file, text))
         file_chars = len(mem_file.read_text(encoding="utf-8"))
+        mode = trust_mode(str(mem))
+    out = _summary(times)
+    out["breakdown_us"] = {**{k: _us(v) for k, v in parts.items()}, "fixed_cpu": out["fixed_cpu_us"]}
+    out["read_cache"] = {"mode": mode, "hits": hits, "misses": misses}
+    out["file_chars"] = file_chars
+    return out
 
-    ms = {k: statistics.median(v) * 1000 for k, v in times.items()}
-    ops_all = times["add"] + times["replace"] + times["remove"]
-    ratio_all = round(statistics.median(ops_all) * 1000 / ms["bare"], 3)
-    out = {
-        "rounds": args.rounds,
-        "dir": args.dir or tempfile.gettempdir(),
-        "fs": _fs_type(args.dir or tempfile.gettempdir()),
-        "median_ms": {k: round(v, 4) for k, v in ms.items()},
-        "ratio": {k: round(ms[k] / ms["bare"], 3) for k in ("add", "replace", "remove")},
-        "ratio_all_ops": ratio_all,
-        "goal_ratio_max": GOAL_RATIO,
-        "meets_goal": ratio_all <= GOAL_RATIO,
-        "file_chars": file_chars,
-        "breakdown_us": {
-            **{k: round(statistics.median(v) * 1e6, 1) for k, v in parts.items()},
-            "fixed_cpu": round((statistics.median(ops_all) - statistics.median(times["bare"])) * 1e6, 1),
-        },
-    }
-    print(json.dumps(out, indent=2))
+
+_REFERENCE_LOOP = r"""
+import json, os, statistics, sys, tempfile, time
+from pathlib import Path
+home, rounds = Path(sys.argv[1]), int(sys.argv[2])
+os.environ["HERMES_HOME"] = str(home)
+from tools.memory_tool import MemoryStore
+seeds = json.loads(sys.argv[3])
+store = MemoryStore()
+store.load_from_disk()
+for s in seeds:
+    store.add("memory", s)
+mem_file = home / "memories" / "MEMORY.md"
+bare_file = home / "memories" / "BARE.md"
+times = {"add": [], "replace": [], "remove": [], "bare": []}
+BARE_WRITE
+def measure(name, fn):
+    t0 = time.perf_counter(); r = fn(); times[name].append(time.perf_counter() - t0)
+    if not r.get("success"):
+        raise SystemExit(f"{name} failed: {r}")
+    data = mem_file.read_bytes()
+    t0 = time.perf_counter(); bare_write(bare_file, data); times["bare"].append(time.perf_counter() - t0)
+for i in range(rounds):
+    measure("add", lambda: store.add("memory", f"Round {i}: user prefers concise answers and metric units"))
+    measure("replace", lambda: store.replace("memory", f"Round {i}:", f"Round {i}: user prefers short answers"))
+    measure("remove", lambda: store.remove("memory", f"Round {i}:"))
+print(json.dumps(times))
+"""
+
+
+def run_reference(folder: str, rounds: int) -> dict:
+    if not REFERENCE_PYTHON.exists():
+        return {"skipped": f"{REFERENCE_PYTHON} is not installed (tests.plugins.fakes_ii.backends.ensure installs it)"}
+    with tempfile.TemporaryDirectory(dir=folder) as d:
+        code = _REFERENCE_LOOP.replace("BARE_WRITE", inspect.getsource(bare_write))  # the very same baseline
+        proc = subprocess.run([str(REFERENCE_PYTHON), "-c", code, d, str(rounds), json.dumps(SEEDS)],
+                              capture_output=True, text=True, timeout=3600, cwd=d)
+    if proc.returncode != 0:
+        return {"error": proc.stderr.strip()[-2000:]}
+    return _summary(json.loads(proc.stdout.strip().splitlines()[-1]))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=300, help="add+replace+remove rounds per folder (default 300)")
+    ap.add_argument("--dir", action="append", default=None,
+                    help="folder on a file system to measure; repeat for several (default: /dev/shm and the system temp)")
+    ap.add_argument("--no-reference", action="store_true", help="skip the reference agent's MemoryStore")
+    args = ap.parse_args()
+    dirs = args.dir or [d for d in ("/dev/shm", tempfile.gettempdir()) if os.path.isdir(d)]
+    runs = []
+    for folder in dirs:
+        fs = _fs_type(folder)
+        run = {"dir": folder, "fs": fs, "kind": _kind(fs), "rounds": args.rounds, **run_ours(folder, args.rounds)}
+        if not args.no_reference:
+            run["reference"] = run_reference(folder, args.rounds)
+        runs.append(run)
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        load = None
+    print(json.dumps({"goal_ratio_max": GOAL_RATIO, "fast_disk": FAST_DISK, "load_avg_1m": load, "cpus": os.cpu_count(), "runs": runs}, indent=2))
 
 
 if __name__ == "__main__":

@@ -336,16 +336,16 @@ def test_os_error_on_read_refuses_mutation(mem_dir: Path, monkeypatch: pytest.Mo
     s = MemoryStore(mem_dir)
     from hermes_memory.memory import filebackend as store_mod
 
-    real = store_mod._read_all
+    real = store_mod._read_fd
     calls = {"n": 0}
 
-    def flaky(p: Path) -> bytes:
-        if p == path and calls["n"] == 0:
+    def flaky(fd: int) -> bytes:  # the read under the lock (a failing disk, an access-control change)
+        if calls["n"] == 0:
             calls["n"] += 1
             raise PermissionError(13, "Permission denied")
-        return real(p)
+        return real(fd)
 
-    monkeypatch.setattr(store_mod, "_read_all", flaky)
+    monkeypatch.setattr(store_mod, "_read_fd", flaky)
     r = s.add("memory", "fact B")
     assert r["success"] is False and "could not be read" in r["error"]
     assert path.read_text() == "fact A"

@@ -73,10 +73,12 @@ def match_key(text: str) -> str:
 
 def parse_entries(text: str) -> list[str]:
     """Split file text into entries: split on the full delimiter, strip, drop empties, dedupe (first kept)."""
+    pieces = [piece.strip() for piece in normalise_newlines(text).split(ENTRY_DELIMITER)]
+    if "" not in pieces and len(set(pieces)) == len(pieces):
+        return pieces  # the form this store writes: nothing to drop (the common case, one pass)
     seen: set[str] = set()
     out: list[str] = []
-    for piece in normalise_newlines(text).split(ENTRY_DELIMITER):
-        piece = piece.strip()
+    for piece in pieces:
         if piece and piece not in seen:
             seen.add(piece)
             out.append(piece)
@@ -87,7 +89,7 @@ def joined_len(entries: Sequence[str]) -> int:
     """Characters of ``"\\n§\\n".join(entries)`` without building the string."""
     if not entries:
         return 0
-    return sum(len(e) for e in entries) + len(ENTRY_DELIMITER) * (len(entries) - 1)
+    return sum(map(len, entries)) + len(ENTRY_DELIMITER) * (len(entries) - 1)
 
 
 def usage_text(chars: int, limit: int) -> str:
@@ -160,6 +162,8 @@ def drift_reason(text: str, entries: Sequence[str], limit: int) -> tuple[str, in
     too_big = [e for e in entries if len(e) > limit]
     if too_big:
         return "too_big", len(too_big[0])
+    if text == ENTRY_DELIMITER.join(entries):
+        return None  # equal lengths: no piece was stripped, dropped or deduplicated by the parse
     pieces = [p.strip() for p in text.split(ENTRY_DELIMITER)]
     canonical = ENTRY_DELIMITER.join(p for p in pieces if p)
     if canonical != text.strip():

@@ -5,8 +5,11 @@
   it is refused and the bytes stay as they are.
 * Every mutation takes the sidecar lock ``<file>.lock`` (:class:`.lock.SidecarLock`: ``flock`` plus a
   thread lock, mode 0600, a symlinked lock is refused), re-reads the file under the lock (so
-  concurrent writers and hand edits merge), then writes a temp file in the same directory, fsyncs it
-  and ``os.replace``-s it over the file.
+  concurrent writers and hand edits merge; skipped when one ``lstat`` under the lock proves the file
+  is the one last read or written, :mod:`.filecache`), then writes a temp file in the same
+  directory, fsyncs it and ``os.replace``-s it over the file (system calls: ``open``, ``write``,
+  ``fsync``, ``rename``, plus one ``fstat`` for the cache's validator; no directory fsync, like the
+  reference agent and a bare atomic write).
 * A symlinked ``MEMORY.md`` stays a symlink: the lock and the temp file go next to the resolved
   target, so homes whose files link to one shared file serialise on one lock.
 * With ``user_id`` (gateway mode) ``USER.md`` lives in ``users/<user_id>/`` while ``MEMORY.md``
@@ -18,6 +21,7 @@ from __future__ import annotations
 import errno
 import glob
 import os
+import stat
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -26,30 +30,50 @@ from pathlib import Path
 from hermes_memory.errors import MemoryStoreError
 from hermes_memory.memory.backend import EntriesBackend, EntriesTxn, Stored
 from hermes_memory.memory.entries import ENTRY_DELIMITER, normalise_newlines, parse_entries, validate_user_id
+from hermes_memory.memory.filecache import ReadCache, trust_mode
 from hermes_memory.memory.lock import LockSymlinkError, LockTimeout, SidecarLock
 
 #: Seconds a mutation waits for the sidecar lock (a write holds it for milliseconds; ours, not the reference's).
 LOCK_TIMEOUT_S = 30.0
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
 
 
 class LockFileError(MemoryStoreError, OSError):
     """The sidecar lock file is unsafe (a symlink) or cannot be created, opened or locked. Nothing was written."""
 
 
-def _read_all(path: Path) -> bytes:
+def _read_all(path: str | Path) -> bytes:
     """The bytes of ``path`` (``os.open`` + ``os.read``: fewer layers than ``Path.read_bytes``)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(path, _READ_FLAGS)
     try:
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks)
+        return _read_fd(fd)
     finally:
         os.close(fd)
+
+
+def _read_fd(fd: int) -> bytes:
+    """Everything from ``fd``'s position to its end."""
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _decode(data: bytes) -> Stored:
+    """Parse the bytes of a memory file (BOM and CR line ends accepted); invalid UTF-8 sets ``error``."""
+    try:
+        text = normalise_newlines(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        return Stored([], error=f"not valid UTF-8 at byte {exc.start}")
+    return Stored(parse_entries(text), text=text)
+
+
+def _os_error(exc: OSError) -> Stored:
+    return Stored([], error=f"{type(exc).__name__}: {exc.strerror or exc}")
 
 
 def _mkdir_private(folder: Path) -> None:
@@ -73,15 +97,42 @@ def real_path(path: Path) -> Path:
 
 
 class _FileTxn(EntriesTxn):
-    def __init__(self, backend: FileBackend, path: Path, real: Path, stored: Stored) -> None:
+    def __init__(self, backend: FileBackend, path: Path, real: str, stored: Stored) -> None:
         self._backend, self._path, self._real, self.stored = backend, path, real, stored
 
     def save(self, entries: Sequence[str]) -> None:
-        self._backend.write(self._real, ENTRY_DELIMITER.join(entries), resolved=True)
+        self._backend._save(self._real, self._path, ENTRY_DELIMITER.join(entries))
 
     def backup(self) -> tuple[str, str]:
         copy = backup_file(self._path)
         return copy.name, str(copy)
+
+
+class _Mutation:
+    """The critical section of :meth:`FileBackend.mutation` (a plain class: no generator per write)."""
+
+    __slots__ = ("_backend", "_path", "_lock")
+
+    def __init__(self, backend: FileBackend, path: Path) -> None:
+        self._backend, self._path = backend, path
+        self._lock: SidecarLock | None = None
+
+    def __enter__(self) -> EntriesTxn:
+        backend, path = self._backend, self._path
+        lock, real, st = backend._lock_current(path)
+        self._lock = lock
+        try:
+            backend.sweep_temp_files(real, resolved=True)
+            return _FileTxn(backend, path, real, backend._read_locked(path, real, st))
+        except BaseException:
+            self._lock = None
+            lock.release()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            lock.release()
 
 
 class FileBackend(EntriesBackend):
@@ -96,40 +147,47 @@ class FileBackend(EntriesBackend):
         self._locks: dict[str, SidecarLock] = {}
         self._swept: set[str] = set()
         self._tmp_seq = 0
+        self._paths: dict[str, Path] = {}
+        self._reals: dict[str, str] = {}  # a file's path -> the real file locked last time (symlinks)
+        self._cache = ReadCache()
 
     # ------------------------------------------------------------------ the interface
     def path_for(self, target: str) -> Path:
         """The file of ``target`` (``"user"`` -> USER.md, per user in gateway mode; else MEMORY.md)."""
-        if target == "user":
-            if self.user_id is not None:
-                return self.memory_dir / "users" / self.user_id / "USER.md"
-            return self.memory_dir / "USER.md"
-        return self.memory_dir / "MEMORY.md"
+        path = self._paths.get(target)
+        if path is None:
+            if target == "user":
+                folder = self.memory_dir / "users" / self.user_id if self.user_id is not None else self.memory_dir
+                path = folder / "USER.md"
+            else:
+                path = self.memory_dir / "MEMORY.md"
+            self._paths[target] = path
+        return path
 
     def location(self, target: str) -> str:
         return str(self.path_for(target))
 
     def read(self, target: str) -> Stored:
-        path = self.path_for(target)
+        return self._read_path(self.path_for(target))
+
+    @staticmethod
+    def _read_path(path: Path) -> Stored:
         try:
             data = _read_all(path)
         except FileNotFoundError:
             return Stored([])
         except OSError as exc:
-            return Stored([], error=f"{type(exc).__name__}: {exc.strerror or exc}")
-        try:
-            text = normalise_newlines(data.decode("utf-8-sig"))
-        except UnicodeDecodeError as exc:
-            return Stored([], error=f"not valid UTF-8 at byte {exc.start}")
-        return Stored(parse_entries(text), text=text)
+            return _os_error(exc)
+        return _decode(data)
 
-    @contextmanager
-    def mutation(self, target: str) -> Iterator[EntriesTxn]:
-        path = self.path_for(target)
-        real = real_path(path)
-        with self.locked(real, resolved=True):
-            self.sweep_temp_files(real, resolved=True)
-            yield _FileTxn(self, path, real, self.read(target))
+    def mutation(self, target: str) -> _Mutation:
+        return _Mutation(self, self.path_for(target))
+
+    def close(self) -> None:
+        """Close the held-open descriptors (read cache and sidecar locks); the backend stays usable."""
+        self._cache.close()
+        for lock in self._locks.values():
+            lock.close()
 
     def drift_fix(self, target: str, reason: str, limit: int, backup_name: str) -> str:
         path = self.path_for(target)
@@ -157,29 +215,81 @@ class FileBackend(EntriesBackend):
                 continue  # not a folder this store made; never followed
         return out
 
-    # ------------------------------------------------------------------ locking
-    def _lock_for(self, path: Path) -> SidecarLock:
-        key = str(path)
-        lock = self._locks.get(key)
-        if lock is None:
-            lock = SidecarLock(f"{path}.lock", mode=0o600)
-            self._locks[key] = lock
-        return lock
+    # ------------------------------------------------------------------ reading under the lock
+    def _lock_current(self, path: Path) -> tuple[SidecarLock, str, os.stat_result | None]:
+        """Lock the file ``path`` really is now and ``lstat`` it under that lock: ``(lock, real, lstat)``.
 
-    @contextmanager
-    def locked(self, path: Path, *, resolved: bool = False) -> Iterator[None]:
-        """Hold the sidecar lock of ``path`` (raises :class:`LockFileError`; ``resolved``: ``path`` is real)."""
-        # The sidecar sits next to the file really written, so two homes whose MEMORY.md links to
-        # one shared file serialise on one lock (a lock per link lost updates, and one writer's
-        # temp sweep deleted the other's live temp file).
-        path = path if resolved else real_path(path)
-        lock_path = f"{path}.lock"
-        lock = self._lock_for(path)
+        The lock sits next to the real file (see :meth:`locked`); which file that is, is checked
+        again under the lock (one ``lstat``, which is also the read cache's validator), so a
+        symlink made or removed meanwhile sends us round to the right lock.
+        """
+        spath = os.fspath(path)
+        real = self._reals.get(spath, spath)
+        while True:
+            lock = self._acquire(real)
+            try:
+                try:
+                    st: os.stat_result | None = os.lstat(spath)
+                except OSError:
+                    st = None  # missing or unreadable: the read says which
+                now = os.path.realpath(spath) if st is not None and stat.S_ISLNK(st.st_mode) else spath
+            except BaseException:
+                lock.release()
+                raise
+            if now == real:
+                return lock, real, st
+            lock.release()
+            self._reals[spath] = real = now
+
+    def _read_locked(self, path: Path, real: str, st: os.stat_result | None) -> Stored:
+        """The state of ``path`` under its lock: the read cache when ``st`` proves it current, else a read."""
+        cache = self._cache
+        if st is None or not stat.S_ISREG(st.st_mode):  # missing, a symlink, something odd: plain read
+            cache.drop(real)
+            return self._read_path(path)
+        mode = trust_mode(os.path.dirname(real), st.st_dev)
+        hit = cache.fresh(real, st, mode)
+        if hit is not None:
+            return hit
+        try:
+            fd = os.open(real, _READ_FLAGS)
+        except FileNotFoundError:
+            cache.drop(real)
+            return Stored([])
+        except OSError as exc:
+            cache.drop(real)
+            return _os_error(exc)
+        kept = False
+        try:
+            taken = time.time_ns()
+            fst = os.fstat(fd) if mode else None  # before the read: a change after it shows in the validator
+            data = _read_fd(fd)
+            stored = cache.same_bytes(real, data) or _decode(data)
+            if stored.error is None:
+                cache.keep(real, fd if mode else None, fst, taken, data, stored.entries, stored.text)
+                kept = mode is not None
+            else:
+                cache.drop(real)
+            return stored
+        except OSError as exc:
+            cache.drop(real)
+            return _os_error(exc)
+        finally:
+            if not kept:
+                os.close(fd)
+
+    # ------------------------------------------------------------------ locking
+    def _acquire(self, real: str) -> SidecarLock:
+        """Take the sidecar lock of the real file ``real``; raises :class:`LockFileError` (nothing written)."""
+        lock = self._locks.get(real)
+        lock_path = f"{real}.lock"
+        if lock is None:
+            lock = self._locks[real] = SidecarLock(lock_path, mode=0o600)
         try:
             try:
                 lock.acquire(timeout=self.lock_timeout_s)
             except FileNotFoundError:  # first write into a new home: create the folder, then retry
-                _mkdir_private(path.parent)
+                _mkdir_private(Path(real).parent)
                 lock.acquire(timeout=self.lock_timeout_s)
         except LockSymlinkError as exc:
             raise LockFileError(
@@ -196,8 +306,17 @@ class FileBackend(EntriesBackend):
             raise LockFileError(
                 exc.errno or errno.EIO,
                 f"cannot use lock file {lock_path}: {exc.strerror or exc}. Nothing was written; make "
-                f"{path.parent} a writable folder and retry.",
+                f"{os.path.dirname(real)} a writable folder and retry.",
             ) from exc
+        return lock
+
+    @contextmanager
+    def locked(self, path: Path, *, resolved: bool = False) -> Iterator[None]:
+        """Hold the sidecar lock of ``path`` (raises :class:`LockFileError`; ``resolved``: ``path`` is real)."""
+        # The sidecar sits next to the file really written, so two homes whose MEMORY.md links to
+        # one shared file serialise on one lock (a lock per link lost updates, and one writer's
+        # temp sweep deleted the other's live temp file).
+        lock = self._acquire(os.fspath(path if resolved else real_path(path)))
         try:
             yield
         finally:
@@ -205,23 +324,23 @@ class FileBackend(EntriesBackend):
 
     # ------------------------------------------------------------------ writing
     @staticmethod
-    def _temp_prefix(path: Path) -> str:
-        return f".mem_{path.name}."
+    def _temp_prefix(name: str) -> str:
+        return f".mem_{name}."
 
-    def sweep_temp_files(self, path: Path, *, resolved: bool = False) -> None:
+    def sweep_temp_files(self, path: str | Path, *, resolved: bool = False) -> None:
         """Delete temp files left by a writer of ``path`` that crashed (once per backend and file).
 
         Runs under the file's lock: every writer holds that lock while its temp file exists, so any
         temp file with this file's prefix found now belongs to a dead writer.
         """
-        real = path if resolved else real_path(path)
-        key = str(real)
+        key = os.fspath(path if resolved else real_path(Path(path)))
         if key in self._swept:
             return
         self._swept.add(key)
-        prefix = self._temp_prefix(real)
+        folder, name = os.path.split(key)
+        prefix = self._temp_prefix(name)
         try:
-            with os.scandir(real.parent) as it:
+            with os.scandir(folder or ".") as it:
                 stale = [e.path for e in it if e.name.startswith(prefix) and e.name.endswith(".tmp")]
         except OSError:
             return
@@ -239,43 +358,69 @@ class FileBackend(EntriesBackend):
         and those are swept). ``resolved``: ``path`` is already the real file. Raises
         :class:`MemoryStoreError` when the write fails (the old file is unchanged).
         """
-        real = path if resolved else real_path(path)
+        self._save(os.fspath(path if resolved else real_path(path)), path, text)
+
+    def _save(self, real: str, path: Path, text: str) -> None:
+        """:meth:`write` of ``text`` to the real file ``real`` (``path`` names it in errors), keeping the cache.
+
+        System calls: ``open`` (O_EXCL), ``write``, ``fsync``, ``rename``; then, where the read cache
+        is trusted, ``fstat`` of the still-open new inode (its validator) instead of ``close``.
+        """
         data = text.encode("utf-8")
-        tmp = None
+        cache = self._cache
+        mode = trust_mode(os.path.dirname(real))
+        tmp = fd = None
         try:
             fd, tmp = self._open_temp(real)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                os.fsync(fd)
-            finally:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+            if mode is None:  # nothing to keep open: close first, as a plain atomic write does
                 os.close(fd)
+                fd = None
             os.replace(tmp, real)
             tmp = None
         except OSError as exc:
+            cache.drop(real)
             raise MemoryStoreError(f"Failed to write memory file {path}: {exc}. The old file is unchanged.") from exc
         finally:
             if tmp is not None:
+                if fd is not None:
+                    os.close(fd)
+                    fd = None
                 try:
                     os.unlink(tmp)
                 except OSError:
                     pass
+        # Written: what follows only feeds the cache; a failure here must not report a failed write.
+        # Exactly what a re-read would give: a BOM or CR would be normalised by the read, so only
+        # then is the text decoded again from the bytes.
+        stored = _decode(data) if "\r" in text or text.startswith("\ufeff") else Stored(parse_entries(text), text=text)
+        try:
+            taken = time.time_ns()
+            st = os.fstat(fd) if fd is not None else None
+        except OSError:
+            cache.drop(real)
+            os.close(fd)  # type: ignore[arg-type]
+            return
+        cache.keep(real, fd, st, taken, data, stored.entries, stored.text)
 
-    def _open_temp(self, real: Path) -> tuple[int, str]:
+    def _open_temp(self, real: str) -> tuple[int, str]:
         """Create and open a fresh temp file next to ``real`` (its folder is made on first use)."""
-        prefix = os.path.join(os.fspath(real.parent), self._temp_prefix(real))
+        folder, name = os.path.split(real)
+        prefix = os.path.join(folder, self._temp_prefix(name))
         for attempt in range(100):
             self._tmp_seq += 1
-            name = f"{prefix}{os.getpid()}.{self._tmp_seq}.tmp"
+            tmp = f"{prefix}{os.getpid()}.{self._tmp_seq}.tmp"
             try:
-                return os.open(name, _TEMP_FLAGS, 0o600), name
+                return os.open(tmp, _TEMP_FLAGS, 0o600), tmp
             except FileExistsError:
                 continue
             except FileNotFoundError:
                 if attempt:
                     raise
-                _mkdir_private(real.parent)
+                _mkdir_private(Path(folder))
         raise FileExistsError(errno.EEXIST, f"no free temp file name next to {real}")
 
 

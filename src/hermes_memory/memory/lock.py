@@ -75,6 +75,27 @@ class SidecarLock:
     # -------------------------------------------------------------- public
     def acquire(self, timeout: float) -> None:
         """Take the lock, waiting at most ``timeout`` seconds (see the class docstring for errors)."""
+        fd = self._fd
+        if fd is not None and self._pid == os.getpid() and self._depth == 0 and self._thread_lock.acquire(False):
+            # The common case in one frame: free in this process, descriptor open. Same checks as
+            # _flock: the flock, then one lstat proving the path is still our inode, no symlink,
+            # and no group/other permission bits (else the general path below fixes or refuses).
+            if self._depth == 0:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    pass
+                else:
+                    try:
+                        st = os.lstat(self.lock_path)
+                    except OSError:
+                        st = None
+                    if st is not None and (st.st_dev, st.st_ino) == self._ino and not st.st_mode & 0o077 \
+                            and not stat.S_ISLNK(st.st_mode):
+                        self._depth = 1
+                        return
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+            self._thread_lock.release()
         deadline = time.monotonic() + timeout
         if self._fd is not None and self._pid != os.getpid():
             # A forked child: the inherited descriptor shares the parent's open file description
