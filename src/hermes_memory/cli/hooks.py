@@ -23,7 +23,7 @@ from rich.table import Table
 
 from hermes_memory.cli.common import EXIT_USAGE, console, err_console, fail, print_json, state
 from hermes_memory.cli.hookrun import run_hook_command
-from hermes_memory.hooks.clients import CLIENTS, SCOPES, get_client
+from hermes_memory.hooks.clients import CLIENTS, SCOPES, ClientSpec, get_client
 from hermes_memory.hooks.settings import (
     DEFAULT_RECALL_BUDGET,
     HooksError,
@@ -41,7 +41,7 @@ ProjectOpt = Annotated[Path | None, typer.Option("--project-dir", help="Project 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
-def _settings_path(client_name: str, scope: str, project: Path | None) -> tuple[object, Path]:
+def _settings_path(client_name: str, scope: str, project: Path | None) -> tuple[ClientSpec, Path]:
     try:
         client = get_client(client_name)
         return client, client.settings_path(scope, project)
@@ -70,7 +70,7 @@ def register(app: typer.Typer) -> None:
         groups = planned_groups(spec, home=str(st.home.root) if st.home_arg else None,
                                 budget=recall_budget)
         try:
-            change, _before, after = install(path, groups, st.home.root, dry_run=dry_run)
+            change, _before, after = install(path, groups, st.home.root, dry_run=dry_run, client=spec)
         except HooksError as exc:
             fail(str(exc))
         data = {**change.as_dict(), "client": client, "scope": scope, "dry_run": dry_run,
@@ -84,7 +84,9 @@ def register(app: typer.Typer) -> None:
         if dry_run:
             console.print(after, markup=False, highlight=False)
         elif change.changed:
-            console.print(f"Start a new {spec.title} session to use them (`hermes-memory hooks status` "  # type: ignore[attr-defined]
+            if change.backup is not None:
+                console.print(f"the file as it was: {escape(str(change.backup))}", highlight=False)
+            console.print(f"Start a new {spec.title} session to use them (`hermes-memory hooks status` "
                           "checks them; `hermes-memory hooks uninstall` removes them).", highlight=False)
 
     @app.command("uninstall")
@@ -97,9 +99,9 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Remove our hooks from the client's settings.json (nothing else is touched)."""
-        _spec, path = _settings_path(client, scope, project_dir)
+        spec, path = _settings_path(client, scope, project_dir)
         try:
-            change, _before, _after = uninstall(path, state(ctx).home.root, dry_run=dry_run)
+            change, _before, _after = uninstall(path, state(ctx).home.root, dry_run=dry_run, client=spec)
         except HooksError as exc:
             fail(str(exc))
         if as_json:
@@ -112,6 +114,8 @@ def register(app: typer.Typer) -> None:
         what = " (file deleted: it held nothing else)" if change.deleted else ""
         console.print(f"{verb} hermes-memory hooks ({', '.join(change.events)}) from {escape(str(path))}{what}",
                       highlight=False)
+        if change.backup is not None:
+            console.print(f"the file as it was: {escape(str(change.backup))}", highlight=False)
 
     @app.command("status")
     def status_cmd(
