@@ -91,8 +91,20 @@ def masked_settings(values: dict[str, Any], secret_keys: set[str] = frozenset())
 # --------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ProviderProblem:
+    """The configured external provider ``name`` could not be loaded: ``error`` is the
+    :class:`~hermes_memory.errors.ProviderError` message (what failed and how to fix it)."""
+
+    name: str
+    error: str
+
+
 class Backend:
     """The dashboard's view of one data home, over the layers of a :class:`MemoryServer`.
+
+    ``provider_problem``: the configured provider failed to load, so ``server`` runs on built-in
+    memory only (``hermes-memory ui`` starts anyway); pages and ``/api/providers`` show the error.
 
     ``server``: the MCP memory server of ``serve --transport http`` (or the one ``hermes-memory ui``
     opens for itself); its ``state.db`` connection, config and provider are shared, so a write here
@@ -100,10 +112,11 @@ class Backend:
     the dashboard started (what a session starting then saw).
     """
 
-    def __init__(self, server: MemoryServer) -> None:
+    def __init__(self, server: MemoryServer, provider_problem: ProviderProblem | None = None) -> None:
         from hermes_memory.mcp.server import render_snapshot
 
         self.server = server
+        self.provider_problem = provider_problem
         self.home = server.home
         self.config = server.config
         self.db = server.db
@@ -418,7 +431,8 @@ class Backend:
         from hermes_memory.config import provider_section, read_env_file
         from hermes_memory.providers.discovery import discover_memory_providers
 
-        name = self.config.memory.provider.strip() or None
+        problem = self.provider_problem
+        name = (problem.name if problem else self.config.memory.provider.strip()) or None
         provider = self.server.provider
         try:
             infos = [i.as_dict() for i in discover_memory_providers(self.home.root)]
@@ -427,6 +441,8 @@ class Backend:
             infos = [{"name": "?", "description": f"discovery failed: {type(exc).__name__}: {exc}",
                       "available": False, "reason": str(exc), "source": "", "location": ""}]
         status: dict[str, Any] = {"loaded": provider is not None, "name": getattr(provider, "name", name)}
+        if problem is not None:
+            status["error"] = problem.error
         fields: list[dict[str, Any]] = []
         secret_keys: set[str] = set()
         env_vars: set[str] = set()
