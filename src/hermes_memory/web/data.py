@@ -360,30 +360,16 @@ class Backend:
         """Numbers behind the Insights charts.
 
         ``tokens_per_day``: ``[{"day": "YYYY-MM-DD", "cached_input", "uncached_input", "output",
-        "sessions"}]`` for the last ``days`` UTC days (a session's counters count on the day it
-        started; ``input_tokens`` holds all input, cached or not, so uncached = input - cache reads).
+        "sessions"}]`` for the last ``days`` UTC days: a session's counters are spread over the
+        days its replies were written (:mod:`hermes_memory.web.tokens`; ``sessions``: started that day).
         ``totals``: the same sums over all time plus ``cache_share`` (cache reads / input, 0..1).
         ``sources``: ``[{"source", "sessions"}]``, most first. ``memory_usage``: ``[{"t", "target",
         "chars", "limit", "percent", "session_id"}]`` oldest first -- see :meth:`memory_history`.
         """
+        from hermes_memory.web.tokens import tokens_per_day
+
         today = today or datetime.now(tz=UTC).date()
-        first = today - timedelta(days=days - 1)
-        since = datetime(first.year, first.month, first.day, tzinfo=UTC).timestamp()
-        day = ("to_char(to_timestamp(started_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
-               if getattr(self.db, "backend", "sqlite") == "postgres" else "date(started_at, 'unixepoch')")
-        rows = self.db._read(
-            f"SELECT {day} AS day, count(*) AS n, sum(coalesce(input_tokens, 0)) AS inp, "
-            "sum(coalesce(cache_read_tokens, 0)) AS cached, sum(coalesce(output_tokens, 0)) AS outp "
-            "FROM sessions WHERE started_at >= ? GROUP BY day", (since,))
-        by_day = {r["day"]: r for r in rows}
-        per_day = []
-        for i in range(days):
-            d = (first + timedelta(days=i)).isoformat()
-            r = by_day.get(d)
-            inp, cached, outp, n = (int(r["inp"]), int(r["cached"]), int(r["outp"]), int(r["n"])) if r else (0, 0, 0, 0)
-            cached = min(cached, inp) if inp else cached
-            per_day.append({"day": d, "cached_input": cached, "uncached_input": max(0, inp - cached),
-                            "output": outp, "sessions": n})
+        per_day = tokens_per_day(self.db, today - timedelta(days=days - 1), days)
         t = self.db._read("SELECT count(*) AS n, sum(coalesce(input_tokens, 0)) AS inp, "
                           "sum(coalesce(cache_read_tokens, 0)) AS cached, sum(coalesce(output_tokens, 0)) AS outp, "
                           "sum(coalesce(cache_write_tokens, 0)) AS written FROM sessions")[0]
