@@ -36,7 +36,8 @@ to >= 0 exactly as the Hermes Agent clamps them), an unknown ``prompt_caching.ca
 ``"5m"``, a boolean the Hermes Agent reads loosely is read its way; each such fix adds a warning
 (``HermesConfig.warnings``, one line naming the file and the key) that the CLI prints once. A value
 neither program accepts raises :class:`~hermes_memory.errors.ConfigError` whose message names the
-file, the dotted key and what is allowed.
+file, the dotted key and what is allowed (for a YAML boolean where a word belongs, how to quote it:
+:mod:`hermes_memory.config_yaml`).
 """
 
 from __future__ import annotations
@@ -53,9 +54,10 @@ import annotated_types
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, field_validator
 
+from hermes_memory.config_yaml import describe_error, yaml_bools
 from hermes_memory.errors import ConfigError
 from hermes_memory.fsutil import atomic_write_text
-from hermes_memory.storage import StorageConfig, redact_url
+from hermes_memory.storage import StorageConfig
 
 _log = logging.getLogger(__name__)
 
@@ -209,24 +211,6 @@ _REFERENCE_TRUTHY_BOOLS = {"memory.memory_enabled", "memory.user_profile_enabled
 _BOOL = TypeAdapter(bool)
 
 
-def _describe_error(path: Path, err: ValidationError) -> str:
-    lines = [f"invalid configuration in {path}:"]
-    for item in err.errors():
-        key = ".".join(str(p) for p in item["loc"])
-        ctx = item.get("ctx") or {}
-        allowed = ""
-        if "expected" in ctx:
-            allowed = f" (allowed: {ctx['expected']})"
-        elif item["type"].startswith(("greater", "less")):
-            allowed = f" (allowed: {item['msg'].lower().replace('input should be ', '')})"
-        got = item.get("input")
-        if key == "storage.url" and isinstance(got, str):
-            got = redact_url(got)  # the message may be printed: never the password
-        lines.append(f"  {key}: {item['msg']}{allowed}; got {got!r}")
-    lines.append("Fix the value in that file or delete the key to use the default.")
-    return "\n".join(lines)
-
-
 def _bounds(field: Any) -> tuple[float | None, float | None]:
     lo = hi = None
     for m in field.metadata:
@@ -378,6 +362,7 @@ def _prepare(data: dict[str, Any], path: Path) -> tuple[dict[str, Any], list[str
             continue  # validation names the key and the expected mapping
         section = data[name] = dict(section)
         _nulls_to_defaults(name, cls, section, path, warnings)
+        yaml_bools(name, cls, section, path, warnings)
         _loose_bools(name, section, path, warnings)
         _clamp_numbers(name, cls, section, path, warnings)
     caching = data["prompt_caching"]
@@ -396,7 +381,7 @@ def _validate(data: Any, path: Path) -> HermesConfig:
     try:
         cfg = HermesConfig.model_validate(prepared)
     except ValidationError as exc:
-        raise ConfigError(_describe_error(path, exc)) from exc
+        raise ConfigError(describe_error(path, exc)) from exc
     cfg._warnings = warnings
     for line in warnings:
         _log.debug("config: %s", line)
