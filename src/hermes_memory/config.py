@@ -7,7 +7,8 @@ keeps) loads unchanged; sections and keys we do not use are kept and ignored.
 * ``memory:``          memory_enabled, user_profile_enabled, memory_char_limit (2200 chars),
                        user_char_limit (1375 chars), nudge_interval (10 user turns, 0 = off),
                        flush_min_turns (6 user turns), provider ("" = built-in only)
-* ``compression:``     enabled, threshold (0.50 of the context length), target_ratio (0.20),
+* ``compression:``     enabled, threshold (0.50 of the context length; 0 or below: the Hermes
+                       Agent's lowest trigger, with a warning), target_ratio (0.20),
                        protect_first_n (3), protect_last_n (20 messages), summary_model (""),
                        threshold_tokens (null), min_tail_user_messages (1),
                        abort_on_summary_failure (false), fallback_on_summary_failure (false)
@@ -83,7 +84,7 @@ class CompressionConfig(_Section):
     """``compression:`` section. ``threshold`` and ``target_ratio`` are fractions."""
 
     enabled: bool = True
-    threshold: float = Field(0.50, gt=0.0, le=1.0)
+    threshold: float = Field(0.50, ge=0.0, le=1.0)  # 0: the reference's lowest trigger, not "never"
     # 0.10..0.80: the bounds the Hermes Agent's ContextCompressor clamps summary_target_ratio to.
     target_ratio: float = Field(0.20, ge=0.10, le=0.80)
     protect_first_n: int = Field(3, ge=0)
@@ -224,7 +225,7 @@ def _bounds(field: Any) -> tuple[float | None, float | None]:
 def _clamp_numbers(name: str, cls: type[BaseModel], raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
     """Clamp convertible numbers outside a field's inclusive bounds to the bound (with a warning).
 
-    Values that do not convert, or break an exclusive bound (``threshold <= 0``), are left for
+    Values that do not convert, or break an exclusive bound (``model.timeout <= 0``), are left for
     validation to refuse.
     """
     for key, field in cls.model_fields.items():
@@ -248,6 +249,17 @@ def _clamp_numbers(name: str, cls: type[BaseModel], raw: dict[str, Any], path: P
         side = "below the minimum" if new == lo else "above the maximum"
         warnings.append(f"{path}: {dotted}: {raw[key]!r} is {side}; using {new} ({why})")
         raw[key] = new
+
+
+def _threshold_floor(raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
+    """``compression.threshold`` 0 or below: the Hermes Agent compresses at its lowest trigger then
+    (never "never", never an error), so it becomes 0, which the compressor reads that way."""
+    value = raw.get("threshold")
+    if isinstance(value, int | float) and not isinstance(value, bool) and value <= 0:
+        warnings.append(f"{path}: compression.threshold: {value!r} is not above 0; compressing at the Hermes "
+                        "Agent's lowest trigger (75% of a window under 512K tokens, at least 64,000 tokens), "
+                        "as it does; compression.enabled: false turns compression off")
+        raw["threshold"] = 0.0
 
 
 def _nulls_to_defaults(name: str, cls: type[BaseModel], raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
@@ -364,6 +376,8 @@ def _prepare(data: dict[str, Any], path: Path) -> tuple[dict[str, Any], list[str
         _nulls_to_defaults(name, cls, section, path, warnings)
         yaml_bools(name, cls, section, path, warnings)
         _loose_bools(name, section, path, warnings)
+        if name == "compression":
+            _threshold_floor(section, path, warnings)
         _clamp_numbers(name, cls, section, path, warnings)
     caching = data["prompt_caching"]
     ttl = caching.get("cache_ttl") if isinstance(caching, dict) else None
