@@ -159,7 +159,8 @@ class Backend:
     def memory_view(self, user_id: str | None) -> dict[str, Any]:
         """Both blocks of ``user_id``'s view (``None``: the default profile), live from disk.
 
-        ``{"user_id", "profiles", "targets": {"memory"|"user": {"file", "entries": [str], "usage":
+        ``{"user_id", "profiles", "profiles_dir" (their folder; None: rows in the database), "targets":
+        {"memory"|"user": {"file", "entries": [str], "usage":
         MemoryStore.usage(), "enabled": bool}}, "live_snapshot", "started_snapshot"}``.
         """
         from hermes_memory.mcp.server import render_snapshot
@@ -176,7 +177,11 @@ class Backend:
                 "usage": store.usage(target),
                 "enabled": enabled,
             }
+        from hermes_memory.storage import resolve_storage
+
+        on_pg = resolve_storage(self.config, self.home.root).is_postgres
         return {"user_id": user_id, "fixed_user": self.fixed_user_id is not None, "profiles": self.profile_ids(),
+                "profiles_dir": None if on_pg else "memories/users/",
                 "targets": targets, "live_snapshot": render_snapshot(store),
                 "started_snapshot": self.started_snapshot}
 
