@@ -64,7 +64,7 @@ def register(app: typer.Typer) -> None:
         dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
         as_json: JsonOpt = False,
     ) -> None:
-        """Install the memory hooks into the client's settings.json (other settings kept byte for byte)."""
+        """Install the memory hooks into the client's settings.json (other settings and comments kept byte for byte; the old file backed up)."""
         spec, path = _settings_path(client, scope, project_dir)
         st = state(ctx)
         groups = planned_groups(spec, home=str(st.home.root) if st.home_arg else None,

@@ -52,7 +52,7 @@ def register(app: typer.Typer) -> None:
         no_open: Annotated[bool, typer.Option("--no-open", help="Do not open a browser.")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print the URL as JSON.")] = False,
     ) -> None:
-        """Open the dashboard: memory, sessions, insights and providers of this home."""
+        """Open the dashboard: memory, sessions, insights and providers of this home (it starts even when the configured provider fails to load, and shows why)."""
         from hermes_memory.httpguard import base_url, bind_refusal
         from hermes_memory.mcp.server import MemoryServer
         from hermes_memory.web.data import ProviderProblem
