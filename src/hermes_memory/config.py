@@ -7,7 +7,8 @@ keeps) loads unchanged; sections and keys we do not use are kept and ignored.
 * ``memory:``          memory_enabled, user_profile_enabled, memory_char_limit (2200 chars),
                        user_char_limit (1375 chars), nudge_interval (10 user turns, 0 = off),
                        flush_min_turns (6 user turns), provider ("" = built-in only)
-* ``compression:``     enabled, threshold (0.50 of the context length), target_ratio (0.20),
+* ``compression:``     enabled, threshold (0.50 of the context length; 0 or below: the Hermes
+                       Agent's lowest trigger, with a warning), target_ratio (0.20),
                        protect_first_n (3), protect_last_n (20 messages), summary_model (""),
                        threshold_tokens (null), min_tail_user_messages (1),
                        abort_on_summary_failure (false), fallback_on_summary_failure (false)
@@ -36,7 +37,8 @@ to >= 0 exactly as the Hermes Agent clamps them), an unknown ``prompt_caching.ca
 ``"5m"``, a boolean the Hermes Agent reads loosely is read its way; each such fix adds a warning
 (``HermesConfig.warnings``, one line naming the file and the key) that the CLI prints once. A value
 neither program accepts raises :class:`~hermes_memory.errors.ConfigError` whose message names the
-file, the dotted key and what is allowed.
+file, the dotted key and what is allowed (for a YAML boolean where a word belongs, how to quote it:
+:mod:`hermes_memory.config_yaml`).
 """
 
 from __future__ import annotations
@@ -53,9 +55,10 @@ import annotated_types
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, field_validator
 
+from hermes_memory.config_yaml import describe_error, yaml_bools
 from hermes_memory.errors import ConfigError
 from hermes_memory.fsutil import atomic_write_text
-from hermes_memory.storage import StorageConfig, redact_url
+from hermes_memory.storage import StorageConfig
 
 _log = logging.getLogger(__name__)
 DEFAULT_MEMORY_CHAR_LIMIT, DEFAULT_USER_CHAR_LIMIT = 2200, 1375  # chars of MEMORY.md, USER.md: the reference's
@@ -82,7 +85,7 @@ class CompressionConfig(_Section):
     """``compression:`` section. ``threshold`` and ``target_ratio`` are fractions."""
 
     enabled: bool = True
-    threshold: float = Field(0.50, gt=0.0, le=1.0)
+    threshold: float = Field(0.50, ge=0.0, le=1.0)  # 0: the reference's lowest trigger, not "never"
     # 0.10..0.80: the bounds the Hermes Agent's ContextCompressor clamps summary_target_ratio to.
     target_ratio: float = Field(0.20, ge=0.10, le=0.80)
     protect_first_n: int = Field(3, ge=0)
@@ -210,24 +213,6 @@ _REFERENCE_TRUTHY_BOOLS = {"memory.memory_enabled", "memory.user_profile_enabled
 _BOOL = TypeAdapter(bool)
 
 
-def _describe_error(path: Path, err: ValidationError) -> str:
-    lines = [f"invalid configuration in {path}:"]
-    for item in err.errors():
-        key = ".".join(str(p) for p in item["loc"])
-        ctx = item.get("ctx") or {}
-        allowed = ""
-        if "expected" in ctx:
-            allowed = f" (allowed: {ctx['expected']})"
-        elif item["type"].startswith(("greater", "less")):
-            allowed = f" (allowed: {item['msg'].lower().replace('input should be ', '')})"
-        got = item.get("input")
-        if key == "storage.url" and isinstance(got, str):
-            got = redact_url(got)  # the message may be printed: never the password
-        lines.append(f"  {key}: {item['msg']}{allowed}; got {got!r}")
-    lines.append("Fix the value in that file or delete the key to use the default.")
-    return "\n".join(lines)
-
-
 def _bounds(field: Any) -> tuple[float | None, float | None]:
     lo = hi = cast("float | None", None)
     for m in field.metadata:  # the numeric fields' bounds are numbers (Field(ge=..., le=...))
@@ -241,7 +226,7 @@ def _bounds(field: Any) -> tuple[float | None, float | None]:
 def _clamp_numbers(name: str, cls: type[BaseModel], raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
     """Clamp convertible numbers outside a field's inclusive bounds to the bound (with a warning).
 
-    Values that do not convert, or break an exclusive bound (``threshold <= 0``), are left for
+    Values that do not convert, or break an exclusive bound (``model.timeout <= 0``), are left for
     validation to refuse.
     """
     for key, field in cls.model_fields.items():
@@ -265,6 +250,17 @@ def _clamp_numbers(name: str, cls: type[BaseModel], raw: dict[str, Any], path: P
         side = "below the minimum" if new == lo else "above the maximum"
         warnings.append(f"{path}: {dotted}: {raw[key]!r} is {side}; using {new} ({why})")
         raw[key] = new
+
+
+def _threshold_floor(raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
+    """``compression.threshold`` 0 or below: the Hermes Agent compresses at its lowest trigger then
+    (never "never", never an error), so it becomes 0, which the compressor reads that way."""
+    value = raw.get("threshold")
+    if isinstance(value, int | float) and not isinstance(value, bool) and value <= 0:
+        warnings.append(f"{path}: compression.threshold: {value!r} is not above 0; compressing at the Hermes "
+                        "Agent's lowest trigger (75% of a window under 512K tokens, at least 64,000 tokens), "
+                        "as it does; compression.enabled: false turns compression off")
+        raw["threshold"] = 0.0
 
 
 def _nulls_to_defaults(name: str, cls: type[BaseModel], raw: dict[str, Any], path: Path, warnings: list[str]) -> None:
@@ -379,7 +375,10 @@ def _prepare(data: dict[str, Any], path: Path) -> tuple[dict[str, Any], list[str
             continue  # validation names the key and the expected mapping
         section = data[name] = dict(section)
         _nulls_to_defaults(name, cls, section, path, warnings)
+        yaml_bools(name, cls, section, path, warnings)
         _loose_bools(name, section, path, warnings)
+        if name == "compression":
+            _threshold_floor(section, path, warnings)
         _clamp_numbers(name, cls, section, path, warnings)
     caching = data["prompt_caching"]
     ttl = caching.get("cache_ttl") if isinstance(caching, dict) else None
@@ -397,7 +396,7 @@ def _validate(data: Any, path: Path) -> HermesConfig:
     try:
         cfg = HermesConfig.model_validate(prepared)
     except ValidationError as exc:
-        raise ConfigError(_describe_error(path, exc)) from exc
+        raise ConfigError(describe_error(path, exc)) from exc
     cfg._warnings = warnings
     for line in warnings:
         _log.debug("config: %s", line)

@@ -79,3 +79,42 @@ def test_real_gemini_cli_request_carries_snapshot_and_recall_and_turns_are_recor
         firsts = {db.get_messages(s["id"])[0]["content"] for s in sessions}
     # the prompt as the user typed it: the snapshot the CLI prefixed to it is not recorded
     assert firsts == {"Remember: our staging cluster is named quokka-seven.", "What is our staging cluster named?"}
+
+
+def test_real_gemini_cli_runs_our_hooks_from_a_settings_file_with_comments(tmp_path: Path, hermes_home: Path) -> None:
+    """Gemini CLI reads settings with comments; after install it still reads the file (our entries
+    included: the snapshot reaches the model) and every comment of the user's is still there."""
+    import os
+    import subprocess
+
+    from hermes_memory.hooks.jsonedit import comment_spans
+    from tests.hooks.fake_gemini import FakeGeminiServer
+    from tests.hooks.npm_cli import ensure_gemini
+
+    exe = ensure_gemini()
+    home = tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True)
+    settings = home / ".gemini" / "settings.json"
+    text = ('// my Gemini CLI settings\n{\n  /* hooks must be on for hermes-memory */\n'
+            '  "hooksConfig": {"enabled": true}, // since 0.2x\n'
+            '  "privacy": {"usageStatisticsEnabled": false},\n'
+            '  "security": {"auth": {"selectedType": "gemini-api-key"}} // API key from the env\n}\n')
+    settings.write_text(text)
+    project = tmp_path / "proj"
+    project.mkdir()
+    env = {**os.environ, "HOME": str(home), "HERMES_HOME": str(hermes_home), "GEMINI_API_KEY": "local-test-key",
+           "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    assert cli("memory", "add", "--target", "user", "The user's dog is called Biscuit.", env=env).returncode == 0
+    r = cli("hooks", "install", "gemini-cli", env=env)
+    assert r.returncode == 0, r.stderr
+    edited = settings.read_text()
+    assert [edited[s:e] for s, e in comment_spans(edited)] == [text[s:e] for s, e in comment_spans(text)]
+    with FakeGeminiServer(default="Noted.") as server:
+        env["GOOGLE_GEMINI_BASE_URL"] = server.url
+        r = subprocess.run([exe, "-p", "What is my dog called?"], env=env, cwd=project, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-2000:]
+        bodies = [json.dumps(q["body"]) for q in server.requests]
+    assert any("The user's dog is called Biscuit." in b for b in bodies)
+    assert cli("hooks", "uninstall", "gemini-cli", env=env).returncode == 0
+    assert settings.read_text() == text

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from hermes_memory.sessions.browse import PAGE_COLUMNS, SessionQuery
-from tests.sessions.conftest import raw_write
+from tests.sessions.backend_sql import raw_write
 
 DAY = 86400.0
 T0 = 1_700_000_000.0  # 2023-11-14 22:13:20 UTC
@@ -67,10 +67,13 @@ def test_filter_values_previews_and_lineage_views(db: Any) -> None:
 
 def test_token_sums_per_day_and_source_and_memory_prompts(db: Any) -> None:
     _seed(db)
-    by_day = db.tokens_by_day(T0 + DAY)
-    assert by_day == {"2023-11-15": {"sessions": 1, "input": 7, "cache_read": 0, "output": 3},
-                      "2023-11-16": {"sessions": 1, "input": 0, "cache_read": 0, "output": 0}}
-    assert db.tokens_by_day(T0)["2023-11-14"]["input"] == 100
+    rows = {r["id"]: r for r in db.session_tokens_since(T0 + DAY)}
+    assert rows["b"] == {"id": "b", "day": "2023-11-15", "input": 7, "cache_read": 0, "output": 3,
+                         "started_in_window": True}
+    assert rows["c"]["day"] == "2023-11-16" and rows["c"]["input"] == 0
+    assert rows["a"]["started_in_window"] is False  # still open, so it may have run in the window
+    days = {(r["session_id"], r["day"]): (r["replies"], r["messages"]) for r in db.message_days_since(T0)}
+    assert sum(r for r, _m in days.values()) == 1 and sum(m for _r, m in days.values()) == 3
     assert db.token_totals() == {"sessions": 3, "input": 107, "cache_read": 40, "cache_write": 5, "output": 13}
     assert db.sessions_per_source() == [("cli", 2), ("telegram", 1)]
     [row] = db.sessions_with_memory_blocks(10)

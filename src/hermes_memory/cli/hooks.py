@@ -64,13 +64,13 @@ def register(app: typer.Typer) -> None:
         dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
         as_json: JsonOpt = False,
     ) -> None:
-        """Install the memory hooks into the client's settings.json (other settings kept byte for byte)."""
+        """Install the memory hooks into the client's settings.json (other settings and comments kept byte for byte; the old file backed up)."""
         spec, path = _settings_path(client, scope, project_dir)
         st = state(ctx)
         groups = planned_groups(spec, home=str(st.home.root) if st.home_arg else None,
                                 budget=recall_budget)
         try:
-            change, _before, after = install(path, groups, st.home.root, dry_run=dry_run)
+            change, _before, after = install(path, groups, st.home.root, dry_run=dry_run, client=spec)
         except HooksError as exc:
             fail(str(exc))
         data = {**change.as_dict(), "client": client, "scope": scope, "dry_run": dry_run,
@@ -84,6 +84,8 @@ def register(app: typer.Typer) -> None:
         if dry_run:
             console.print(after, markup=False, highlight=False)
         elif change.changed:
+            if change.backup is not None:
+                console.print(f"the file as it was: {escape(str(change.backup))}", highlight=False)
             console.print(f"Start a new {spec.title} session to use them (`hermes-memory hooks status` "
                           "checks them; `hermes-memory hooks uninstall` removes them).", highlight=False)
 
@@ -97,9 +99,9 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Remove our hooks from the client's settings.json (nothing else is touched)."""
-        _spec, path = _settings_path(client, scope, project_dir)
+        spec, path = _settings_path(client, scope, project_dir)
         try:
-            change, _before, _after = uninstall(path, state(ctx).home.root, dry_run=dry_run)
+            change, _before, _after = uninstall(path, state(ctx).home.root, dry_run=dry_run, client=spec)
         except HooksError as exc:
             fail(str(exc))
         if as_json:
@@ -112,6 +114,8 @@ def register(app: typer.Typer) -> None:
         what = " (file deleted: it held nothing else)" if change.deleted else ""
         console.print(f"{verb} hermes-memory hooks ({', '.join(change.events)}) from {escape(str(path))}{what}",
                       highlight=False)
+        if change.backup is not None:
+            console.print(f"the file as it was: {escape(str(change.backup))}", highlight=False)
 
     @app.command("status")
     def status_cmd(

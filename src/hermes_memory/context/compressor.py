@@ -119,6 +119,18 @@ MAX_SUMMARY_TOKENS_CAP = 10_000
 INEFFECTIVE_LIMIT = 2
 
 
+def lowest_trigger_tokens(context_length: int) -> int:
+    """Where the Hermes Agent 0.19 starts compressing when ``compression.threshold`` is 0 or
+    below (its floors, measured on its ``ContextCompressor``): 75 % of a window under 512K tokens,
+    but at least 64,000 tokens (its ``MINIMUM_CONTEXT_LENGTH``); when that floor reaches the window
+    (windows under about 85K), 85 % of it. Tokens; never 0 and never the whole window."""
+    pct = 0.75 if context_length < 512_000 else 0.0
+    tokens = max(int(context_length * pct), 64_000)
+    if tokens >= context_length:
+        tokens = min(int(context_length * 0.85), context_length - 1)
+    return max(1, tokens)
+
+
 
 
 
@@ -146,7 +158,8 @@ class ContextCompressor:
     config.threshold)``; ``tail_token_budget = int(threshold_tokens * target_ratio)``;
     ``max_summary_tokens = min(int(context_length * 0.05), 10_000)``. This is the reference's
     OLDER threshold rule; the NEWEST one's 64K floor is left out because it exceeds small local
-    models' windows.
+    models' windows. A ``threshold`` of 0 means what it means to the reference, its lowest
+    trigger (:func:`lowest_trigger_tokens`), not "never" (``enabled: false`` turns compression off).
     """
 
     name = "compressor"
@@ -169,6 +182,8 @@ class ContextCompressor:
         self.fallback_max_chars = fallback_max_chars
         if self.config.threshold_tokens:
             self.threshold_tokens = min(int(self.config.threshold_tokens), context_length)
+        elif self.config.threshold <= 0:  # not "never": the reference's floor (enabled: false is off)
+            self.threshold_tokens = lowest_trigger_tokens(context_length)
         else:
             self.threshold_tokens = max(1, int(context_length * self.config.threshold))
         self.tail_token_budget = max(1, int(self.threshold_tokens * self.config.target_ratio))

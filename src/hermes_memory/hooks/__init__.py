@@ -8,6 +8,7 @@ memory logic of its own.
 
 * :mod:`.clients`  -- Claude Code and Gemini CLI: settings locations, events, timeouts.
 * :mod:`.settings` -- install / uninstall / list our entries in a ``settings.json``, byte for byte.
-* :mod:`.jsonedit` -- the span-preserving JSON text edits behind it.
+* :mod:`.jsonedit` -- the span-preserving JSON (and JSON-with-comments) text edits behind it.
+* :mod:`.backups`  -- copies of a settings file as it was before each change.
 * :mod:`.runtime`  -- one hook call: snapshot, recall, transcript import, session end.
 """

@@ -9,7 +9,9 @@ Claude Code (its hooks reference, code.claude.com/docs/en/hooks): settings in
 ``$CLAUDE_CONFIG_DIR`` or ``~/.claude`` (user) and ``.claude/`` of the project; ``timeout`` in
 seconds. Gemini CLI (geminicli.com/docs/hooks/reference): settings in ``~/.gemini`` (user) and
 ``.gemini/`` of the project; ``timeout`` in milliseconds; ``BeforeAgent`` is its prompt event
-and ``AfterAgent`` carries the turn (``prompt``, ``prompt_response``).
+and ``AfterAgent`` carries the turn (``prompt``, ``prompt_response``). Gemini CLI's settings may
+hold ``//`` and ``/* */`` comments (no trailing commas, no byte-order mark: it hands the text with
+comments blanked to ``JSON.parse``); Claude Code's must be plain JSON.
 
 Actions: ``snapshot`` (context for the session), ``recall`` (context for one prompt), ``import``
 (read the transcript into state.db), ``end`` (import, then end the session), ``record`` (store the
@@ -44,6 +46,9 @@ class ClientSpec:
     session_prefix: str
     source: str
     transcript_kind: str | None
+    settings_comments: bool = False
+    """Whether the client reads ``//`` and ``/* */`` comments in its settings file (Gemini CLI
+    strips them before ``JSON.parse``; Claude Code rejects a file that has any)."""
     context_tag: str | None = None
     """Tag the client wraps hook-added context in when it hands the prompt back to later hooks
     (Gemini CLI: ``<hook_context>``); removed before a prompt is searched or recorded."""
@@ -105,6 +110,7 @@ GEMINI_CLI = ClientSpec(
     session_prefix="gemini-",
     source="gemini_cli",
     transcript_kind=None,  # its transcript is recorded turn by turn from AfterAgent
+    settings_comments=True,  # its settings loader: JSON.parse(stripJsonComments(text)), 0.61.0
     context_tag="hook_context",  # measured with Gemini CLI 0.61: SessionStart context prefixes the prompt
 )
 

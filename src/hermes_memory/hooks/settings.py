@@ -5,7 +5,8 @@ so the command runs unchanged). Entries are found by that marker, so installing 
 ours (one per event, whatever command an earlier install wrote) and uninstalling removes only ours.
 
 Byte for byte: edits go through :mod:`hermes_memory.hooks.jsonedit`, which changes only the text of
-the members added or removed. Our group is appended at the end of the event's list (the event, or
+the members added or removed, and never a comment (Gemini CLI's settings may hold ``//`` and
+``/* */`` comments: :attr:`ClientSpec.settings_comments`). Our group is appended at the end of the event's list (the event, or
 ``hooks`` itself, is created at the end of its object when missing); removing it is the exact
 inverse, so install then uninstall leaves the file byte-identical (a file the install created is
 deleted again; an empty or whitespace-only file is treated as ``{}`` and given back as it was).
@@ -13,9 +14,11 @@ Whether a container was empty before we filled it is remembered in
 ``$HERMES_HOME/hooks/installs.json`` so uninstall can put back exactly what it held.
 
 Writes are atomic (temporary file in the same folder, ``fsync``, ``os.replace``; a symlinked
-settings file is written through to its target, mode kept; a read-only one is refused). A file
-that is not a JSON object, or whose ``hooks`` (or an event in it) has the wrong type, is refused
-with :class:`HooksError` and left byte-identical. The file is read again just before the replace; if the client changed it in
+settings file is written through to its target, mode kept; a read-only one is refused), and the
+file as it was is first copied to ``$HERMES_HOME/hooks/backups/`` (the last :data:`BACKUPS_KEPT`
+per settings file). A file the client itself cannot read (not a JSON object; a comment where the
+client allows none; a trailing comma or, for Gemini CLI, a byte-order mark), or whose ``hooks`` (or
+an event in it) has the wrong type, is refused with :class:`HooksError` and left byte-identical. The file is read again just before the replace; if the client changed it in
 the meantime the edit is redone on the new text.
 """
 
@@ -32,6 +35,7 @@ from typing import Any
 from hermes_memory.errors import HermesMemoryError
 from hermes_memory.fsutil import atomic_write_text
 from hermes_memory.hooks import jsonedit
+from hermes_memory.hooks.backups import save_backup
 from hermes_memory.hooks.clients import ClientSpec
 
 MARKER = "# hermes-memory:managed"
@@ -39,6 +43,9 @@ MARKER = "# hermes-memory:managed"
 
 DEFAULT_RECALL_BUDGET = 1.0
 """Seconds the prompt hook may spend on recall before it gives up and injects nothing."""
+
+BACKUPS_KEPT = 5
+"""Backups kept per settings file under ``$HERMES_HOME/hooks/backups/`` (older ones are deleted)."""
 
 _BOM = "\ufeff"
 
@@ -58,11 +65,14 @@ class Change:
     events: list[str] = field(default_factory=list)
     before_sha256: str | None = None
     after_sha256: str | None = None
+    backup: Path | None = None
+    """Copy of the file as it was before this change (``None``: nothing written, or no file)."""
 
     def as_dict(self) -> dict[str, Any]:
         return {"path": str(self.path), "changed": self.changed, "created": self.created,
                 "deleted": self.deleted, "events": list(self.events),
-                "before_sha256": self.before_sha256, "after_sha256": self.after_sha256}
+                "before_sha256": self.before_sha256, "after_sha256": self.after_sha256,
+                "backup": None if self.backup is None else str(self.backup)}
 
 
 def hook_command(client: ClientSpec, event: str, *, home: str | None = None,
@@ -142,13 +152,28 @@ def _read(path: Path) -> str | None:
         raise HooksError(f"{path} is not UTF-8 text ({exc}); fix it and run the command again.") from exc
 
 
-def _parse(path: Path, text: str) -> jsonedit.Node:
+def _parse(path: Path, text: str, client: ClientSpec | None = None) -> jsonedit.Node:
+    """The span tree of a settings file's text, or :class:`HooksError` when ``client`` could not
+    read the file either (the message names the place and says how to fix it)."""
+    comments = client is not None and client.settings_comments
+    title = client.title if client is not None else "the client"
+    if text.startswith(_BOM) and comments:  # JSON.parse rejects U+FEFF: the client ignores the file
+        raise HooksError(f"{path} starts with a byte-order mark, which {title} cannot read (its settings "
+                         "loader rejects the whole file); nothing was changed. Save the file as UTF-8 "
+                         "without a BOM and run the command again.")
     body = text[1:] if text.startswith(_BOM) else text
     try:
-        root = jsonedit.parse(body)
+        root = jsonedit.parse(body, comments=comments)
     except ValueError as exc:
-        raise HooksError(f"{path} is not valid JSON ({exc}); nothing was changed. Fix the file and "
-                         "run the command again.") from exc
+        kind = "JSON with comments" if comments else "plain JSON"
+        hint = ""
+        if "comment at" in str(exc):
+            hint = (f" {title} reads settings.json as plain JSON and rejects a file with comments;"
+                    " remove them (or keep the notes elsewhere).")
+        elif "trailing comma" in str(exc):
+            hint = f" {title} rejects trailing commas too; remove it."
+        raise HooksError(f"{path} is not valid {kind} ({exc}); nothing was changed.{hint} Fix the file "
+                         "and run the command again.") from exc
     if root.kind != "object":
         raise HooksError(f"{path} does not hold a JSON object; nothing was changed.")
     return root
@@ -182,7 +207,7 @@ def remove_ours(text: str, empty: dict[str, str] | None = None) -> tuple[str, li
     empty = empty or {}
     events: list[str] = []
     while True:
-        root = jsonedit.parse(body)
+        root = jsonedit.parse(body, comments=True)
         edit = _next_removal(body, root, empty)
         if edit is None:
             return bom + body, events
@@ -211,11 +236,12 @@ def _next_removal(text: str, root: jsonedit.Node, empty: dict[str, str]) -> tupl
             assert event is not None
             if len(mine) < len(inner.children):  # a group the user shares with us: drop our entry only
                 return jsonedit.remove_child(text, inner, mine[-1]), event
-            if len(groups.children) > 1 or f"hooks.{event}" in empty:
-                return jsonedit.remove_child(text, groups, gi, empty.get(f"hooks.{event}", "")), event
-            if len(hooks.children) > 1 or "hooks" in empty:
-                return jsonedit.remove_child(text, hooks, ei, empty.get("hooks", "")), event
-            return jsonedit.remove_child(text, root, hooks_i, empty.get("", "")), event
+            # a container left empty goes too, unless it was there before us or holds a comment
+            if len(groups.children) > 1 or f"hooks.{event}" in empty or jsonedit.has_comments(text, groups):
+                return jsonedit.remove_child(text, groups, gi, empty.get(f"hooks.{event}")), event
+            if len(hooks.children) > 1 or "hooks" in empty or jsonedit.has_comments(text, hooks):
+                return jsonedit.remove_child(text, hooks, ei, empty.get("hooks")), event
+            return jsonedit.remove_child(text, root, hooks_i, empty.get("")), event
     return None
 
 
@@ -228,7 +254,7 @@ def add_groups(text: str, groups: list[tuple[str, dict[str, Any]]],
     style = jsonedit.detect_style(body)
     empty: dict[str, str] = {}
     for event, group in groups:
-        root = jsonedit.parse(body)
+        root = jsonedit.parse(body, comments=True)
         hooks = root.get("hooks")
         if hooks is None:
             if not root.children:
@@ -272,12 +298,23 @@ def _sha(text: str | None) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------- API
+def _backup(hm_root: Path, path: Path, before: str | None, change: Change) -> None:
+    if before is None:
+        return
+    try:
+        change.backup = save_backup(hm_root, path, before, BACKUPS_KEPT)
+    except OSError as exc:
+        raise HooksError(f"cannot back up {path} before changing it ({exc}); nothing was changed.") from exc
+
+
 def install(path: Path, groups: list[tuple[str, dict[str, Any]]], hm_root: Path, *,
-            dry_run: bool = False) -> tuple[Change, str | None, str]:
+            dry_run: bool = False, client: ClientSpec | None = None) -> tuple[Change, str | None, str]:
     """Put ``groups`` into the settings file ``path`` (replacing any entries of ours).
 
-    Returns ``(change, text before or None when the file did not exist, text after)``. With
-    ``dry_run`` nothing is written. Raises :class:`HooksError` (file left unchanged).
+    ``client`` says which syntax the file may use (:attr:`ClientSpec.settings_comments`; ``None``:
+    plain JSON). Returns ``(change, text before or None when the file did not exist, text after)``;
+    ``change.backup`` is the copy of the old file. With ``dry_run`` nothing is written. Raises
+    :class:`HooksError` (file left unchanged).
     """
     state = _load_state(hm_root)
     key = str(path)
@@ -285,7 +322,7 @@ def install(path: Path, groups: list[tuple[str, dict[str, Any]]], hm_root: Path,
         before = _read(path)
         blank = before is not None and not before.strip(_BOM + " \t\r\n")  # e.g. made by `touch`
         base = before if before is not None and not blank else "{}\n"
-        _parse(path, base)
+        _parse(path, base, client)
         record = dict(state.get(key) or {})
         stripped, _ = remove_ours(base, record.get("empty"))
         after, empty = add_groups(stripped, groups, path)
@@ -295,6 +332,7 @@ def install(path: Path, groups: list[tuple[str, dict[str, Any]]], hm_root: Path,
             return change, before, after
         if _read(path) != before:  # the client wrote the file meanwhile: redo on the new text
             continue
+        _backup(hm_root, path, before, change)
         try:
             write_atomic(path, after)
         except OSError as exc:
@@ -308,9 +346,11 @@ def install(path: Path, groups: list[tuple[str, dict[str, Any]]], hm_root: Path,
     raise HooksError(f"{path} kept changing while we edited it; run the command again.")
 
 
-def uninstall(path: Path, hm_root: Path, *, dry_run: bool = False) -> tuple[Change, str | None, str | None]:
+def uninstall(path: Path, hm_root: Path, *, dry_run: bool = False,
+              client: ClientSpec | None = None) -> tuple[Change, str | None, str | None]:
     """Remove every entry of ours from ``path``; a file our install created and that now holds
-    nothing else is deleted. Returns ``(change, before, after or None if deleted)``."""
+    nothing else is deleted. Returns ``(change, before, after or None if deleted)``; the old file
+    is backed up first (``change.backup``). ``client`` as for :func:`install`."""
     state = _load_state(hm_root)
     key = str(path)
     record = state.get(key) or {}
@@ -318,7 +358,7 @@ def uninstall(path: Path, hm_root: Path, *, dry_run: bool = False) -> tuple[Chan
         before = _read(path)
         if before is None:
             return Change(path, False), None, None
-        _parse(path, before)
+        _parse(path, before, client)
         after, events = remove_ours(before, record.get("empty"))
         if isinstance(record.get("blank"), str) and _strip_bom(after)[1].strip() == "{}":
             after = record["blank"]
@@ -329,6 +369,7 @@ def uninstall(path: Path, hm_root: Path, *, dry_run: bool = False) -> tuple[Chan
             return change, before, None if delete else after
         if _read(path) != before:
             continue
+        _backup(hm_root, path, before, change)
         try:
             if delete:  # the file install created; a symlink to it stays, as it was before
                 (path.resolve() if path.is_symlink() else path).unlink()
@@ -343,7 +384,8 @@ def uninstall(path: Path, hm_root: Path, *, dry_run: bool = False) -> tuple[Chan
 
 
 def installed(path: Path) -> dict[str, list[dict[str, Any]]]:
-    """Our hook entries in ``path`` by event (``{}`` when none, the file is missing or unreadable)."""
+    """Our hook entries in ``path`` by event (``{}`` when none, the file is missing or unreadable;
+    comments in the file are allowed)."""
     try:
         text = _read(path)
     except HooksError:
@@ -351,8 +393,8 @@ def installed(path: Path) -> dict[str, list[dict[str, Any]]]:
     if text is None:
         return {}
     try:
-        data = json.loads(_strip_bom(text)[1])
-    except (ValueError, RecursionError):
+        data = jsonedit.loads(_strip_bom(text)[1])
+    except ValueError:
         return {}
     out: dict[str, list[dict[str, Any]]] = {}
     hooks = data.get("hooks") if isinstance(data, dict) else None

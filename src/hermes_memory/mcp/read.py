@@ -9,6 +9,7 @@ which :func:`check_read_arguments` enforces with the same ``-32602`` error as th
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,9 +19,13 @@ READ_ACTION = "read"
 READ_DESCRIPTION = (
     "\nOver this MCP server there is one more action: read (no other field needed; target optional) returns "
     "the frozen snapshot this client session started with (what an agent would have in its system prompt) "
-    "and the live entries and usage of each store, including writes made since."
+    "and the live entries and usage of each store, including writes made since; with target, only that "
+    "store's entries and its block of the snapshot."
 )
 _WRITE_ONLY_FIELDS = ("content", "old_text", "operations", "new_text")
+_RULE = "\u2550" * 46  # the rule render_block draws around a block's header
+_USER_BLOCK = re.compile(re.escape(_RULE) + r"\nUSER PROFILE \(who the user is\) \[\d+% \u2014 [\d,]+/[\d,]+ chars\]"
+                         r"(?: \u26a0 OVER BUDGET)?\n" + re.escape(_RULE) + "\n")
 
 
 def mcp_memory_schema(params: dict[str, Any], description: str) -> tuple[dict[str, Any], str]:
@@ -54,6 +59,27 @@ def check_read_arguments(args: dict[str, Any]) -> None:
                                                                     "its store: 'memory' or 'user')")])
 
 
+def snapshot_block(snapshot: str, target: str) -> str:
+    """The frozen block of ``target`` (``"memory"``/``"user"``) in a snapshot made by
+    :func:`~hermes_memory.mcp.results.render_snapshot` (``""`` when that store was empty).
+
+    The snapshot is the memory block and the user block joined by a blank line, each starting with
+    a rule line and its header line (:func:`hermes_memory.memory.entries.render_block`); the user
+    block starts at the first blank line followed by a rule, a well-formed user header and a rule.
+    """
+    start = _user_block_start(snapshot)
+    if target == "user":
+        return "" if start is None else snapshot[start:]
+    return snapshot if start is None else snapshot[: max(0, start - 2)]
+
+
+def _user_block_start(snapshot: str) -> int | None:
+    for m in _USER_BLOCK.finditer(snapshot):
+        if m.start() == 0 or snapshot[m.start() - 2 : m.start()] == "\n\n":
+            return m.start()
+    return None
+
+
 def _block(store: Any, target: str) -> dict[str, Any]:
     usage = store.usage(target)
     out = {"entries": store.current_entries(target), "usage": usage["text"], "chars": usage["chars"],
@@ -69,7 +95,8 @@ def memory_read(store: Any, snapshot: str, taken_at: float, targets: list[str], 
 
     ``{"success": true, "action": "read", "user_id", "snapshot" (text, "" when memory was empty),
     "snapshot_taken_at" (ISO-8601 UTC), "memory"/"user": {"entries", "usage", "chars", "limit",
-    "entry_count", "read_error"?}, "note"}``; only enabled stores appear, only ``target`` when given.
+    "entry_count", "read_error"?}, "note"}``; only enabled stores appear. With ``target`` only that
+    store appears and ``snapshot`` holds only its frozen block (:func:`snapshot_block`).
     The store is re-read from disk first, so writes by other clients show.
     """
     if target is not None and target not in targets:
@@ -80,7 +107,7 @@ def memory_read(store: Any, snapshot: str, taken_at: float, targets: list[str], 
         "success": True,
         "action": READ_ACTION,
         "user_id": user_id,
-        "snapshot": snapshot,
+        "snapshot": snapshot if target is None else snapshot_block(snapshot, target),
         "snapshot_taken_at": datetime.fromtimestamp(taken_at, tz=UTC).isoformat(timespec="seconds"),
     }
     for name in targets if target is None else [target]:

@@ -6,7 +6,7 @@ A mixin (:class:`BrowseMethods`) shared by :class:`~hermes_memory.sessions.db.Se
 and :class:`~hermes_memory.sessions.pg.PgSessionDB` (PostgreSQL): the SQL is written once with
 ``?`` placeholders, as in :mod:`~hermes_memory.sessions.records`. The two things that differ are
 two class attributes of the store: ``_session_columns_sql`` (the names of the ``sessions``
-columns) and ``_day_sql`` (a ``started_at`` as a UTC ``YYYY-MM-DD`` day).
+columns) and ``_day_sql`` (an epoch-seconds column as a UTC ``YYYY-MM-DD`` day).
 
 Callers outside the sessions package use these methods, never the stores' private ``_read`` /
 ``_execute_write``. Times are Unix epoch seconds (float); token counts are tokens.
@@ -87,8 +87,8 @@ class BrowseMethods(StoreBase):
 
     _session_columns_sql = "SELECT name FROM pragma_table_info('sessions')"
     """One row per column of ``sessions``, its name first (SQLite; PostgreSQL reads information_schema)."""
-    _day_sql = "date(started_at, 'unixepoch')"
-    """``started_at`` as its UTC day, ``YYYY-MM-DD`` (SQLite; PostgreSQL uses ``to_char``)."""
+    _day_sql = "date({col}, 'unixepoch')"
+    """An epoch-seconds column ``{col}`` as its UTC day, ``YYYY-MM-DD`` (SQLite; PostgreSQL uses ``to_char``)."""
 
     def session_columns(self) -> set[str]:
         """The names of the ``sessions`` table's columns (a ``state.db`` of an older agent may lack some)."""
@@ -167,16 +167,32 @@ class BrowseMethods(StoreBase):
                           "ORDER BY started_at DESC, id DESC LIMIT ?", (MEMORY_BLOCK_MARK, max(0, int(limit))))
         return [dict(r) for r in rows]
 
-    def tokens_by_day(self, since: float) -> dict[str, dict[str, int]]:
-        """Token sums of the sessions started at or after ``since``, per UTC day they started:
-        ``{"YYYY-MM-DD": {"sessions", "input", "cache_read", "output"}}`` (days without a session
-        are absent; ``input`` counts all input tokens, cache reads included)."""
+    def session_tokens_since(self, since: float) -> list[dict[str, Any]]:
+        """Token counters of every session that may have run at or after ``since`` (started then,
+        still open, or ended then): ``[{"id", "day", "input", "cache_read", "output", "started_in_window"}]``
+        where ``day`` is the UTC day it started and ``input`` counts all input tokens, cache reads
+        included (``state.db`` keeps these per session, not per message)."""
+        day = self._day_sql.format(col="started_at")
         rows = self._read(
-            f"SELECT {self._day_sql} AS day, count(*) AS n, sum(coalesce(input_tokens, 0)) AS inp, "
-            "sum(coalesce(cache_read_tokens, 0)) AS cached, sum(coalesce(output_tokens, 0)) AS outp "
-            "FROM sessions WHERE started_at >= ? GROUP BY day", (float(since),))
-        return {str(r["day"]): {"sessions": _int(r["n"]), "input": _int(r["inp"]), "cache_read": _int(r["cached"]),
-                                "output": _int(r["outp"])} for r in rows}
+            f"SELECT id, {day} AS day, coalesce(input_tokens, 0) AS inp, coalesce(cache_read_tokens, 0) AS cached, "
+            "coalesce(output_tokens, 0) AS outp, CASE WHEN started_at >= ? THEN 1 ELSE 0 END AS in_window "
+            "FROM sessions WHERE started_at >= ? OR ended_at IS NULL OR ended_at >= ?", (since, since, since))
+        return [{"id": str(r["id"]), "day": str(r["day"]), "input": _int(r["inp"]), "cache_read": _int(r["cached"]),
+                 "output": _int(r["outp"]), "started_in_window": bool(r["in_window"])} for r in rows]
+
+    def message_days_since(self, since: float) -> list[dict[str, Any]]:
+        """For the sessions :meth:`session_tokens_since` returns: how many of each one's messages
+        were written on each UTC day, ``[{"session_id", "day", "replies", "messages"}]`` (``replies``:
+        assistant messages, about one per model call)."""
+        day = self._day_sql.format(col="m.timestamp")
+        rows = self._read(
+            f"SELECT m.session_id AS sid, {day} AS day, "
+            "sum(CASE WHEN m.role = 'assistant' THEN 1 ELSE 0 END) AS replies, count(*) AS n "
+            "FROM messages m JOIN sessions s ON s.id = m.session_id "
+            "WHERE s.started_at >= ? OR s.ended_at IS NULL OR s.ended_at >= ? GROUP BY m.session_id, day",
+            (since, since))
+        return [{"session_id": str(r["sid"]), "day": str(r["day"]), "replies": _int(r["replies"]),
+                 "messages": _int(r["n"])} for r in rows]
 
     def token_totals(self) -> dict[str, int]:
         """Sums over every session: ``{"sessions", "input", "cache_read", "cache_write", "output"}`` (tokens)."""

@@ -31,7 +31,7 @@ from starlette.types import Message, Receive, Scope, Send
 from hermes_memory import __version__
 from hermes_memory.httpguard import HostOriginGuard
 from hermes_memory.web import charts
-from hermes_memory.web.data import Backend, SessionFilter
+from hermes_memory.web.data import Backend, ProviderProblem, SessionFilter
 from hermes_memory.web.security import SECURITY_HEADERS, SID_COOKIE, BrowserAuth, same_origin
 
 logger = logging.getLogger(__name__)
@@ -167,7 +167,7 @@ class Dashboard:
         ctx = {"request": request, "csrf": self.auth.csrf_for(sid) if sid else "",
                "signed_in": self.auth.token is not None and self.auth.signed_in(sid),
                "token_required": self.auth.token is not None, "home": str(self.backend.home.root),
-               "nav": name.split(".")[0], **context}
+               "nav": name.split(".")[0], "provider_problem": self.backend.provider_problem, **context}
         return self.templates.TemplateResponse(request, name, ctx, status_code=status)
 
     @staticmethod
@@ -440,9 +440,13 @@ class BesideMcp:
             await self.web_app(scope, receive, send)
 
 
-def dashboard_app(server: Any, *, host: str, token: str | None) -> Any:
-    """The dashboard alone (``hermes-memory ui``) over ``server``'s layers, behind the Host/Origin checks."""
-    return HostOriginGuard(Dashboard(Backend(server), token=token).app(), host)
+def dashboard_app(server: Any, *, host: str, token: str | None,
+                  provider_problem: ProviderProblem | None = None) -> Any:
+    """The dashboard alone (``hermes-memory ui``) over ``server``'s layers, behind the Host/Origin checks.
+
+    ``provider_problem``: the configured provider failed to load and ``server`` runs without it;
+    every page then says so (see :class:`~hermes_memory.web.data.ProviderProblem`)."""
+    return HostOriginGuard(Dashboard(Backend(server, provider_problem), token=token).app(), host)
 
 
 def mount_beside_mcp(server: Any, mcp_app: Any, *, host: str, token: str | None, mcp_path: str) -> Any:

@@ -92,8 +92,20 @@ def masked_settings(values: dict[str, Any], secret_keys: AbstractSet[str] = froz
 # --------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ProviderProblem:
+    """The configured external provider ``name`` could not be loaded: ``error`` is the
+    :class:`~hermes_memory.errors.ProviderError` message (what failed and how to fix it)."""
+
+    name: str
+    error: str
+
+
 class Backend:
     """The dashboard's view of one data home, over the layers of a :class:`MemoryServer`.
+
+    ``provider_problem``: the configured provider failed to load, so ``server`` runs on built-in
+    memory only (``hermes-memory ui`` starts anyway); pages and ``/api/providers`` show the error.
 
     ``server``: the MCP memory server of ``serve --transport http`` (or the one ``hermes-memory ui``
     opens for itself); its ``state.db`` connection, config and provider are shared, so a write here
@@ -101,10 +113,11 @@ class Backend:
     the dashboard started (what a session starting then saw).
     """
 
-    def __init__(self, server: MemoryServer) -> None:
+    def __init__(self, server: MemoryServer, provider_problem: ProviderProblem | None = None) -> None:
         from hermes_memory.mcp.server import render_snapshot
 
         self.server = server
+        self.provider_problem = provider_problem
         self.home = server.home
         self.config = server.config
         self.db = server.db
@@ -147,7 +160,8 @@ class Backend:
     def memory_view(self, user_id: str | None) -> dict[str, Any]:
         """Both blocks of ``user_id``'s view (``None``: the default profile), live from disk.
 
-        ``{"user_id", "profiles", "targets": {"memory"|"user": {"file", "entries": [str], "usage":
+        ``{"user_id", "profiles", "profiles_dir" (their folder; None: rows in the database), "targets":
+        {"memory"|"user": {"file", "entries": [str], "usage":
         MemoryStore.usage(), "enabled": bool}}, "live_snapshot", "started_snapshot"}``.
         """
         from hermes_memory.mcp.server import render_snapshot
@@ -164,7 +178,11 @@ class Backend:
                 "usage": store.usage(target),
                 "enabled": enabled,
             }
+        from hermes_memory.storage import resolve_storage
+
+        on_pg = resolve_storage(self.config, self.home.root).is_postgres
         return {"user_id": user_id, "fixed_user": self.fixed_user_id is not None, "profiles": self.profile_ids(),
+                "profiles_dir": None if on_pg else "memories/users/",
                 "targets": targets, "live_snapshot": render_snapshot(store),
                 "started_snapshot": self.started_snapshot}
 
@@ -303,24 +321,16 @@ class Backend:
         """Numbers behind the Insights charts.
 
         ``tokens_per_day``: ``[{"day": "YYYY-MM-DD", "cached_input", "uncached_input", "output",
-        "sessions"}]`` for the last ``days`` UTC days (a session's counters count on the day it
-        started; ``input_tokens`` holds all input, cached or not, so uncached = input - cache reads).
+        "sessions"}]`` for the last ``days`` UTC days: a session's counters are spread over the
+        days its replies were written (:mod:`hermes_memory.web.tokens`; ``sessions``: started that day).
         ``totals``: the same sums over all time plus ``cache_share`` (cache reads / input, 0..1).
         ``sources``: ``[{"source", "sessions"}]``, most first. ``memory_usage``: ``[{"t", "target",
         "chars", "limit", "percent", "session_id"}]`` oldest first -- see :meth:`memory_history`.
         """
+        from hermes_memory.web.tokens import tokens_per_day
+
         today = today or datetime.now(tz=UTC).date()
-        first = today - timedelta(days=days - 1)
-        since = datetime(first.year, first.month, first.day, tzinfo=UTC).timestamp()
-        by_day = self.db.tokens_by_day(since)
-        per_day = []
-        for i in range(days):
-            d = (first + timedelta(days=i)).isoformat()
-            r = by_day.get(d)
-            inp, cached, outp, n = (r["input"], r["cache_read"], r["output"], r["sessions"]) if r else (0, 0, 0, 0)
-            cached = min(cached, inp) if inp else cached
-            per_day.append({"day": d, "cached_input": cached, "uncached_input": max(0, inp - cached),
-                            "output": outp, "sessions": n})
+        per_day = tokens_per_day(self.db, today - timedelta(days=days - 1), days)
         t = self.db.token_totals()
         inp, cached = t["input"], t["cache_read"]
         totals = {"sessions": t["sessions"], "input": inp, "cached_input": cached,
@@ -363,7 +373,8 @@ class Backend:
         from hermes_memory.config import provider_section, read_env_file
         from hermes_memory.providers.discovery import discover_memory_providers
 
-        name = self.config.memory.provider.strip() or None
+        problem = self.provider_problem
+        name = (problem.name if problem else self.config.memory.provider.strip()) or None
         provider = self.server.provider
         try:
             infos = [i.as_dict() for i in discover_memory_providers(self.home.root)]
@@ -372,6 +383,8 @@ class Backend:
             infos = [{"name": "?", "description": f"discovery failed: {type(exc).__name__}: {exc}",
                       "available": False, "reason": str(exc), "source": "", "location": ""}]
         status: dict[str, Any] = {"loaded": provider is not None, "name": getattr(provider, "name", name)}
+        if problem is not None:
+            status["error"] = problem.error
         fields: list[dict[str, Any]] = []
         secret_keys: set[str] = set()
         env_vars: set[str] = set()

@@ -78,7 +78,7 @@ class PgSessionDB(PgMessageSearchMethods, PgTitleSearchMethods, CopyMethods, Tit
     _for_update = " FOR UPDATE"
     _session_columns_sql = ("SELECT column_name FROM information_schema.columns "
                             "WHERE table_schema = current_schema() AND table_name = 'sessions'")
-    _day_sql = "to_char(to_timestamp(started_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
+    _day_sql = "to_char(to_timestamp({col}) AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
 
     def _insert_message(self, conn: PgConn, row: tuple[Any, ...]) -> int:
         return int(conn.execute(_INSERT_RETURNING, row).fetchone()[0])
