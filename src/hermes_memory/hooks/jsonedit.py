@@ -56,7 +56,7 @@ def comment_spans(text: str) -> list[tuple[int, int]]:
             return spans
         if text[j] == '"':
             try:
-                i = json.decoder.scanstring(text, j + 1)[1]
+                i = _DECODER.raw_decode(text, j)[1]  # text[j] is the opening quote
             except json.JSONDecodeError:  # parse() reports the bad string with its position
                 return spans
         elif text.startswith("//", j):
