@@ -114,6 +114,7 @@ def build_search_sql(
     fts_expr: str | None = None,
     min_rowid: int | None = None,
     pattern: str | None = None,
+    rank_sql: str | None = None,
 ) -> tuple[str, list[Any]]:
     """One statement of a search, as ``(sql, params)``; every statement selects ``id`` and
     ``rank`` (``"fts"``, ``"top_up"``) or ``id`` and ``ts`` (the CJK steps), at most ``limit`` rows.
@@ -122,7 +123,10 @@ def build_search_sql(
 
     * ``"fts"``: rows matching ``fts_expr`` (default ``plan.fts``) in ``sort`` order (BM25 rank,
       then newest id, under relevance); ``min_rowid`` keeps row ids ``>= min_rowid``. Unfiltered
-      relevance reads the FTS5 table alone, which sorts by rank itself and stops at ``limit``.
+      relevance reads the FTS5 table alone and stops at ``limit``: ordered by ``rank_sql`` (the
+      index's rank as an explicit ``bm25(...)`` call, :func:`hermes_memory.sessions.term_stats.rank_sql`;
+      SQLite's sorter, faster than FTS5's own) then ascending rowid, as FTS5 orders ties; without
+      ``rank_sql`` by FTS5's ``rank`` column.
     * ``"top_up"``: the newest rows matching the full ``plan.fts``.
     * ``"cjk_trigram"``: rows of the trigram side table matching ``plan.cjk_trigram``;
       ``"cjk_like"``: rows whose content or tool name contains ``pattern`` (a ``LIKE`` pattern,
@@ -148,6 +152,9 @@ def build_search_sql(
         window = " AND hm_messages_fts.rowid >= ?" if min_rowid else ""
         wparams = [min_rowid] if min_rowid else []
         if not cond and not neg_like and relevance:
+            if rank_sql:
+                return (f"SELECT rowid AS id, {rank_sql} AS rank FROM hm_messages_fts WHERE hm_messages_fts MATCH ?"
+                        + window + " ORDER BY rank, rowid LIMIT ?", [expr, *wparams, limit])
             return ("SELECT rowid AS id, rank FROM hm_messages_fts WHERE hm_messages_fts MATCH ?"
                     + window + " ORDER BY rank LIMIT ?", [expr, *wparams, limit])
         order = {"newest": "m.timestamp DESC, m.id DESC", "oldest": "m.timestamp ASC, m.id ASC",
@@ -342,12 +349,14 @@ class MessageSearchMethods:
             if fts_expr:
                 pool = max(want, ranking.RERANK_POOL) if relevance else want
                 sql, params = build_search_sql("fts", plan, filters, sort, limit=pool, fts_expr=fts_expr,
-                                               min_rowid=min_rowid)
+                                               min_rowid=min_rowid,
+                                               rank_sql=term_stats.rank_sql(conn) if relevance else None)
                 for r in conn.execute(sql, params).fetchall():
                     hits[int(r["id"])] = float(r["rank"])
                 if hits and relevance and dropped:
                     best = sorted(hits, key=hits.__getitem__)[:ranking.DROPPED_TERM_ROWS]
-                    stats.score_dropped(conn, hits, dropped, term_stats.candidates(conn, best, with_text=True))
+                    cand = term_stats.candidates(conn, best, with_text=True)
+                    stats.score_dropped(conn, hits, dropped, cand)
                 if relevance and (dropped or min_rowid) and len(hits) < want and plan.fts:
                     # The posting budget or the recency window left the page short (the kept words
                     # are rare, or the filters exclude their rows): fill it with the newest rows of
@@ -357,8 +366,9 @@ class MessageSearchMethods:
                         if len(hits) >= want:
                             break
                         hits.setdefault(int(r["id"]), float(r["rank"]))
-                if hits and relevance:
-                    cand = term_stats.candidates(conn, list(hits), with_text=False)
+                missing = [i for i in hits if i not in cand] if relevance else []
+                if missing:  # session ids of the rows the dropped-term check did not read
+                    cand.update(term_stats.candidates(conn, missing, with_text=False))
             found: dict[int, float] = {}
             if (plan.cjk_trigram or plan.cjk_like) and conn.execute(
                 "SELECT 1 FROM hm_messages_cjk LIMIT 1"
@@ -427,6 +437,7 @@ class MessageSearchMethods:
             page,
         ).fetchall()
         by_id = {int(r["id"]): r for r in rows}
+        contexts = self._contexts(conn, [(i, by_id[i]["session_id"]) for i in page if i in by_id]) if with_context else {}
         highlighter = fts_mod.Highlighter(plan.terms, self._term_stats.stems_for_terms(conn, plan.terms)) if with_snippet else None
         results = []
         for i in page:
@@ -434,7 +445,7 @@ class MessageSearchMethods:
             if r is None:
                 continue
             snip = self._snippet(highlighter, r) if highlighter is not None else None
-            results.append(result_row(i, r, snip, hits.get(i), self._context(conn, r["session_id"], i) if with_context else []))
+            results.append(result_row(i, r, snip, hits.get(i), contexts.get(i, [])))
         return results
 
     def _snippet(self, highlighter: fts_mod.Highlighter, r: sqlite3.Row) -> str:
@@ -454,6 +465,26 @@ class MessageSearchMethods:
                 f"SELECT id, content, tool_name, tool_calls FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids
             ).fetchall()
             return {int(r["id"]): self._snippet(hl, r) for r in rows}
+
+    def _contexts(self, conn: sqlite3.Connection, page: list[tuple[int, str]]) -> dict[int, list[dict[str, Any]]]:
+        """The ``context`` of each ``(message id, session id)`` of a page (id -> rows), as
+        :meth:`_context` builds it, in one statement for the common case: the rows at id - 1 and
+        id + 1, when they belong to the same session, are its previous and next message. A row
+        whose neighbour id is missing or in another session (first or last turn, interleaved
+        sessions, deleted rows) is looked up by :meth:`_context`."""
+        if not page:
+            return {}
+        probe = sorted({j for i, _ in page for j in (i - 1, i, i + 1)})
+        near = {int(r[0]): r for r in conn.execute(
+            f"SELECT id, session_id, role, content FROM messages WHERE id IN ({','.join('?' * len(probe))})", probe)}
+        out: dict[int, list[dict[str, Any]]] = {}
+        for i, sid in page:
+            prev, this, nxt = near.get(i - 1), near.get(i), near.get(i + 1)
+            if this is None or prev is None or nxt is None or prev[1] != sid or nxt[1] != sid:
+                out[i] = self._context(conn, sid, i)
+            else:
+                out[i] = [context_row(r[0], r[2], r[3]) for r in (prev, this, nxt)]
+        return out
 
     def _context(self, conn: sqlite3.Connection, session_id: str, message_id: int) -> list[dict[str, Any]]:
         rows = conn.execute(
