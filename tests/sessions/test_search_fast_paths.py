@@ -1,19 +1,20 @@
 """The faster statements of SQLite relevance search give exactly what the slower ones gave: the
 explicit ``bm25()`` order (SQLite's sorter instead of FTS5's ``ORDER BY rank``, ties included),
-one regex pass per candidate for the dropped frequent words (as each word's own highlighter
-finds them, non-ASCII case folding included), and a page's ``context`` read in one statement
+one regex pass per candidate for the dropped frequent words and highlighting without compiling
+a pattern per query (the same matches as the compiled pattern, non-ASCII case folding included), and a page's ``context`` read in one statement
 (as the per-row lookup reads it, across interleaved sessions, deleted rows and session ends).
 Real SQLite files."""
 
 from __future__ import annotations
 
 import itertools
+import re
 import sqlite3
 
 import pytest
 
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions import hmindex, ranking, term_stats
+from hermes_memory.sessions import hmindex, ranking, term_stats, word_match
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.message_search import SearchFilters, build_search_sql
 
@@ -95,12 +96,52 @@ TERMS = [["caroline"], ["class", "classic"], ["potteri", "pottery"], ["melani", 
          ["m\u00e9lanie"], ["caf\u00e9", "cafe"], ["\u0441\u043b\u043e\u0432\u043e"]]
 
 
+def _pattern(words: list[str]) -> re.Pattern[str]:
+    """The regex a highlighter compiled per query before WordMatcher (the reference semantics)."""
+    return re.compile(word_match.word_pattern(words), re.IGNORECASE)
+
+
 @pytest.mark.parametrize("size", [1, 2, 3])
-def test_dropped_found_agrees_with_each_terms_highlighter(size: int) -> None:
+def test_one_pass_term_check_agrees_with_each_terms_own_pattern(size: int) -> None:
     for terms in itertools.combinations(TERMS, size):
-        got = term_stats.dropped_found(list(terms), TEXTS)
-        want = [[fts_mod.Highlighter([" ".join(alts)]).matches(t) for alts in terms] for t in TEXTS]
+        got = word_match.found_per_term([list(t) for t in terms], TEXTS)
+        want = [[bool(t) and _pattern(list(alts)).search(t) is not None for alts in terms] for t in TEXTS]
         assert got == want, terms
+
+
+@pytest.mark.parametrize("words", TERMS + [["caroline", "class", "cla"], ["s", "st"], ["9"], []])
+def test_word_matcher_finds_what_the_compiled_pattern_finds(words: list[str]) -> None:
+    m = word_match.WordMatcher(words)
+    assert m.fast == (bool(words) and all(w.isascii() for w in words))
+    for text in TEXTS + [" ".join(TEXTS), "class class-class classclass", "\u212a\u212alass caroline"]:
+        if not words:
+            assert list(m.spans(text)) == [] and m.mark(text, "<", ">") == text
+            continue
+        p = _pattern(words)
+        assert list(m.spans(text)) == [x.span() for x in p.finditer(text)], text
+        assert m.mark(text, ">>>", "<<<") == p.sub(lambda x: ">>>" + x.group(0) + "<<<", text)
+        assert m.first(text) == (x.start() if (x := p.search(text)) else None)
+
+
+def test_highlighter_snippets_are_those_of_the_compiled_pattern() -> None:
+    long = "word " * 80 + "Caroline met Melanie at the pottery class; classes ended " + "tail " * 80
+    for terms, stems in ((["Caroline"], []), (["pottery class"], ["potteri"]), (["mel\u00e9nie"], ["melani"])):
+        hl = fts_mod.Highlighter(terms, stems)
+        p = _pattern(sorted({w.lower() for t in terms for w in t.split()} | set(stems)))
+        for text in TEXTS + [long]:
+            want_first = p.search(text)
+            assert hl.matches(text) == (bool(text) and want_first is not None)
+            snip = hl.snippet(text)
+            if want_first is not None:
+                start = max(0, want_first.start() - hl.width // 3)
+                if start > 0:
+                    space = text.rfind(" ", 0, start)
+                    start = space + 1 if space >= 0 and start - space < 20 else start
+                end = min(len(text), start + hl.width)
+                body = p.sub(lambda x: ">>>" + x.group(0) + "<<<", text[start:end])
+                assert snip == ("..." if start > 0 else "") + body + ("..." if end < len(text) else "")
+    assert fts_mod.Highlighter(["\u8bb0\u5fc6", "class"]).snippet("the class \u8bb0\u5fc6") == \
+        "the >>>class<<< >>>\u8bb0\u5fc6<<<"
 
 
 def _frequent_and_rare(db: SessionDB) -> list[int]:

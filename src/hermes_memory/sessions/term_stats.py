@@ -13,7 +13,7 @@ import re
 import sqlite3
 
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions import hmindex, ranking
+from hermes_memory.sessions import hmindex, ranking, word_match
 
 logger = logging.getLogger("hermes_memory.sessions.db")
 
@@ -27,11 +27,6 @@ DF_CACHE = True
 
 
 _BM25_RE = re.compile(r"bm25\(\s*((?:[0-9.eE+-]+\s*(?:,\s*[0-9.eE+-]+\s*)*)?)\)")
-_WORD_CLASS = "[0-9A-Za-z\u00c0-\u024f]"
-"""What :class:`hermes_memory.sessions.fts.Highlighter` counts as a word character (the same
-class and flags, so :func:`dropped_found` finds exactly the words a highlighter finds)."""
-
-
 def rank_sql(conn: sqlite3.Connection) -> str | None:
     """The rank our index is configured with (``hm_messages_fts_config``, set by
     :data:`hermes_memory.sessions.hmindex.RANK_SQL`) as an explicit ``bm25(hm_messages_fts, w...)``
@@ -57,41 +52,6 @@ def rank_sql(conn: sqlite3.Connection) -> str | None:
     except ValueError:
         return None
     return f"bm25({hmindex.MAIN}" + "".join(f", {w!r}" for w in weights) + ")"
-
-
-def dropped_found(terms: list[list[str]], texts: list[str]) -> list[list[bool]]:
-    """For each text, whether each term is found in it, exactly as
-    ``Highlighter([" ".join(alts)]).matches(text)`` would say (a word of the text starts with one
-    of the term's ``alts``: its lower-case words and porter stems), in one regex pass per text
-    instead of one per term and text.
-
-    The combined pattern stops at every place where some term's word starts a word of the text;
-    a term is found there when one of its alternatives is a prefix of that word (plain ASCII
-    comparison when the word is ASCII, else the term's own pattern, so case folding outside ASCII
-    stays the regex engine's). Alternatives that are not ASCII letters and digits make every
-    term use its own pattern."""
-    singles = [re.compile(r"(?<!" + _WORD_CLASS + r")(?:" + "|".join(sorted(map(re.escape, alts), key=len, reverse=True))
-                          + r")" + _WORD_CLASS + "*", re.IGNORECASE) if alts else None for alts in terms]
-    every = sorted({a for alts in terms for a in alts}, key=len, reverse=True)
-    if not every or not all(a.isascii() and a.isalnum() for a in every):
-        return [[bool(p is not None and t and p.search(t)) for p in singles] for t in texts]
-    combined = re.compile(r"(?<!" + _WORD_CLASS + r")(?:" + "|".join(every) + r")" + _WORD_CLASS + "*", re.IGNORECASE)
-    out = []
-    for text in texts:
-        found = [False] * len(terms)
-        for m in combined.finditer(text) if text else ():
-            word = m.group(0)
-            if word.isascii():
-                low = word.lower()
-                for k, alts in enumerate(terms):
-                    found[k] = found[k] or any(low.startswith(a) for a in alts)
-            else:
-                for k, p in enumerate(singles):
-                    found[k] = found[k] or bool(p is not None and p.match(text, m.start()))
-            if all(found):
-                break
-        out.append(found)
-    return out
 
 
 class TermStats:
@@ -238,7 +198,7 @@ class TermStats:
             words = [p.lower() for p in term.pieces]
             alts.append(sorted({w for w in words if w} | {s.lower() for s in self.stems(conn, words).values() if s}))
         ids = list(hits)
-        found = dropped_found(alts, [cand.get(i, ("", ""))[1] for i in ids])
+        found = word_match.found_per_term(alts, [cand.get(i, ("", ""))[1] for i in ids])
         for k, (_term, df) in enumerate(dropped):
             idf = ranking.bm25_idf(n_rows, df)
             for i, row in zip(ids, found, strict=True):
