@@ -14,7 +14,7 @@ import sqlite3
 import pytest
 
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions import hmindex, ranking, term_stats, word_match
+from hermes_memory.sessions import hmindex, message_search, ranking, term_stats, word_match
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.message_search import SearchFilters, build_search_sql
 
@@ -207,3 +207,61 @@ def test_context_lookup_survives_a_missing_current_row(db: SessionDB) -> None:
     with db._lock:
         got = db._contexts(db.conn, [(first + 50, s)])
     assert got == {first + 50: db._context(db.conn, s, first + 50)}
+
+
+def _mixed_home(db: SessionDB) -> None:
+    """Sessions of several sources, turns of every role, many exact rank ties."""
+    for n, source in enumerate(("cli", "tool", "cron", "telegram", "subagent")):
+        sid = db.create_session(f"{source}-{n}", source=source)
+        rows = []
+        for i in range(60):
+            role = ("user", "assistant", "tool", "tool", "system")[i % 5]
+            rows.append({"role": role, "content": f"walrus {'tusk ' * (i % 3)}reef {i % 7}"})
+        db.append_messages(sid, rows)
+
+
+FILTERS = [
+    SearchFilters(roles=["user", "assistant"], excluded=["tool", "subagent", "kanban"]),
+    SearchFilters(roles=["user"]),
+    SearchFilters(excluded_sessions=["cli-0", "cron-2"]),
+    SearchFilters(roles=["system"], excluded=["cron"]),
+    SearchFilters(roles=["nobody"]),
+]
+
+
+@pytest.mark.parametrize("factor", [1, 2, 3])
+def test_filtered_head_is_the_joined_statements_answer_or_none(db: SessionDB, factor: int,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    _mixed_home(db)
+    monkeypatch.setattr(message_search, "HEAD_FACTOR", factor)
+    rank = term_stats.rank_sql(db.conn)
+    assert rank is not None
+    answered = 0
+    for f in FILTERS:
+        for expr, limit, min_rowid in (('"walrus"', 30, None), ('"tusk" OR "reef"', 7, None), ('"walrus"', 20, 100)):
+            plan = fts_mod.build_query("walrus")
+            sql, params = build_search_sql("fts", plan, f, None, limit=limit, fts_expr=expr, min_rowid=min_rowid)
+            joined = [(int(r["id"]), float(r["rank"])) for r in db.conn.execute(sql, params)]
+            head = message_search.filtered_head(db.conn, plan, f, limit=limit, fts_expr=expr, min_rowid=min_rowid,
+                                                rank_sql=rank)
+            assert head is None or head == joined, (f, expr, limit)
+            answered += head is not None
+    assert answered > 0
+
+
+def test_search_with_broad_filters_is_the_same_without_the_head(db: SessionDB, monkeypatch: pytest.MonkeyPatch) -> None:
+    _mixed_home(db)
+    kw = [dict(role_filter=["user", "assistant"], exclude_sources=["tool", "subagent"]), dict(role_filter="tool"),
+          dict(exclude_session_ids=["cli-0"]), dict(role_filter="system", limit=3)]
+    queries = ("walrus", "walrus tusk", "reef 3", "tusk")
+    fast = [db.search_messages(q, **k) for q in queries for k in kw]
+    monkeypatch.setattr(message_search, "broad_filters", lambda f: False)
+    assert [db.search_messages(q, **k) for q in queries for k in kw] == fast
+    assert all(fast)
+
+
+def test_broad_filters_are_the_ones_most_rows_pass() -> None:
+    assert message_search.broad_filters(SearchFilters(roles=["user"], excluded=["tool"], excluded_sessions=["x"]))
+    for narrow in (SearchFilters(sources=["cli"]), SearchFilters(session_id="s"), SearchFilters(user_id="u"),
+                   SearchFilters(since=1.0), SearchFilters(until=2.0), SearchFilters(cwd_prefix="/p")):
+        assert not message_search.broad_filters(narrow)
