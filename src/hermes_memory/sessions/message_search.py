@@ -31,7 +31,7 @@ SNIPPET_TOKENS = 40
 """FTS5 ``snippet()`` length in tokens (reference)."""
 CONTEXT_CHARS = 200
 """Characters of the previous/next message shown as search ``context`` (reference)."""
-SEARCH_STEPS = ("fts", "fts_head", "keep", "top_up", "cjk_trigram", "cjk_like")
+SEARCH_STEPS = ("fts", "keep", "top_up", "cjk_trigram", "cjk_like")
 """The statements :func:`build_search_sql` builds."""
 
 
@@ -116,6 +116,7 @@ def build_search_sql(
     pattern: str | None = None,
     rank_sql: str | None = None,
     ids: list[int] | None = None,
+    head: bool = False,
 ) -> tuple[str, list[Any]]:
     """One statement of a search, as ``(sql, params)``; every statement selects ``id`` and
     ``rank`` (``"fts"``, ``"top_up"``) or ``id`` and ``ts`` (the CJK steps), at most ``limit`` rows.
@@ -128,9 +129,8 @@ def build_search_sql(
       index's rank as an explicit ``bm25(...)`` call, :func:`hermes_memory.sessions.term_stats.rank_sql`;
       SQLite's sorter, faster than FTS5's own) then ascending rowid, as FTS5 orders ties; without
       ``rank_sql`` by FTS5's ``rank`` column.
-    * ``"fts_head"``: the best ``limit`` rows matching ``fts_expr`` (and ``min_rowid``) by
-      ``rank_sql`` (else FTS5's ``rank``), ties newest first, ignoring every filter: the order
-      the filtered ``"fts"`` statement sorts in (:func:`filtered_head`).
+      With ``head``: the best ``limit`` rows by ``rank_sql`` (else FTS5's ``rank``), ties newest
+      first, ignoring every filter: the order the filtered statement sorts in (:func:`filtered_head`).
     * ``"keep"``: which of ``ids`` pass ``filters`` and the negated words (selects ``id``).
     * ``"top_up"``: the newest rows matching the full ``plan.fts``.
     * ``"cjk_trigram"``: rows of the trigram side table matching ``plan.cjk_trigram``;
@@ -156,6 +156,9 @@ def build_search_sql(
         expr = plan.fts if fts_expr is None else fts_expr
         window = " AND hm_messages_fts.rowid >= ?" if min_rowid else ""
         wparams = [min_rowid] if min_rowid else []
+        if head:
+            return (f"SELECT rowid AS id, {rank_sql or 'rank'} AS rank FROM hm_messages_fts WHERE hm_messages_fts MATCH ?"
+                    + window + " ORDER BY rank, rowid DESC LIMIT ?", [expr, *wparams, limit])
         if not cond and not neg_like and relevance:
             if rank_sql:
                 return (f"SELECT rowid AS id, {rank_sql} AS rank FROM hm_messages_fts WHERE hm_messages_fts MATCH ?"
@@ -166,11 +169,6 @@ def build_search_sql(
                  "relevance": "hm_messages_fts.rank, m.id DESC"}[order_kind]
         return (from_fts + " WHERE hm_messages_fts MATCH ?" + window + cond + neg_like + f" ORDER BY {order} LIMIT ?",
                 [expr, *wparams, *params, *neg_like_params, limit])
-    if step == "fts_head":
-        expr = plan.fts if fts_expr is None else fts_expr
-        window = " AND rowid >= ?" if min_rowid else ""
-        return (f"SELECT rowid AS id, {rank_sql or 'rank'} AS rank FROM hm_messages_fts WHERE hm_messages_fts MATCH ?"
-                + window + " ORDER BY rank, rowid DESC LIMIT ?", [expr, *([min_rowid] if min_rowid else []), limit])
     if step == "keep":
         marks = ",".join("?" * len(ids or []))
         return (f"SELECT m.id AS id FROM messages m{join_s} WHERE m.id IN ({marks})" + cond + neg_like,
@@ -204,14 +202,14 @@ def filtered_head(conn: sqlite3.Connection, plan: fts_mod.QueryPlan, filters: Se
     found without joining ``messages`` and ``sessions`` for every matching row; ``None`` when this
     cannot tell (the caller then runs that statement).
 
-    The best :data:`HEAD_FACTOR` x ``limit`` rows by rank alone (``"fts_head"``, ties newest
-    first, the filtered statement's order) are checked against the filters in one statement
+    The best :data:`HEAD_FACTOR` x ``limit`` rows by rank alone (``"fts"`` with ``head``, ties
+    newest first, the filtered statement's order) are checked against the filters in one statement
     (``"keep"``); the filtered statement's answer is the first ``limit`` rows that pass, when at
     least ``limit`` pass or the head held every match. A filtered ``session_search`` (roles,
     hidden sources, the live session) at 1M messages joined 2,500 window rows for about 8 ms of
     CPU; the head and the check take about a third of that."""
-    sql, params = build_search_sql("fts_head", plan, filters, None, limit=HEAD_FACTOR * limit, fts_expr=fts_expr,
-                                   min_rowid=min_rowid, rank_sql=rank_sql)
+    sql, params = build_search_sql("fts", plan, filters, None, limit=HEAD_FACTOR * limit, fts_expr=fts_expr,
+                                   min_rowid=min_rowid, rank_sql=rank_sql, head=True)
     head = [(int(r[0]), float(r[1])) for r in conn.execute(sql, params)]
     if not head:
         return []
