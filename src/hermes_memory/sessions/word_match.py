@@ -42,8 +42,8 @@ class WordMatcher:
     def spans(self, text: str) -> Iterator[tuple[int, int]]:
         """Non-overlapping matches in ``text``, left to right (what ``finditer`` would give)."""
         if self._re is not None:
-            for m in self._re.finditer(text):
-                yield m.span()
+            for found in self._re.finditer(text):
+                yield found.span()
             return
         if self._alt is None:
             return
