@@ -33,6 +33,8 @@ triggers (its ``messages_fts`` and trigram tables stay empty): those cost three 
 build time and our search never reads them.
 Targets (issues 3 and 15): natural-language p95 <= 20 ms at 1M messages on both corpora; index
 overhead <= 1.0x text.
+Re-measure the 1M figures of docs/benchmarks.md (databases kept under /tmp and reused):
+``python bench/sessions.py --sizes 1000000 --no-append --cache /tmp/latency-bench --agreement 20``.
 """
 
 from __future__ import annotations

@@ -28,6 +28,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from hermes_memory.sessions.word_match import WordMatcher, word_pattern
+
 MAX_QUERY_CHARS = 2048
 """Queries are cut to this many characters before parsing (reference cap)."""
 
@@ -394,28 +396,41 @@ class Highlighter:
             for w in t.split():
                 (cjk if contains_cjk(w) else words).add(w.lower())
         words |= {s.lower() for s in stems or [] if s}
+        # without CJK terms a WordMatcher gives this pattern's matches without compiling it
+        self._words = WordMatcher(words) if not cjk else None
         alts = sorted((re.escape(w) for w in words if w), key=len, reverse=True)
         cjk_alts = sorted((re.escape(w) for w in cjk if w), key=len, reverse=True)
         parts = []
         if alts:
-            parts.append(r"(?<![0-9A-Za-z\u00c0-\u024f])(?:" + "|".join(alts) + r")[0-9A-Za-z\u00c0-\u024f]*")
+            parts.append(word_pattern(words))
         if cjk_alts:
             parts.append("(?:" + "|".join(cjk_alts) + ")")
-        self._re = re.compile("|".join(parts), re.IGNORECASE) if parts else None
+        self._re = re.compile("|".join(parts), re.IGNORECASE) if parts and cjk else None
         self.width = width
 
+    def _first(self, text: str) -> int | None:
+        if self._words is not None:
+            return self._words.first(text)
+        m = self._re.search(text) if self._re is not None else None
+        return m.start() if m else None
+
     def matches(self, text: str) -> bool:
-        return bool(self._re and text and self._re.search(text))
+        return bool(text) and self._first(text) is not None
 
     def snippet(self, text: str) -> str:
         if not text:
             return ""
-        if self._re is None or not (first := self._re.search(text)):
+        first = self._first(text)
+        if first is None:
             return text[: self.width] + ("..." if len(text) > self.width else "")
-        start = max(0, first.start() - self.width // 3)
+        start = max(0, first - self.width // 3)
         if start > 0:
             space = text.rfind(" ", 0, start)
             start = space + 1 if space >= 0 and start - space < 20 else start
         end = min(len(text), start + self.width)
-        body = self._re.sub(lambda m: ">>>" + m.group(0) + "<<<", text[start:end])
+        if self._words is not None:
+            body = self._words.mark(text[start:end], ">>>", "<<<")
+        else:
+            assert self._re is not None
+            body = self._re.sub(lambda m: ">>>" + m.group(0) + "<<<", text[start:end])
         return ("..." if start > 0 else "") + body + ("..." if end < len(text) else "")
