@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from hermes_memory import dates
 from hermes_memory.sessions.signals import RankSignals
 
 POSTINGS_BUDGET = 2_500
@@ -71,13 +72,6 @@ session@10 91.2 -> 94.2 %, multi-hop all@10 14.7 -> 17.6 %, any@10 76.7 -> 73.5 
 cost more any@10 for less session recall and was dropped."""
 
 
-DATE_WEIGHT = 0.4
-"""Share of the best candidate's score added to rows of sessions that started in (or shortly
-after) a date the query names (:func:`hermes_memory.sessions.signals.date_hint`). Tuned on
-LoCoMo conversations 0-2 (bench/locomo_recall.py, categories 1-4; 0.2 / 0.4 / 0.7 / 1.0 tried,
-slack 7 days): any@1 36.0 -> 38.4 %, any@10 71.0 -> 72.6 %, session@10 94.5 -> 95.8 % (0.7: any@10
-72.8 % but multi-hop all@10 21.6 -> 20.3 %); validation (3-4) any@1 35.5 -> 36.6 %, any@10 74.3 ->
-76.7 %, session@10 93.6 -> 95.5 % (plain BM25 94.4 %)."""
 QUESTION_KEEP = 0.7
 """A candidate turn that asks a question (:func:`hermes_memory.sessions.signals.is_question`)
 keeps this share of its score; :data:`ANSWER_SHARE` of it goes to the turn after it."""
@@ -134,7 +128,7 @@ def apply_signals(hits: Mapping[int, float], sessions: Mapping[int, str],
     """``(hits, sessions)`` with the evidence of ``signals`` folded into the ranks (new dicts;
     the inputs are not changed): each question turn keeps :data:`QUESTION_KEEP` of its score and
     gives :data:`ANSWER_SHARE` of it to its answer (which joins the candidates if it was not one),
-    then rows whose session matches the query's dates gain :data:`DATE_WEIGHT` times the best
+    then rows whose session matches the query's dates gain :data:`hermes_memory.dates.DATE_WEIGHT` times the best
     score. Ranks stay negative-is-better. Without signals the inputs come back as copies."""
     out = dict(hits)
     sess = dict(sessions)
@@ -147,8 +141,8 @@ def apply_signals(hits: Mapping[int, float], sessions: Mapping[int, str],
         out[q] = out[q] - s + QUESTION_KEEP * s
         out[a] = out.get(a, 0.0) + ANSWER_SHARE * s
         sess.setdefault(a, sid)
-    if signals.dates and signals.session_start and DATE_WEIGHT and out:
-        bonus = DATE_WEIGHT * max(-v for v in out.values())
+    if signals.dates and signals.session_start and dates.DATE_WEIGHT and out:
+        bonus = dates.DATE_WEIGHT * max(-v for v in out.values())
         for i in out:
             if signals.dates.matches(signals.session_start.get(i)):
                 out[i] -= bonus

@@ -2,7 +2,7 @@
 question turns whose answer is the next turn (pure parsing, plus one small read per engine).
 
 * **Dates.** "What did Maria donate in December 2023?", "on 3 June, 2023", "camping in June":
-  :func:`date_hint` reads the days, months and years a query names (English month names, day
+  :func:`hermes_memory.dates.date_hint` reads the days, months and years a query names (English month names, day
   before or after the month, optional year; a bare month matches that month of any year). Rows
   of sessions that *started* in such a window, or up to :data:`DATE_SLACK_DAYS` after it (people
   tell of an event after it happened: "last week I went camping"), get a bonus in
@@ -20,113 +20,23 @@ on any query text.
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
+from hermes_memory.dates import DATE_SLACK_DAYS, DateHint, date_hint
 from hermes_memory.sessions.codec import decode_content
 
-DATE_SLACK_DAYS = 7
-"""Days after a named date window in which a session's start still counts as matching it.
-Tuned on LoCoMo conversations 0-2 (bench/locomo_recall.py, categories 1-4; 7 / 14 tried, at
-date weight 0.2 / 0.4 / 0.7 / 1.0): 7 was as good or better at every weight."""
+__all__ = ["DATE_SLACK_DAYS", "DateHint", "RankSignals", "date_hint", "gather", "is_question"]
+
 QUESTION_ROWS = 50
 """How many of the best BM25 candidates are checked for being a question (their text is read)."""
 ANSWER_LOOKAHEAD = 8
 """A question's answer is the first row after it, within this many message ids, of the same
 session that passes the search's role and time filters (tool rows may sit in between)."""
 
-_MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
-_MONTHS.update({abbr.lower(): i for i, abbr in enumerate(calendar.month_abbr) if abbr})
-_MONTHS["sept"] = 9
-_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
-_DMY = re.compile(rf"\b{_DAY}\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+(\d{{4}})\b", re.IGNORECASE)
-_MDY = re.compile(rf"\b({_MONTH_RE})\.?\s+{_DAY},?\s+(\d{{4}})\b", re.IGNORECASE)
-_MY = re.compile(rf"\b({_MONTH_RE})\.?,?\s+(?:of\s+)?(\d{{4}})\b", re.IGNORECASE)
-# a bare month name must be spelled out ("may" / "mar" are words); "May" counts only capitalised
-_FULL_MONTH = re.compile(r"\b(" + "|".join(calendar.month_name[1:]) + r")\b")
-_YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
 _TRAILING_BRACKETS = re.compile(r"(\s*\[[^\]]*\])+\s*$")
-_DAY_S = 86_400.0
-
-
-@dataclass(frozen=True)
-class DateHint:
-    """Dates a query names: ``windows`` are ``(start, end)`` epoch-second intervals (UTC, end
-    exclusive) of named days, months and years; ``months`` are month numbers named without a
-    year (any year matches)."""
-
-    windows: tuple[tuple[float, float], ...] = ()
-    months: tuple[int, ...] = ()
-
-    def __bool__(self) -> bool:
-        return bool(self.windows or self.months)
-
-    def matches(self, started: float | None, slack_days: float | None = None) -> bool:
-        """True when a session that started at ``started`` (epoch s) falls in a window, or up to
-        ``slack_days`` (default :data:`DATE_SLACK_DAYS`) after one."""
-        if started is None:
-            return False
-        slack = (DATE_SLACK_DAYS if slack_days is None else slack_days) * _DAY_S
-        if any(lo <= started < hi + slack for lo, hi in self.windows):
-            return True
-        if not self.months:
-            return False
-        try:
-            year = datetime.fromtimestamp(started, UTC).year
-        except (OverflowError, OSError, ValueError):
-            return False
-        for y in (year - 1, year):  # a window of December may end in the next year
-            for m in self.months:
-                lo, hi = _month(y, m)
-                if lo <= started < hi + slack:
-                    return True
-        return False
-
-
-def _epoch(y: int, m: int, d: int) -> float:
-    return datetime(y, m, d, tzinfo=UTC).timestamp()
-
-
-def _month(y: int, m: int) -> tuple[float, float]:
-    return _epoch(y, m, 1), _epoch(y + (m == 12), m % 12 + 1, 1)
-
-
-def date_hint(query: str) -> DateHint:
-    """The days (``"3 June, 2023"``, ``"June 3 2023"``), months (``"August 2023"``, or a
-    capitalised month name alone: ``"in June"``) and years (``"in 2022"``) ``query`` names.
-    Impossible dates and years outside 1900-2099 are ignored. Never raises; an empty hint
-    (false) when there is none."""
-    if not isinstance(query, str) or not query:
-        return DateHint()
-    text = query[:2048]
-    windows: list[tuple[float, float]] = []
-    for rx, order in ((_DMY, "dmy"), (_MDY, "mdy")):
-        for m in rx.finditer(text):
-            day, month, year = (m.group(1), m.group(2), m.group(3)) if order == "dmy" else \
-                (m.group(2), m.group(1), m.group(3))
-            try:
-                start = _epoch(int(year), _MONTHS[month.lower()], int(day))
-            except (ValueError, KeyError, OverflowError):
-                continue
-            windows.append((start, start + _DAY_S))
-        text = rx.sub(" ", text)
-    for m in _MY.finditer(text):
-        try:
-            windows.append(_month(int(m.group(2)), _MONTHS[m.group(1).lower()]))
-        except (ValueError, KeyError, OverflowError):
-            continue
-    text = _MY.sub(" ", text)
-    years = [int(y) for y in _YEAR.findall(text)]
-    windows += [(_epoch(y, 1, 1), _epoch(y + 1, 1, 1)) for y in years]
-    months = () if years else tuple(dict.fromkeys(_MONTHS[m.lower()] for m in _FULL_MONTH.findall(text)))
-    return DateHint(tuple(windows), months)
-
-
 def is_question(text: Any) -> bool:
     """True when a turn's text ends with a question mark (``?`` or the full-width ``？``),
     ignoring bracketed notes at its end (``[shares a photo: ...]``)."""
@@ -173,7 +83,7 @@ def gather(conn: Any, query: str, hits: Mapping[int, float], sessions: Mapping[i
     asks = [int(r[0]) for r in rows if is_question(decode_content(r[1]))]
     if not asks:
         return sig
-    cond, params = "", []
+    cond, params = "", list[Any]()
     if roles:
         cond += f" AND n.role IN ({','.join([p] * len(roles))})"
         params += list(roles)
