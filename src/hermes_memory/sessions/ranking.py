@@ -54,7 +54,8 @@ categories 1-4; sum vs best of 1 / 3 / 6 rows tried), any@10 69.5 -> 71.0 %, ses
 74.3 %, multi-hop all@10 17.6 -> 22.1 %, session@10 94.2 -> 93.6 %. The weight itself (0.15 /
 0.3 / 0.5 / 0.8 tried with the best row) changed tuning figures by under a point; kept."""
 BM25_HEAD = 2
-"""The first this-many rows are the best by BM25 alone; the rerank orders the rest: the
+"""The first this-many rows are the best by BM25 alone (after :func:`apply_signals`: question
+turns' scores moved to their answers, the date bonus); the rerank orders the rest: the
 neighbour and session bonuses help a row into the top 10 but push a better single match off
 the top. Tuned on LoCoMo conversations 0-2 (bench/locomo_recall.py, categories 1-4): any@1
 35.0 -> 36.0 %, any@10 71.3 -> 71.8 % (head 1: 36.0 / 71.5); validation (3-4) any@1 31.3 ->
@@ -80,9 +81,11 @@ ANSWER_SHARE = 0.5
 often shares no word with the query and then enters the candidates this way). With
 :data:`QUESTION_KEEP`, tuned on LoCoMo conversations 0-2 (bench/locomo_recall.py, categories 1-4,
 with the date bonus; keep/share 1.0/0.5, 0.8/0.4, 0.7/0.4, 0.7/0.5, 0.7/0.6, 0.6/0.5, 0.5/0.5,
-0.5/0.8, 0.3/0.7 tried; 0.7/0 and 0.5/0, demotion alone, lost any@10): any@1 38.4 -> 44.6 %,
-any@10 72.6 -> 76.5 %, all@10 63.7 -> 66.8 %, multi-hop all@10 21.6 -> 20.3 %; validation (3-4)
-any@1 36.6 -> 42.2 %, any@10 76.7 -> 77.2 %, all@10 62.9 -> 65.0 %, multi-hop 22.1 % unchanged."""
+0.5/0.8, 0.3/0.7 tried, 0.7/0.4-0.6 a plateau; 0.7/0 and 0.5/0, demotion alone, lost any@10).
+Measured as built, date bonus on before and after: tuning any@1 38.4 -> 45.4 %, any@5 64.0 ->
+70.0 %, any@10 72.6 -> 76.8 %, all@10 63.7 -> 66.8 %, multi-hop all@10 21.6 -> 18.9 %, session@10
+95.8 -> 96.6 %; validation (3-4) any@1 36.6 -> 43.0 %, any@5 67.9 -> 70.0 %, any@10 76.7 ->
+77.5 %, all@10 62.9 -> 65.0 %, multi-hop all@10 22.1 -> 20.6 %, session@10 95.5 -> 95.8 %."""
 
 
 def choose_terms(dfs: Sequence[int], budget: int | None = None) -> tuple[list[int], list[int], int]:
@@ -158,7 +161,7 @@ def rerank(hits: Mapping[int, float], sessions: Mapping[int, str], signals: Rank
     :func:`apply_signals` (answer rows may join the result). A row's final score is ``score + NEIGHBOUR_WEIGHT * (scores of candidates at id
     +-1 in the same session) + SESSION_WEIGHT * (best score among the session's candidates)``
     (:data:`NEIGHBOUR_WEIGHT`, :data:`SESSION_WEIGHT`); ties go to the newer (larger) id. The
-    :data:`BM25_HEAD` best rows by BM25 alone then come first, and the last
+    :data:`BM25_HEAD` best rows by those signal-adjusted BM25 scores alone then come first, and the last
     :data:`NEW_SESSION_SLOTS` places of the first :data:`PAGE_ROWS` go to rows of sessions not yet
     on that page (:func:`session_slots`). Returns every id once, best first. Fewer than two hits
     (after the signals) come back as given."""

@@ -83,7 +83,8 @@ def gather(conn: Any, query: str, hits: Mapping[int, float], sessions: Mapping[i
     asks = [int(r[0]) for r in rows if is_question(decode_content(r[1]))]
     if not asks:
         return sig
-    cond, params = "", list[Any]()
+    cond = ""
+    params: list[Any] = []
     if roles:
         cond += f" AND n.role IN ({','.join([p] * len(roles))})"
         params += list(roles)
