@@ -49,7 +49,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from hermes_memory.sessions import fusion, ranking
+from hermes_memory.sessions import fusion, hmcontext, ranking
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.importers import import_path
 from hermes_memory.sessions.importers.locomo import session_id_for
@@ -179,7 +179,7 @@ def parse_set(items: list[str]) -> dict[str, float]:
     out = {}
     for item in items:
         name, _, value = item.partition("=")
-        mod = next((m for m in (ranking, fusion) if hasattr(m, name)), None)
+        mod = next((m for m in (ranking, fusion, hmcontext) if hasattr(m, name)), None)
         if mod is None:
             raise SystemExit(f"--set: hermes_memory.sessions.ranking/fusion have no constant {name!r}")
         out[name] = type(getattr(mod, name))(value)
