@@ -6,7 +6,7 @@ the text of the turn before it in its session (column ``before``) at a low BM25 
 (:data:`BEFORE_WEIGHT`): the answer turn then matches the question's words too, and ranks above
 turns holding only one part. The turn *after* is credited at query time instead (the rerank's
 neighbour bonus, :data:`hermes_memory.sessions.ranking.NEIGHBOUR_WEIGHT`), so an append never
-rewrites an earlier row (measured: docs/search.md §5).
+rewrites an earlier row (measured: docs/reference.md §6).
 
 * A **turn** is a ``user`` or ``assistant`` message with non-empty content; tool rows and empty
   assistant tool-call rows are neither given context nor used as context.
@@ -28,7 +28,7 @@ NEIGHBOUR_CHARS = 1000
 replies can be pages long, and their start is what the next turn usually answers)."""
 BEFORE_WEIGHT = 0.3
 """BM25 weight of ``before`` beside content 1.0, tool name 0.8 and tool calls 0.4. Tuned on
-LoCoMo conversations 0-2 (bench/locomo_recall.py; 0.2 / 0.3 / 0.5 tried, docs/search.md §5)."""
+LoCoMo conversations 0-2 (bench/locomo_recall.py; 0.2 / 0.3 / 0.5 tried, docs/reference.md §6)."""
 COLUMNS = ("content", "tool_name", "tool_calls", "before")
 """Columns of ``hm_messages_fts`` in layout 3."""
 OWN_COLUMNS = "{content tool_name tool_calls}"

@@ -1,5 +1,5 @@
 """The previous turn's text indexed with each turn on PostgreSQL (schema version 3), as on SQLite
-(:mod:`hermes_memory.sessions.hmcontext`, docs/search.md §5).
+(:mod:`hermes_memory.sessions.hmcontext`, docs/reference.md §6).
 
 * ``messages.hm_context``: a ``tsvector`` (weight D, ranked at :data:`hermes_memory.sessions.hmcontext.BEFORE_WEIGHT`)
   of the previous turn's first :data:`~hermes_memory.sessions.hmcontext.NEIGHBOUR_CHARS` characters
