@@ -92,6 +92,8 @@ def backfill_step(conn: Any) -> dict[str, Any]:
     """Give the next :data:`BACKFILL_CHUNK` existing rows their context, in one transaction on
     ``conn`` (a psycopg connection in autocommit mode). Returns ``{"filled": int, "pending": bool}``."""
     with conn.transaction():
+        if conn.execute("SELECT to_regclass('hm_meta')").fetchone()[0] is None:  # before migration 3
+            return {"filled": 0, "pending": False}
         marks = dict(conn.execute("SELECT key, value FROM hm_meta WHERE key IN ('context_next_id', 'context_through') "
                                   "FOR UPDATE").fetchall())
         if "context_next_id" not in marks:
