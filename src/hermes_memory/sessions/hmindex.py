@@ -169,7 +169,7 @@ def index_trigger_sql(names: tuple[str, str, str], table: str = MAIN, cjk: bool 
     }
 
 
-TRIGGER_SQL = index_trigger_sql(INDEX_TRIGGER_NAMES)  # type: ignore[arg-type]
+TRIGGER_SQL = index_trigger_sql(INDEX_TRIGGER_NAMES)
 
 _SELECT_ROWS = f"SELECT {_row_values('m')} FROM messages m"
 _SELECT_CJK = f"SELECT m.id, {_body('m')}, m.tool_name FROM messages m WHERE {_has_cjk('m')}"
