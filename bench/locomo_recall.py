@@ -51,7 +51,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hermes_memory import dates
-from hermes_memory.sessions import fusion, ranking, signals
+from hermes_memory.sessions import fusion, hmcontext, ranking, signals
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.importers import import_path
 from hermes_memory.sessions.importers.locomo import session_id_for
@@ -181,9 +181,10 @@ def parse_set(items: list[str]) -> dict[str, float]:
     out = {}
     for item in items:
         name, _, value = item.partition("=")
-        mod = next((m for m in (ranking, fusion, signals, dates) if hasattr(m, name) and name.isupper()), None)
+        mod = next((m for m in (ranking, fusion, signals, dates, hmcontext) if hasattr(m, name) and name.isupper()),
+                   None)
         if mod is None:
-            raise SystemExit(f"--set: hermes_memory.sessions.ranking/fusion/signals or hermes_memory.dates "
+            raise SystemExit(f"--set: hermes_memory.sessions.ranking/fusion/signals/hmcontext or hermes_memory.dates "
                              f"have no constant {name!r}")
         out[name] = type(getattr(mod, name))(value)
         setattr(mod, name, out[name])

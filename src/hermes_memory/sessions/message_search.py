@@ -21,7 +21,7 @@ from typing import Any
 
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions import fusion, ranking, signals, term_stats
+from hermes_memory.sessions import fusion, hmcontext, ranking, signals, term_stats
 from hermes_memory.sessions.codec import decode_content
 from hermes_memory.sessions.listing import cwd_clause
 
@@ -143,8 +143,10 @@ def build_search_sql(
     neg_like_params = [p for lit in plan.exclude_like for p in ["%" + fts_mod.like_escape(lit) + "%"] * 2]
     from_fts = "SELECT m.id AS id, hm_messages_fts.rank AS rank FROM hm_messages_fts " \
                "JOIN messages m ON m.id = hm_messages_fts.rowid" + join_s
+    own = not (relevance and plan.context)  # neighbours' text matches only relevance questions
     if step == "fts":
         expr = plan.fts if fts_expr is None else fts_expr
+        expr = hmcontext.own_text(expr) if own and expr else expr
         window = " AND hm_messages_fts.rowid >= ?" if min_rowid else ""
         wparams = [min_rowid] if min_rowid else []
         if not cond and not neg_like and relevance:
@@ -155,10 +157,11 @@ def build_search_sql(
         return (from_fts + " WHERE hm_messages_fts MATCH ?" + window + cond + neg_like + f" ORDER BY {order} LIMIT ?",
                 [expr, *wparams, *params, *neg_like_params, limit])
     if step == "top_up":
+        full = hmcontext.own_text(plan.fts) if own and plan.fts else plan.fts
         return (from_fts + " WHERE hm_messages_fts MATCH ?" + cond + neg_like
-                + " ORDER BY hm_messages_fts.rowid DESC LIMIT ?", [plan.fts, *params, *neg_like_params, limit])
+                + " ORDER BY hm_messages_fts.rowid DESC LIMIT ?", [full, *params, *neg_like_params, limit])
     neg_fts = " AND m.id NOT IN (SELECT rowid FROM hm_messages_fts WHERE hm_messages_fts MATCH ?)" if plan.exclude_fts else ""
-    neg_fts_params = [" OR ".join(plan.exclude_fts)] if plan.exclude_fts else []
+    neg_fts_params = [hmcontext.own_text(" OR ".join(plan.exclude_fts))] if plan.exclude_fts else []
     base = "SELECT m.id AS id, m.timestamp AS ts FROM hm_messages_cjk c JOIN messages m ON m.id = c.rowid" + join_s
     # Under newest/oldest the side table is read in that time order (row ids need not follow
     # timestamps: imported history); relevance takes the newest rows.

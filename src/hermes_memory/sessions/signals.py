@@ -30,8 +30,12 @@ from hermes_memory.sessions.codec import decode_content
 
 __all__ = ["DATE_SLACK_DAYS", "DateHint", "RankSignals", "date_hint", "gather", "is_question"]
 
-QUESTION_ROWS = 50
-"""How many of the best BM25 candidates are checked for being a question (their text is read)."""
+QUESTION_ROWS = 300
+"""How many of the best BM25 candidates are checked for being a question (their text is read):
+all of :data:`hermes_memory.sessions.ranking.RERANK_POOL`, so which answers join a result does
+not hang on near ties of the score (SQLite's BM25 and PostgreSQL's ts_rank_cd then add the same
+rows whenever they find the same candidates). Checking only the best 50 measured the same on
+LoCoMo within a question or two (bench/locomo_recall.py)."""
 ANSWER_LOOKAHEAD = 8
 """A question's answer is the first row after it, within this many message ids, of the same
 session that passes the search's role and time filters (tool rows may sit in between)."""
