@@ -129,3 +129,19 @@ def test_cjk_questions_still_find_their_rows(db: Any) -> None:
     db.append_message("zh", "assistant", "是的，上周修好了。")
     rows = db.search_messages("记忆断裂", limit=10, raise_errors=True)
     assert [r["session_id"] for r in rows][:1] == ["zh"]
+
+
+def test_operator_queries_get_no_answers_added(db: Any) -> None:
+    _pets(db)
+    rows = db.search_messages("names OR pets", query_syntax=True, limit=20, raise_errors=True)
+    contents = [db.get_message(r["id"])["content"] for r in rows]
+    assert "Lovely! What are the pets' names?" in contents
+    assert "Luna and Oliver, both tabbies." not in contents  # holds neither word
+
+
+def test_phrases_and_one_word_lookups_get_no_answers_added(db: Any) -> None:
+    _pets(db)
+    for q in ('"pets\' names"', "names"):
+        contents = [db.get_message(r["id"])["content"] for r in db.search_messages(q, limit=20, raise_errors=True)]
+        assert "Lovely! What are the pets' names?" in contents, q
+        assert "Luna and Oliver, both tabbies." not in contents, q

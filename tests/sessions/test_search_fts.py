@@ -392,9 +392,9 @@ def test_posting_budget_drops_frequent_terms_but_keeps_their_weight(
     both = db.append_message("s2", "user", "weather for the zeppelin launch")
     rare = db.append_message("s3", "user", "zeppelin hangar opened")
     full = [r["id"] for r in db.search_messages("zeppelin weather", limit=20)]
-    # 12 rows say a word; on SQLite the filler line right after the last weather report also
-    # matches, through the previous turn indexed with it
-    assert len(full) == (13 if db.backend == "sqlite" else 12) and full[:2] == [both, rare]
+    # 12 rows say a word; the filler line right after the last weather report also matches,
+    # through the previous turn indexed with it
+    assert len(full) == 13 and full[:2] == [both, rare]
     monkeypatch.setattr(ranking, "POSTINGS_BUDGET", 3)
     capped = [r["id"] for r in db.search_messages("zeppelin weather", limit=20)]
     assert capped[:2] == [both, rare]  # rows with the rare word first; the one also saying "weather" first

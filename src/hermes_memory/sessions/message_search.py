@@ -252,7 +252,9 @@ def rank_signals(conn: Any, query: str, hits: dict[int, float], sessions: dict[i
                  placeholder: str) -> signals.RankSignals | None:
     """:func:`hermes_memory.sessions.signals.gather` for one search on either engine (``conn`` a
     SQLite or psycopg connection, ``placeholder`` ``"?"``/``"%s"``); ``None`` when it fails (the
-    rerank then uses BM25 alone: these signals must never fail a search)."""
+    rerank then uses BM25 alone: these signals must never fail a search). Callers run it only when
+    ``plan.context`` (a plain query of two or more terms): a one-word lookup, a quoted phrase alone
+    or query syntax asks for rows holding its words, not for answers."""
     try:
         return signals.gather(conn, query, hits, sessions, roles=filters.roles, since=filters.since,
                               until=filters.until, placeholder=placeholder)
@@ -389,7 +391,7 @@ class MessageSearchMethods:
                     for r in conn.execute(sql, params):
                         found.setdefault(int(r["id"]), r["ts"])
             sess_of = {i: c[0] for i, c in cand.items()}
-            sig = rank_signals(conn, query, hits, sess_of, filters, "?") if hits and relevance else None
+            sig = rank_signals(conn, query, hits, sess_of, filters, "?") if hits and relevance and plan.context else None
             ids = merge_hits(hits, sess_of, found, relevance, sig)
             if qvec is not None:
                 ids = self._fuse_semantic(conn, sem, qvec, ids, filters)

@@ -6,10 +6,15 @@
   in the session, in ``(timestamp, id)`` order; NULL for tool rows, empty rows and first turns.
   A GIN index ``hm_messages_context`` serves matches in it.
 * Kept by triggers: ``hm_messages_context_bi`` (BEFORE INSERT or UPDATE of content, role,
-  session, time: the row's own context) and ``hm_messages_context_next`` (AFTER INSERT, DELETE or
-  such an UPDATE: the turn right after the row's old and new place gets its context again, so a
-  deleted turn's text leaves the index). An append at the end of a session costs one index probe
-  for the previous turn and one for a later turn (none).
+  session, time: the row's own context; on an insert before a later turn of the session, that
+  turn's too) and ``hm_messages_context_next`` (AFTER DELETE or such an UPDATE: the turn right
+  after the row's old and new place gets its context again, so a deleted turn's text leaves the
+  index). An append at the end of a session costs one trigger call with an index probe for the
+  previous turn and one for a later turn (none), plus the second GIN index's update. Measured
+  with bench/storage.py (durable commits, 200 messages per writer, three alternating runs on a
+  2-core machine shared with other work): 4 writer processes 316 / 350 / 408 -> 216 / 243 / 210
+  messages/s, 1 writer 173 / 223 / 176 -> 134 / 90 / 107 (the first new run with a second,
+  AFTER INSERT trigger, since folded into this one).
 * **Existing rows** get their context after the migration, in bounded batches
   (:func:`backfill`, :data:`BACKFILL_CHUNK` rows per transaction, ``hm_meta.context_next_id``
   marks the place; a process killed mid-way resumes there). Until a row is reached, search finds
@@ -61,27 +66,35 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 CREATE FUNCTION hm_messages_context_bi() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE later bigint;
 BEGIN
   NEW.{COLUMN} := CASE WHEN {_TURN.format(p='NEW')} THEN hm_context_of(NEW.session_id, NEW.timestamp, NEW.id) END;
+  IF TG_OP = 'INSERT' AND {_TURN.format(p='NEW')} THEN
+    -- a turn inserted before a later one (not an append): that one now has this turn before it
+    later := hm_next_turn(NEW.session_id, NEW.timestamp, NEW.id);
+    IF later IS NOT NULL THEN
+      UPDATE messages SET {COLUMN} = setweight(to_tsvector('{TS_CONFIG}'::regconfig,
+          regexp_replace(left(NEW.content, {hmcontext.NEIGHBOUR_CHARS}), {NORMALISE}, ' ', 'g')), 'D')
+      WHERE id = later;
+    END IF;
+  END IF;
   RETURN NEW;
 END $$;
 
 CREATE FUNCTION hm_messages_context_next() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+  IF TG_OP = 'UPDATE' THEN
     UPDATE messages SET {COLUMN} = hm_context_of(session_id, timestamp, id)
     WHERE id = hm_next_turn(NEW.session_id, NEW.timestamp, NEW.id);
   END IF;
-  IF TG_OP IN ('DELETE', 'UPDATE') THEN
-    UPDATE messages SET {COLUMN} = hm_context_of(session_id, timestamp, id)
-    WHERE id = hm_next_turn(OLD.session_id, OLD.timestamp, OLD.id);
-  END IF;
+  UPDATE messages SET {COLUMN} = hm_context_of(session_id, timestamp, id)
+  WHERE id = hm_next_turn(OLD.session_id, OLD.timestamp, OLD.id);
   RETURN NULL;
 END $$;
 
 CREATE TRIGGER hm_messages_context_bi BEFORE INSERT OR UPDATE OF content, role, session_id, timestamp
   ON messages FOR EACH ROW EXECUTE FUNCTION hm_messages_context_bi();
-CREATE TRIGGER hm_messages_context_next AFTER INSERT OR DELETE OR UPDATE OF content, role, session_id, timestamp
+CREATE TRIGGER hm_messages_context_next AFTER DELETE OR UPDATE OF content, role, session_id, timestamp
   ON messages FOR EACH ROW EXECUTE FUNCTION hm_messages_context_next();
 """
 """Migration 3 (see the module docstring). The triggers' own ``UPDATE`` sets only ``hm_context``,

@@ -134,7 +134,7 @@ class PgMessageSearchMethods:
                 sql, params = build_pg_search_sql("cjk", ts, filters, sort, limit=max(want, CJK_ROWS), literals=literals)
                 for r in conn.execute(sql, params).fetchall():
                     found.setdefault(int(r[0]), float(r[2]))
-            sig = rank_signals(conn, query, hits, sessions, filters, "%s") if hits and relevance else None
+            sig = rank_signals(conn, query, hits, sessions, filters, "%s") if hits and relevance and plan.context else None
             ids = merge_hits(hits, sessions, found, relevance, sig)
             if not ids:
                 return []
