@@ -42,9 +42,16 @@ either value, so its figures do not move."""
 RERANK_POOL = 300
 """Relevance search reranks the best this-many BM25 rows (or more when a page needs more).
 LoCoMo dev any-evidence recall@10: 73.0 % with 100, 75.1 % with 300 (bench/locomo_recall.py)."""
-NEIGHBOUR_WEIGHT = 0.3
+NEIGHBOUR_WEIGHT = 0.0
 """Share of an adjacent (same-session) candidate's BM25 score added to a row: an answer next to
-a matching question rises. Tuned on LoCoMo dev (bench/locomo_recall.py)."""
+a matching question rises. 0.3 was tuned on LoCoMo when each turn was indexed alone; since the
+index holds each turn with the previous turn's text (layout 3) and :data:`ANSWER_SHARE` credits
+the turn after a question, it no longer pays. With both, LoCoMo conversations 0-2
+(bench/locomo_recall.py, categories 1-4; 0.3 / 0.15 / 0.0 tried): any@5 74.4 / 74.7 / 75.7 %,
+any@10 80.9 / 82.2 / 81.2 %, multi-hop all@10 20.3 / 23.0 / 27.0 %, session@10 96.1 / 96.3 /
+95.8 %; 0.0 kept for multi-hop coverage. Validation (3-4), 0.3 -> 0.0: any@5 71.4 -> 74.5 %,
+any@10 78.2 -> 79.0 %, multi-hop all@10 17.6 -> 20.6 %, session@10 96.0 -> 95.8 % (plain BM25
+94.4 %)."""
 SESSION_WEIGHT = 0.3
 """Share of the best score in a row's session added to the row: rows of a session that holds a
 strong match rise. The session's *best* row, not the sum of its rows' scores (which favoured

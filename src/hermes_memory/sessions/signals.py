@@ -46,7 +46,10 @@ def is_question(text: Any) -> bool:
     ignoring bracketed notes at its end (``[shares a photo: ...]``)."""
     if not isinstance(text, str):
         return False
-    return _TRAILING_BRACKETS.sub("", text).rstrip().endswith(("?", "\uff1f"))
+    text = text.rstrip()
+    if text.endswith("]"):  # the regex only when there is a bracketed note to strip (it is the slow part)
+        text = _TRAILING_BRACKETS.sub("", text).rstrip()
+    return text.endswith(("?", "\uff1f"))
 
 
 @dataclass
@@ -83,7 +86,9 @@ def gather(conn: Any, query: str, hits: Mapping[int, float], sessions: Mapping[i
                 f"SELECT id, started_at FROM sessions WHERE id IN ({','.join([p] * len(sids))})", sids).fetchall()}
             sig.session_start = {i: float(start[s]) for i, s in sessions.items() if start.get(s) is not None}
     best = sorted(hits, key=lambda i: (hits[i], -i))[:QUESTION_ROWS]
-    rows = conn.execute(f"SELECT id, content FROM messages WHERE id IN ({','.join([p] * len(best))})", best).fetchall()
+    # only rows holding a question mark come back (the LIKE runs in the engine, not in Python)
+    rows = conn.execute(f"SELECT id, content FROM messages WHERE id IN ({','.join([p] * len(best))})"
+                        f" AND (content LIKE {p} OR content LIKE {p})", [*best, "%?%", "%\uff1f%"]).fetchall()
     asks = [int(r[0]) for r in rows if is_question(decode_content(r[1]))]
     if not asks:
         return sig
