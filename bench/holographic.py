@@ -8,7 +8,9 @@
    store; each question (categories 1-4; adversarial 5 reported separately) is a query; a hit is a
    top-5 fact whose evidence turn ids intersect the question's evidence. Three retrievers on the same
    facts: plain FTS5 (BM25 order), the hybrid search without HRR (``hrr_weight=0``) and the full
-   hybrid search (FTS5 + Jaccard + HRR, trust-weighted).
+   hybrid search (FTS5 + Jaccard + HRR, trust-weighted). Each fact is learned (``learned_at``) when
+   its session took place, so questions naming a date can use it. Reported for the tuning split
+   (conversations 0-2) and the validation split (3-4) separately.
 
 Usage: ``python bench/holographic.py [--sizes 10000 100000] [--ops 200] [--skip-latency]``.
 """
@@ -29,6 +31,7 @@ from pathlib import Path
 from hermes_memory.plugins.holographic import hrr
 from hermes_memory.plugins.holographic.retrieval import FactRetriever
 from hermes_memory.plugins.holographic.store import FactStore
+from hermes_memory.sessions.importers.locomo import parse_locomo_date
 
 NAMES = ["Alice Smith", "Bob Jones", "Carol King", "Dan Brown", "Eve Adams", "Frank Moore", "Grace Lee", "Hank Hill",
          "Ivy Chen", "Jack Ryan", "Kara Diaz", "Liam Ortiz", "Mona Patel", "Nate Gray", "Olga Petrova", "Paul Kim"]
@@ -133,8 +136,14 @@ def _evidence(raw: object) -> set[str]:
     return out
 
 
-def locomo_recall(path: Path, k: int = 5) -> dict[str, object]:
+SPLITS = {"tuning": (0, 1, 2), "validation": (3, 4)}
+"""LoCoMo conversations ranking constants may be fitted to (tuning) and those kept for validation."""
+
+
+def locomo_recall(path: Path, k: int = 5, conversations: tuple[int, ...] | None = None) -> dict[str, object]:
     data = json.loads(path.read_text(encoding="utf-8"))
+    if conversations is not None:
+        data = [data[i] for i in conversations if i < len(data)]
     systems = ("fts5_bm25", "hybrid_no_hrr", "hybrid_hrr")
     hits = {s: {c: 0 for c in range(1, 6)} for s in systems}
     totals = {c: 0 for c in range(1, 6)}
@@ -145,10 +154,12 @@ def locomo_recall(path: Path, k: int = 5) -> dict[str, object]:
         with tempfile.TemporaryDirectory() as tmp:
             store = FactStore(Path(tmp) / "locomo.db")
             evid: dict[int, set[str]] = {}
-            for _session, by_speaker in sorted(conv["observation"].items()):
+            for session, by_speaker in sorted(conv["observation"].items()):
+                # a fact is learned when its session took place (session_<n>_observation -> session_<n>_date_time)
+                learned = parse_locomo_date(conv["conversation"].get(session.replace("_observation", "_date_time")))
                 for _speaker, facts in by_speaker.items():
                     for text, ev in facts:
-                        fid, _ = store.add_fact(text, "general", "")
+                        fid, _ = store.add_fact(text, "general", "", learned_at=learned)
                         evid.setdefault(fid, set()).update(_evidence(ev))
             n_facts += store.count()
             no_hrr = FactRetriever(store, hrr_weight=0.0)
@@ -211,7 +222,8 @@ def main() -> None:
         out["latency"] = latency(args.sizes, args.ops)
     if not args.skip_recall:
         path = _locomo_path()
-        out["locomo"] = locomo_recall(path) if path.exists() else {"error": f"{path} not found; set HERMES_SHARED"}
+        out["locomo"] = ({name: locomo_recall(path, conversations=idx) for name, idx in SPLITS.items()}
+                         if path.exists() else {"error": f"{path} not found; set HERMES_SHARED"})
     print(json.dumps(out, indent=2))
 
 

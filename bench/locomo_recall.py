@@ -25,8 +25,9 @@ cached in ``~/.cache/hermes-memory/bench/`` (keyed by model and text; never in t
 and written to ``hm_embeddings`` the way the indexer writes them; query latency then leaves out
 the query's own embedding, reported apart (``query_embedding_ms``). ``--no-embeddings`` skips it.
 
-``--set NAME=VALUE`` overrides a constant of :mod:`hermes_memory.sessions.ranking` or
-:mod:`hermes_memory.sessions.fusion` for one run (to measure an idea on both splits before
+``--set NAME=VALUE`` overrides a constant of :mod:`hermes_memory.sessions.ranking`,
+:mod:`hermes_memory.sessions.fusion`, :mod:`hermes_memory.sessions.signals` or
+:mod:`hermes_memory.dates` for one run (to measure an idea on both splits before
 keeping it).
 
 Target (issue 15), categories 1-4: any@10 >= 80 %, any@1 >= 40 %, multi-hop all@10 >= 30 %, and
@@ -49,7 +50,8 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from hermes_memory.sessions import fusion, ranking
+from hermes_memory import dates
+from hermes_memory.sessions import fusion, hmcontext, ranking, signals
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.importers import import_path
 from hermes_memory.sessions.importers.locomo import session_id_for
@@ -179,9 +181,11 @@ def parse_set(items: list[str]) -> dict[str, float]:
     out = {}
     for item in items:
         name, _, value = item.partition("=")
-        mod = next((m for m in (ranking, fusion) if hasattr(m, name)), None)
+        mod = next((m for m in (ranking, fusion, signals, dates, hmcontext) if hasattr(m, name) and name.isupper()),
+                   None)
         if mod is None:
-            raise SystemExit(f"--set: hermes_memory.sessions.ranking/fusion have no constant {name!r}")
+            raise SystemExit(f"--set: hermes_memory.sessions.ranking/fusion/signals/hmcontext or hermes_memory.dates "
+                             f"have no constant {name!r}")
         out[name] = type(getattr(mod, name))(value)
         setattr(mod, name, out[name])
     return out

@@ -72,7 +72,9 @@ def test_rows_added_deleted_changed_while_our_triggers_were_absent_are_caught_up
     try:
         report = db.migration["index"]
         assert report["action"] == "caught_up" and report["triggers_missing"] is True
-        assert (report["added"], report["deleted"], report["changed"]) == (6, 3, 2), report
+        # changed: messages 5 and 6 themselves, and the turns right after a deleted or changed one
+        # (3 after 2, 7 after 6), whose indexed previous-turn text had gone stale
+        assert (report["added"], report["deleted"], report["changed"]) == (6, 3, 4), report
         assert len(_ids(db, "wombat")) == 5 and len(_ids(db, "会议")) == 1
         assert len(_ids(db, "otters")) == 30 - 3 - 2
         assert len(_ids(db, "badgers")) == 1
@@ -104,8 +106,9 @@ def test_verification_of_changed_rows_is_bounded_per_open(tmp_path: Path, monkey
         db = SessionDB(path)
         seen.append((db.migration["index"]["verified"], db.migration["index"]["changed"], len(_ids(db, "heron"))))
         db.close()
-    # 26 rows, 10 per open: the changed row (the 21st) is found on the third open, not before
-    assert seen == [(10, 0, 0), (10, 0, 0), (6, 1, 1)]
+    # 26 rows, 10 per open: the changed row (the 21st) is found on the third open, not before,
+    # with the turn after it (indexed with the changed row's old text as its previous turn)
+    assert seen == [(10, 0, 0), (10, 0, 0), (6, 2, 1)]
     db = SessionDB(path)
     assert db.migration["index"]["verified"] == 0 and db.migration["index"]["action"] == "none"
     db.close()

@@ -56,9 +56,13 @@ def test_both_backends_hold_the_same_seeded_rows(pair: tuple[SessionDB, Any]) ->
 def test_top_results_of_sqlite_and_postgres_overlap_strongly(pair: tuple[SessionDB, Any]) -> None:
     """Top-10 overlap |SQLite ∩ PostgreSQL| / max(|either|), per query, over the 38 queries of
     search_corpus.QUERIES on 40 sessions / 511 messages. Measured (one run, both backends seeded
-    alike): mean top-10 overlap 0.976 (lowest 0.80), mean top-5 overlap 0.953, the best hit the
-    same row for 35 of 38 queries; ts_rank_cd's shape against FTS5's BM25 and ties among equally
-    scored rows account for the rest. The bounds below leave room for no more than that."""
+    alike): before rows were indexed with the previous turn's text, mean top-10 overlap 0.976
+    (lowest 0.80), the best hit the same row for 35 of 38 queries; with it (index layout 3,
+    schema 3), mean top-10 overlap 0.953 (lowest 0.80), the same best hit for 33 of 38:
+    ts_rank_cd's shape against FTS5's BM25, now also over the previous turn's text, and ties among
+    equally scored rows account for the rest. With the rerank's question/answer rule on top
+    (ranking.ANSWER_SHARE: a question turn's score moves to its answer, which amplifies near ties)
+    the same best hit for 29 of 38. The bounds below leave room for no more than that."""
     lite, pg = pair
     overlaps, same_first = [], 0
     for q in search_corpus.QUERIES:
@@ -71,7 +75,7 @@ def test_top_results_of_sqlite_and_postgres_overlap_strongly(pair: tuple[Session
         assert overlaps[-1] >= 0.7, (q, a, b)
     mean = sum(overlaps) / len(overlaps)
     assert mean >= 0.9, (mean, overlaps)
-    assert same_first >= 0.85 * len(overlaps), same_first
+    assert same_first >= 0.75 * len(overlaps), same_first
 
 
 def test_the_full_result_sets_are_the_same_rows(pair: tuple[SessionDB, Any]) -> None:
@@ -94,6 +98,7 @@ QUESTIONS = [
 
 def test_session_search_finds_the_same_sessions_on_both_backends(pair: tuple[SessionDB, Any]) -> None:
     lite, pg = pair
+    same_first = same_set = 0
     for q in QUESTIONS:
         a = json.loads(session_search({"query": q, "limit": 5}, lite))
         b = json.loads(session_search({"query": q, "limit": 5}, pg))
@@ -101,9 +106,14 @@ def test_session_search_finds_the_same_sessions_on_both_backends(pair: tuple[Ses
         assert a["count"] > 0, q
         got_a = [r["session_id"] for r in a["results"]]
         got_b = [r["session_id"] for r in b["results"]]
-        # measured: the same sessions in the same order for 9 of the 10 questions, the same five
-        # sessions with the 2nd-5th reordered for the tenth
-        assert got_a[0] == got_b[0] and set(got_a) == set(got_b), (q, got_a, got_b)
+        same_first += got_a[0] == got_b[0]
+        same_set += set(got_a) == set(got_b)
+        assert got_a[0] in got_b[:2] and len(set(got_a) & set(got_b)) >= min(4, len(got_a)), (q, got_a, got_b)
+    # measured since the rerank moves a question turn's score to its answer (ranking.ANSWER_SHARE),
+    # with each turn indexed with its previous turn (layout 3): the same best session for all 10
+    # questions, the same five sessions for 7 (one of five differs for the other three: near ties
+    # of ts_rank_cd against BM25); on the layout-2 index 9 and 8
+    assert same_first >= 9 and same_set >= 7, (same_first, same_set)
 
 
 def test_title_search_is_the_same_on_both_backends(pair: tuple[SessionDB, Any]) -> None:
@@ -197,8 +207,9 @@ def test_sql_and_tsquery_injection_in_queries_and_filters_is_inert(pg_small: Any
 def test_quotes_backslashes_and_dollars_in_stored_text_are_found(pg_small: Any) -> None:
     texts = {pg_small.get_message(r["id"])["content"] for r in pg_small.search_messages("O'Brien's quoted")}
     assert "O'Brien's 'quoted' text" in texts
-    assert [pg_small.get_message(r["id"])["content"] for r in pg_small.search_messages("back\\slash $$dollar$$")] \
-        == ["back\\slash and $$dollar$$ quoting"]
+    # the row itself first; the turn after it follows, matched through its previous turn's text
+    assert [pg_small.get_message(r["id"])["content"] for r in pg_small.search_messages("back\\slash $$dollar$$")][0] \
+        == "back\\slash and $$dollar$$ quoting"
 
 
 # ----------------------------------------------------------------- CJK and short words (both backends)

@@ -37,7 +37,9 @@ def test_bm25_idf_matches_fts5_formula_and_floor() -> None:
 
 @pytest.fixture
 def bonus_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The score bonuses alone: no BM25 head, no reserved session places."""
+    """The score bonuses alone: no BM25 head, no reserved session places, the neighbour bonus on
+    (0.3, its weight before the index held the previous turn; off by default now)."""
+    monkeypatch.setattr(ranking, "NEIGHBOUR_WEIGHT", 0.3)
     monkeypatch.setattr(ranking, "BM25_HEAD", 0)
     monkeypatch.setattr(ranking, "NEW_SESSION_SLOTS", 0)
 

@@ -385,10 +385,16 @@ def test_posting_budget_drops_frequent_terms_but_keeps_their_weight(
         db.append_message("s", "user", f"weather report number {i}")
     for i in range(30):
         db.append_message("s", "user", f"unrelated filler line {i}")
-    both = db.append_message("s", "user", "weather for the zeppelin launch")
-    rare = db.append_message("s", "user", "zeppelin hangar opened")
+    # each in a session of its own: neither is indexed with a previous turn (which would add its
+    # words and its length to the row, :mod:`hermes_memory.sessions.hmcontext`)
+    db.create_session("s2")
+    db.create_session("s3")
+    both = db.append_message("s2", "user", "weather for the zeppelin launch")
+    rare = db.append_message("s3", "user", "zeppelin hangar opened")
     full = [r["id"] for r in db.search_messages("zeppelin weather", limit=20)]
-    assert len(full) == 12 and full[:2] == [both, rare]
+    # 12 rows say a word; the filler line right after the last weather report also matches,
+    # through the previous turn indexed with it
+    assert len(full) == 13 and full[:2] == [both, rare]
     monkeypatch.setattr(ranking, "POSTINGS_BUDGET", 3)
     capped = [r["id"] for r in db.search_messages("zeppelin weather", limit=20)]
     assert capped[:2] == [both, rare]  # rows with the rare word first; the one also saying "weather" first
@@ -401,6 +407,9 @@ def test_single_very_common_word_is_scored_in_a_recency_window(
     from hermes_memory.sessions import ranking
 
     db.create_session("s")
+    # a first turn as long as the others: every lantern row is then indexed with a previous turn of
+    # the same length, so BM25's length normalisation ranks them alike (ties go to the newest)
+    db.append_message("s", "user", "log entry begins")
     ids = [db.append_message("s", "user", f"lantern entry {i}") for i in range(40)]
     monkeypatch.setattr(ranking, "POSTINGS_BUDGET", 5)
     monkeypatch.setattr(ranking, "SINGLE_TERM_WINDOW", 10)

@@ -58,10 +58,11 @@ def test_cache_is_used_and_counts_rows_appended_since(tmp_path: Path) -> None:
         _seed(db)
         assert_exact(db)
         stems = db._term_stats.stems(db.conn, ["otters"])
-        assert db._term_stats.dfs[stems["otters"]][0] == 20  # cached with the newest indexed id
+        # cached with the newest indexed id: 20 rows, and the heron reply indexed with the turn before it
+        assert db._term_stats.dfs[stems["otters"]][0] == 21
         db.append_messages("s1", [{"role": "user", "content": "more otters, runs and runners"}] * 3)
         assert_exact(db)
-        assert db._term_stats.dfs[stems["otters"]][0] == 23
+        assert db._term_stats.dfs[stems["otters"]][0] == 24
     finally:
         db.close()
 
@@ -113,7 +114,7 @@ def test_rows_changed_while_every_trigger_of_ours_was_missing_are_counted_after_
     try:
         assert db.migration["index"]["action"] == "caught_up"
         assert_exact(db)
-        assert cached(db)["otters"] == 20 - 11 + 1
+        assert cached(db)["otters"] == 20 - 11 + 1 + 1  # + the heron reply, indexed with the turn before it
     finally:
         db.close()
 

@@ -197,6 +197,11 @@ class QueryPlan:
     """Rendered terms written after ``NOT``: rows matching them are left out of the CJK side too."""
     exclude_like: list[str] = field(default_factory=list)
     """CJK literals written after ``NOT``: rows containing them are left out of every result."""
+    context: bool = False
+    """True when the previous turn's text indexed with each row (:mod:`hermes_memory.sessions.hmcontext`)
+    may match: a plain-word query (no query syntax) of two or more informative terms, whose words
+    may be split across adjacent turns. A one-term lookup, a quoted phrase alone or query syntax
+    matches rows' own text only."""
     fell_back: bool = False
     """True when query syntax was asked for but left no positive term (``NOT x`` after a dropped
     stopword, only operators), so the words were searched as plain terms instead."""
@@ -235,10 +240,12 @@ def build_query(query: str, syntax: bool = False) -> QueryPlan:
     cjk_like ``["悬空"]``.
     """
     plan = _plan(query, syntax)
+    plan.context = not syntax and len(plan.or_terms) >= 2
     if syntax and (not (plan.fts or plan.cjk_trigram or plan.cjk_like) or _cancels_itself(plan)):
         words = _plan(query, False)
         if not words.empty:
             words.fell_back = True
+            words.context = len(words.or_terms) >= 2
             return words
     return plan
 

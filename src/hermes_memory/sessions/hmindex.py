@@ -4,9 +4,10 @@ Objects (all created and maintained by hermes-memory only; the reference never r
 
     hm_meta                key/value: layout version, who created the file, high-water mark,
                            counters of catch-ups and full builds
-    hm_messages_fts        FTS5 (content, tool_name, tool_calls), porter + unicode61
-                           remove_diacritics 2, BM25 weights 1.0/0.8/0.4, one row per message
-                           (rowid = messages.id); tool rows indexed on their first 8,192 chars
+    hm_messages_fts        FTS5 (content, tool_name, tool_calls, before), porter + unicode61
+                           remove_diacritics 2, BM25 weights 1.0/0.8/0.4/0.3, one row per message
+                           (rowid = messages.id); tool rows indexed on their first 8,192 chars;
+                           ``before``: the previous turn's text (:mod:`hmcontext`, layout 3)
     hm_messages_cjk        FTS5 trigram (content, tool_name), only rows that contain CJK
     hm_messages_index_ai   \\
     hm_messages_index_ad    > triggers on messages keeping both tables in step
@@ -51,13 +52,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from hermes_memory.sessions import hmcontext, hmrelayout
 from hermes_memory.sessions.fts import CJK_GLOB
 
 logger = logging.getLogger(__name__)
 
-LAYOUT_VERSION = 2
-"""``hm_meta.layout``: 2 = ``hm_*`` objects beside the reference's (1 was the old layout that took
-over ``messages_fts``)."""
+LAYOUT_VERSION = 3
+"""``hm_meta.layout``: 3 = each turn indexed with the previous turn's text (column ``before``,
+:mod:`hermes_memory.sessions.hmcontext`); 2 = ``hm_*`` objects beside the
+reference's without context (rebuilt into layout 3 by :mod:`hermes_memory.sessions.hmrelayout`
+while searches keep using it); 1 was the old layout that took over ``messages_fts``."""
 
 TOOL_ROW_FTS_CHARS = 8192
 """Tool-result rows are indexed on their first 8,192 characters only (reference NEWEST)."""
@@ -75,7 +79,8 @@ _HAS_CJK = "(coalesce({p}.content, '') || ' ' || coalesce({p}.tool_name, '')) GL
 
 CHANGES_KEY = "index_changes"
 """``hm_meta`` key counting the changes to our index other than appending a row with a new largest
-id: deletes, updates of indexed columns, inserts below the largest id, catch-ups and builds. While
+id at the end of its session: deletes, updates of indexed columns, inserts below the largest id or
+before a later turn of the session (which rewrite that turn's ``before``), catch-ups and builds. While
 it stays the same, a term's document frequency among rows ``<= id`` cannot change, so
 :mod:`hermes_memory.sessions.term_stats` caches document frequencies against it."""
 _BUMP = (f"INSERT INTO {META}(key, value) VALUES ('{CHANGES_KEY}', 1) "
@@ -90,7 +95,8 @@ CHANGE_TRIGGER_SQL = {
     ),
     "hm_messages_changes_ai": (
         "CREATE TRIGGER hm_messages_changes_ai AFTER INSERT ON messages "
-        f"WHEN new.id < (SELECT max(id) FROM messages) BEGIN {_BUMP} END"
+        f"WHEN new.id < (SELECT max(id) FROM messages) OR {hmcontext.neighbour_id('new', 'after')} IS NOT NULL "
+        f"BEGIN {_BUMP} END"
     ),
 }
 """Triggers keeping ``hm_meta.index_changes`` (:data:`CHANGES_KEY`); like our index triggers they
@@ -106,39 +112,66 @@ def _has_cjk(p: str) -> str:
 
 
 META_SQL = f"CREATE TABLE IF NOT EXISTS {META} (key TEXT PRIMARY KEY, value TEXT)"
-MAIN_SQL = (
-    f"CREATE VIRTUAL TABLE IF NOT EXISTS {MAIN} USING fts5(content, tool_name, tool_calls, "
-    "tokenize='porter unicode61 remove_diacritics 2')"
-)
-RANK_SQL = f"INSERT INTO {MAIN}({MAIN}, rank) VALUES('rank', 'bm25(1.0, 0.8, 0.4)')"
+MAIN_COLUMNS = ", ".join(hmcontext.COLUMNS)
+
+
+def main_sql(table: str = MAIN) -> str:
+    """``CREATE VIRTUAL TABLE`` of our main index (layout 3) under ``table``."""
+    return (f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5({MAIN_COLUMNS}, "
+            "tokenize='porter unicode61 remove_diacritics 2')")
+
+
+def rank_value() -> str:
+    """The ``rank`` function of our main index: BM25 with the column weights (read at call time)."""
+    return f"bm25(1.0, 0.8, 0.4, {hmcontext.BEFORE_WEIGHT})"
+
+
+def set_rank(conn: sqlite3.Connection, table: str = MAIN) -> None:
+    """Store :func:`rank_value` as ``table``'s default rank (FTS5 keeps it in ``<table>_config``)."""
+    conn.execute(f"INSERT INTO {table}({table}, rank) VALUES('rank', ?)", (rank_value(),))
+
+
+MAIN_SQL = main_sql()
 CJK_SQL = f"CREATE VIRTUAL TABLE IF NOT EXISTS {CJK} USING fts5(content, tool_name, tokenize='trigram')"
 
 
-def _add(p: str) -> str:
-    return (
-        f"INSERT INTO {MAIN}(rowid, content, tool_name, tool_calls) "
-        f"VALUES ({p}.id, {_body(p)}, {p}.tool_name, {p}.tool_calls); "
-        f"INSERT INTO {CJK}(rowid, content, tool_name) SELECT {p}.id, {_body(p)}, {p}.tool_name "
-        f"WHERE {_has_cjk(p)};"
-    )
+def _row_values(p: str) -> str:
+    return f"{p}.id, {_body(p)}, {p}.tool_name, {p}.tool_calls, {hmcontext.context(p)}"
 
 
-def _drop(p: str) -> str:
-    return f"DELETE FROM {MAIN} WHERE rowid = {p}.id; DELETE FROM {CJK} WHERE rowid = {p}.id;"
+def _add(p: str, table: str = MAIN, cjk: bool = True) -> str:
+    sql = (f"INSERT INTO {table}(rowid, {MAIN_COLUMNS}) VALUES ({_row_values(p)}); "
+           f"{hmcontext.after_insert(table, p)}")
+    if cjk:
+        sql += (f" INSERT INTO {CJK}(rowid, content, tool_name) SELECT {p}.id, {_body(p)}, {p}.tool_name "
+                f"WHERE {_has_cjk(p)};")
+    return sql
 
 
-TRIGGER_SQL = {
-    "hm_messages_index_ai": f"CREATE TRIGGER hm_messages_index_ai AFTER INSERT ON messages BEGIN {_add('new')} END",
-    "hm_messages_index_ad": f"CREATE TRIGGER hm_messages_index_ad AFTER DELETE ON messages BEGIN {_drop('old')} END",
-    "hm_messages_index_au": (
-        "CREATE TRIGGER hm_messages_index_au AFTER UPDATE OF content, tool_name, tool_calls, role ON messages "
-        "WHEN old.content IS NOT new.content OR old.tool_name IS NOT new.tool_name "
-        "OR old.tool_calls IS NOT new.tool_calls OR old.role IS NOT new.role OR old.id IS NOT new.id "
-        f"BEGIN {_drop('old')} {_add('new')} END"
-    ),
-}
+def _drop(p: str, table: str = MAIN, cjk: bool = True) -> str:
+    sql = f"DELETE FROM {table} WHERE rowid = {p}.id; {hmcontext.after_remove(table, p)}"
+    return sql + (f" DELETE FROM {CJK} WHERE rowid = {p}.id;" if cjk else "")
 
-_SELECT_ROWS = f"SELECT m.id, {_body('m')}, m.tool_name, m.tool_calls FROM messages m"
+
+def index_trigger_sql(names: tuple[str, str, str], table: str = MAIN, cjk: bool = True) -> dict[str, str]:
+    """``CREATE TRIGGER`` statements (insert, delete, update) keeping ``table`` (and the CJK side
+    table when ``cjk``) in step with ``messages``, neighbours' context included."""
+    ai, ad, au = names
+    return {
+        ai: f"CREATE TRIGGER {ai} AFTER INSERT ON messages BEGIN {_add('new', table, cjk)} END",
+        ad: f"CREATE TRIGGER {ad} AFTER DELETE ON messages BEGIN {_drop('old', table, cjk)} END",
+        au: (
+            f"CREATE TRIGGER {au} AFTER UPDATE OF content, tool_name, tool_calls, role ON messages "
+            "WHEN old.content IS NOT new.content OR old.tool_name IS NOT new.tool_name "
+            "OR old.tool_calls IS NOT new.tool_calls OR old.role IS NOT new.role OR old.id IS NOT new.id "
+            f"BEGIN {_drop('old', table, cjk)} {_add('new', table, cjk)} END"
+        ),
+    }
+
+
+TRIGGER_SQL = index_trigger_sql(INDEX_TRIGGER_NAMES)
+
+_SELECT_ROWS = f"SELECT {_row_values('m')} FROM messages m"
 _SELECT_CJK = f"SELECT m.id, {_body('m')}, m.tool_name FROM messages m WHERE {_has_cjk('m')}"
 
 
@@ -174,7 +207,8 @@ def _content_table(conn: sqlite3.Connection) -> str | None:
     return f"{MAIN}_content" if cols[:4] == ["id", "c0", "c1", "c2"] else None
 
 
-def _max_indexed(conn: sqlite3.Connection) -> int:
+def max_indexed(conn: sqlite3.Connection) -> int:
+    """Largest message id in our main index (0 when empty)."""
     row = conn.execute(f"SELECT rowid FROM {MAIN} ORDER BY rowid DESC LIMIT 1").fetchone()
     return int(row[0]) if row else 0
 
@@ -184,15 +218,25 @@ def note_change(conn: sqlite3.Connection) -> None:
     conn.execute(_BUMP)
 
 
-def _index_ids(conn: sqlite3.Connection, ids: list[int]) -> None:
+def index_ids(conn: sqlite3.Connection, ids: list[int], table: str = MAIN, cjk: bool = True) -> None:
+    """(Re-)index the messages ``ids`` in ``table`` with their previous turns' text, and re-index the
+    turns right after them (their context is these rows' text). The CJK side table (``cjk``)
+    gets only ``ids``, which must not be in it yet."""
     if ids:
         note_change(conn)
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
-        conn.execute(f"INSERT INTO {MAIN}(rowid, content, tool_name, tool_calls) {_SELECT_ROWS} WHERE m.id IN ({marks})",
-                     chunk)
-        conn.execute(f"INSERT INTO {CJK}(rowid, content, tool_name) {_SELECT_CJK} AND m.id IN ({marks})", chunk)
+        near = {r[0] for r in conn.execute(hmcontext.next_turns_of(marks), chunk) if r[0] is not None}
+        every = chunk + sorted(near - set(chunk))
+        every_marks = ",".join("?" * len(every))
+        conn.execute(f"DELETE FROM {table} WHERE rowid IN ({every_marks})", every)  # absent rows: no-op
+        conn.execute(f"INSERT INTO {table}(rowid, {MAIN_COLUMNS}) {_SELECT_ROWS} WHERE m.id IN ({every_marks})", every)
+        if cjk:
+            conn.execute(f"INSERT INTO {CJK}(rowid, content, tool_name) {_SELECT_CJK} AND m.id IN ({marks})", chunk)
+
+
+_index_ids = index_ids
 
 
 def _unindex_ids(conn: sqlite3.Connection, ids: list[int]) -> None:
@@ -208,11 +252,12 @@ def _unindex_ids(conn: sqlite3.Connection, ids: list[int]) -> None:
 def _create(conn: sqlite3.Connection) -> None:
     conn.execute(META_SQL)
     conn.execute(MAIN_SQL)
-    conn.execute(RANK_SQL)
+    set_rank(conn)
     conn.execute(CJK_SQL)
 
 
-def _install_triggers(conn: sqlite3.Connection) -> None:
+def install_triggers(conn: sqlite3.Connection) -> None:
+    """(Re)create our index and change triggers on ``messages`` (counts a change)."""
     for name, sql in TRIGGER_SQL.items():
         conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
         conn.execute(sql)
@@ -237,7 +282,7 @@ def is_damage(exc: BaseException) -> bool:
     return any(w in text for w in _DAMAGE_WORDS)
 
 
-def _drop_fts(conn: sqlite3.Connection, table: str) -> None:
+def drop_fts(conn: sqlite3.Connection, table: str) -> None:
     """Drop one of OUR FTS5 tables, even one too damaged to open: its shadow tables (ours too) are
     first reset to the state of a blank FTS5 table made by this same SQLite, so it can be dropped."""
     try:
@@ -272,15 +317,16 @@ def full_build(conn: sqlite3.Connection, reason: str) -> int:
     :func:`backfill_step` (``hm_meta.backfill_next_id`` / ``backfill_through`` mark it), one chunk
     per transaction: our triggers are installed first, so rows written meanwhile are indexed by them."""
     conn.execute(META_SQL)
+    hmrelayout.abandon(conn)  # a relayout under way, if any
     for name in TRIGGER_NAMES:
         conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
-    _drop_fts(conn, MAIN)
-    _drop_fts(conn, CJK)
+    drop_fts(conn, MAIN)
+    drop_fts(conn, CJK)
     _create(conn)
-    _install_triggers(conn)  # counts a change: cached term statistics are void
+    install_triggers(conn)  # counts a change: cached term statistics are void
     n = int(conn.execute("SELECT count(*) FROM messages").fetchone()[0])
     if n <= BUILD_CHUNK:
-        conn.execute(f"INSERT INTO {MAIN}(rowid, content, tool_name, tool_calls) {_SELECT_ROWS}")
+        conn.execute(f"INSERT INTO {MAIN}(rowid, {MAIN_COLUMNS}) {_SELECT_ROWS}")
         conn.execute(f"INSERT INTO {CJK}(rowid, content, tool_name) {_SELECT_CJK}")
     else:
         meta_set(conn, "backfill_next_id", 0)
@@ -288,7 +334,7 @@ def full_build(conn: sqlite3.Connection, reason: str) -> int:
     _bump(conn, "full_builds")
     meta_set(conn, "layout", LAYOUT_VERSION)
     meta_set(conn, "last_full_build", f"{time.time():.3f} {reason}")
-    meta_set(conn, "high_water_mark", _max_indexed(conn))
+    meta_set(conn, "high_water_mark", max_indexed(conn))
     logger.info("hermes-memory full-text index built from %d messages (%s)", n, reason)
     return n
 
@@ -307,7 +353,7 @@ def backfill_step(conn: sqlite3.Connection) -> dict[str, Any]:
     _index_ids(conn, ids)
     if len(ids) < BUILD_CHUNK:
         conn.execute(f"DELETE FROM {META} WHERE key IN ('backfill_next_id', 'backfill_through')")
-        meta_set(conn, "high_water_mark", _max_indexed(conn))
+        meta_set(conn, "high_water_mark", max_indexed(conn))
         return {"indexed": len(ids), "pending": False}
     meta_set(conn, "backfill_next_id", ids[-1] + 1)
     return {"indexed": len(ids), "pending": True}
@@ -323,6 +369,7 @@ def finish_backfill(write: Callable[[Callable[[sqlite3.Connection], Any]], Any],
         if not step["pending"]:
             break
     report["backfilled"] = done
+    hmrelayout.finish(write, report)
 
 
 def integrity_ok(conn: sqlite3.Connection) -> bool:
@@ -356,18 +403,18 @@ VERIFY_BATCH = 20_000
 open whatever the database size."""
 
 
-def _ids_source(conn: sqlite3.Connection) -> tuple[str, str, tuple[str, str, str]]:
+def _ids_source(conn: sqlite3.Connection) -> tuple[str, str, tuple[str, ...]]:
     shadow = _content_table(conn)
     if shadow:
-        return shadow, "id", ("c0", "c1", "c2")
-    return MAIN, "rowid", ("content", "tool_name", "tool_calls")
+        return shadow, "id", ("c0", "c1", "c2", "c3")
+    return MAIN, "rowid", hmcontext.COLUMNS
 
 
 def _catch_up(conn: sqlite3.Connection) -> dict[str, Any]:
     """Index rows above the high-water mark; find rows deleted (or missing) below it by comparing
     counts first and the two id sets only when the counts differ."""
     t0 = time.perf_counter()
-    hwm = _max_indexed(conn)
+    hwm = max_indexed(conn)
     new_ids = [r[0] for r in conn.execute("SELECT id FROM messages WHERE id > ? ORDER BY id", (hwm,))]
     src, key, _cols = _ids_source(conn)
     deleted: list[int] = []
@@ -395,9 +442,10 @@ def _verify_some(conn: sqlite3.Connection) -> dict[str, Any]:
     start = meta_get(conn, "verify_next_id")
     if start is None:
         return {"changed": 0, "verified": 0, "verify_pending": False}
-    src, key, (c0, c1, c2) = _ids_source(conn)
+    src, key, (c0, c1, c2, c3) = _ids_source(conn)
     rows = conn.execute(
         f"SELECT m.id, f.{c0} IS NOT {_body('m')} OR f.{c1} IS NOT m.tool_name OR f.{c2} IS NOT m.tool_calls "
+        f"OR f.{c3} IS NOT ({hmcontext.context('m')}) "
         f"FROM messages m JOIN {src} f ON f.{key} = m.id WHERE m.id >= ? ORDER BY m.id LIMIT ?",
         (int(start), VERIFY_BATCH)).fetchall()
     changed = [r[0] for r in rows if r[1]]
@@ -425,7 +473,10 @@ def sync(conn: sqlite3.Connection) -> dict[str, Any]:
         report["added"] = full_build(conn, "first open" if MAIN not in have else "table missing")
     elif meta_get(conn, "backfill_next_id") is not None:
         report["action"] = "built"  # a build another open started; finish_backfill completes it
+    elif hmrelayout.pending(conn) or hmrelayout.is_old_layout(have.get(MAIN)):
+        _relayout(conn, have, report)
     else:
+        _check_rank(conn)
         triggers_ok = all(_norm(have.get(n)) == _norm(sql) for n, sql in TRIGGER_SQL.items())
         report["triggers_missing"] = not triggers_ok
         if triggers_ok and not all(_norm(have.get(n)) == _norm(sql) for n, sql in CHANGE_TRIGGER_SQL.items()):
@@ -433,14 +484,14 @@ def sync(conn: sqlite3.Connection) -> dict[str, Any]:
         try:
             _probe(conn)
             top = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
-            if not triggers_ok or _max_indexed(conn) != top:
+            if not triggers_ok or max_indexed(conn) != top:
                 if not triggers_ok:
-                    _install_triggers(conn)
+                    install_triggers(conn)
                     meta_set(conn, "verify_next_id", 0)  # rows may have changed anywhere meanwhile
                 report.update(_catch_up(conn))
                 report["action"] = "caught_up"
                 _bump(conn, "catch_ups")
-                meta_set(conn, "high_water_mark", _max_indexed(conn))
+                meta_set(conn, "high_water_mark", max_indexed(conn))
             report.update(_verify_some(conn))
             if report["changed"] and report["action"] == "none":
                 report["action"] = "caught_up"
@@ -451,3 +502,31 @@ def sync(conn: sqlite3.Connection) -> dict[str, Any]:
             report["added"] = full_build(conn, f"index damaged: {exc}")
     report["seconds"] = round(time.perf_counter() - t0, 4)
     return report
+
+
+def _relayout(conn: sqlite3.Connection, have: dict[str, str | None], report: dict[str, Any]) -> None:
+    """Start or continue the move to layout 3 (:mod:`hermes_memory.sessions.hmrelayout`); rebuild
+    from scratch when our triggers went missing meanwhile (the old index may then lack rows)."""
+    if hmrelayout.pending(conn):
+        intact = hmrelayout.triggers_intact(have)
+    else:
+        intact = all(n in have for n in INDEX_TRIGGER_NAMES)
+    if not intact:
+        hmrelayout.abandon(conn)
+        report["action"] = "built"
+        report["triggers_missing"] = True
+        report["added"] = full_build(conn, "our triggers missing before layout 3 was in place")
+        return
+    if not hmrelayout.pending(conn):
+        hmrelayout.start(conn)
+    report["action"] = "relayout"
+
+
+def _check_rank(conn: sqlite3.Connection) -> None:
+    """Store the current column weights as our index's rank when they changed (an upgrade)."""
+    try:
+        row = conn.execute(f"SELECT v FROM {MAIN}_config WHERE k = 'rank'").fetchone()
+    except sqlite3.OperationalError:
+        return
+    if row is None or row[0] != rank_value():
+        set_rank(conn)

@@ -21,7 +21,7 @@ from typing import Any
 
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions import fusion, ranking, term_stats
+from hermes_memory.sessions import fusion, hmcontext, ranking, signals, term_stats
 from hermes_memory.sessions.codec import decode_content
 from hermes_memory.sessions.listing import cwd_clause
 from hermes_memory.sessions.storebase import StoreBase
@@ -180,8 +180,10 @@ def build_search_sql(
     neg_like_params = [p for lit in plan.exclude_like for p in ["%" + fts_mod.like_escape(lit) + "%"] * 2]
     from_fts = "SELECT m.id AS id, hm_messages_fts.rank AS rank FROM hm_messages_fts " \
                "JOIN messages m ON m.id = hm_messages_fts.rowid" + join_s
+    own = not (relevance and plan.context)  # neighbours' text matches only relevance questions
     if step == "fts":
         expr = plan.fts if fts_expr is None else fts_expr
+        expr = hmcontext.own_text(expr) if own and expr else expr
         window = " AND hm_messages_fts.rowid >= ?" if min_rowid else ""
         wparams = [min_rowid] if min_rowid else []
         if head:
@@ -202,10 +204,11 @@ def build_search_sql(
         return (f"SELECT m.id AS id FROM messages m{join_s} WHERE m.id IN ({marks})" + cond + neg_like,
                 [*(ids or []), *params, *neg_like_params])
     if step == "top_up":
+        full = hmcontext.own_text(plan.fts) if own and plan.fts else plan.fts
         return (from_fts + " WHERE hm_messages_fts MATCH ?" + cond + neg_like
-                + " ORDER BY hm_messages_fts.rowid DESC LIMIT ?", [plan.fts, *params, *neg_like_params, limit])
+                + " ORDER BY hm_messages_fts.rowid DESC LIMIT ?", [full, *params, *neg_like_params, limit])
     neg_fts = " AND m.id NOT IN (SELECT rowid FROM hm_messages_fts WHERE hm_messages_fts MATCH ?)" if plan.exclude_fts else ""
-    neg_fts_params = [" OR ".join(plan.exclude_fts)] if plan.exclude_fts else []
+    neg_fts_params = [hmcontext.own_text(" OR ".join(plan.exclude_fts))] if plan.exclude_fts else []
     base = "SELECT m.id AS id, m.timestamp AS ts FROM hm_messages_cjk c JOIN messages m ON m.id = c.rowid" + join_s
     # Under newest/oldest the side table is read in that time order (row ids need not follow
     # timestamps: imported history); relevance takes the newest rows.
@@ -266,12 +269,15 @@ def as_list(value: list[str] | tuple[str, ...] | str | None) -> list[str]:
     return [str(v) for v in value if v]
 
 
-def merge_hits(hits: dict[int, float], sessions: dict[int, str], found: dict[int, float], relevance: bool) -> list[int]:
+def merge_hits(hits: dict[int, float], sessions: dict[int, str], found: dict[int, float], relevance: bool,
+               rank_signals: signals.RankSignals | None = None) -> list[int]:
     """Ids of one search, best first: full-text ``hits`` (id -> rank) reranked under relevance
-    (:func:`hermes_memory.sessions.ranking.rerank`, ``sessions``: id -> session id) else as
-    given, then the rows ``found`` only by the CJK lookups (id -> timestamp), newest first."""
-    cjk_only = [i for i in found if i not in hits]
-    ids = ranking.rerank(hits, sessions) if relevance and hits else list(hits)
+    (:func:`hermes_memory.sessions.ranking.rerank`, ``sessions``: id -> session id, with
+    ``rank_signals``: answers of question turns may join) else as given, then the rows ``found``
+    only by the CJK lookups (id -> timestamp), newest first."""
+    ids = ranking.rerank(hits, sessions, rank_signals) if relevance and hits else list(hits)
+    shown = set(ids)
+    cjk_only = [i for i in found if i not in shown]
     if cjk_only:
         cjk_only.sort(key=lambda i: (-found[i], -i))
         ids += cjk_only
@@ -324,6 +330,21 @@ def context_row(row_id: int, role: str, content: str | None) -> dict[str, Any]:
     if not isinstance(text, str):
         text = json.dumps(text, ensure_ascii=False) if text is not None else ""
     return {"id": int(row_id), "role": role, "content": text[:CONTEXT_CHARS]}
+
+
+def rank_signals(conn: Any, query: str, hits: dict[int, float], sessions: dict[int, str], filters: SearchFilters,
+                 placeholder: str) -> signals.RankSignals | None:
+    """:func:`hermes_memory.sessions.signals.gather` for one search on either engine (``conn`` a
+    SQLite or psycopg connection, ``placeholder`` ``"?"``/``"%s"``); ``None`` when it fails (the
+    rerank then uses BM25 alone: these signals must never fail a search). Callers run it only when
+    ``plan.context`` (a plain query of two or more terms): a one-word lookup, a quoted phrase alone
+    or query syntax asks for rows holding its words, not for answers."""
+    try:
+        return signals.gather(conn, query, hits, sessions, roles=filters.roles, since=filters.since,
+                              until=filters.until, placeholder=placeholder)
+    except Exception as exc:  # sqlite3.Error / psycopg.Error, or a row another program wrote oddly
+        logger.warning("rank signals unavailable, BM25 order kept: %s", exc)
+        return None
 
 
 class MessageSearchMethods(StoreBase):
@@ -458,7 +479,9 @@ class MessageSearchMethods(StoreBase):
                 for sql, params in steps:
                     for r in conn.execute(sql, params):
                         found.setdefault(int(r["id"]), r["ts"])
-            ids = merge_hits(hits, {i: c[0] for i, c in cand.items()}, found, relevance)
+            sess_of = {i: c[0] for i, c in cand.items()}
+            sig = rank_signals(conn, query, hits, sess_of, filters, "?") if hits and relevance and plan.context else None
+            ids = merge_hits(hits, sess_of, found, relevance, sig)
             if qvec is not None:
                 ids = self._fuse_semantic(conn, sem, qvec, ids, filters)
             if not ids:

@@ -14,6 +14,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from hermes_memory import dates
+from hermes_memory.sessions.signals import RankSignals
+
 POSTINGS_BUDGET = 2_500
 """Most index postings (rows matching a term) a relevance search scores. When the terms of a
 plain-OR query together match more rows, the most frequent terms are dropped (rarest first
@@ -39,9 +42,16 @@ either value, so its figures do not move."""
 RERANK_POOL = 300
 """Relevance search reranks the best this-many BM25 rows (or more when a page needs more).
 LoCoMo dev any-evidence recall@10: 73.0 % with 100, 75.1 % with 300 (bench/locomo_recall.py)."""
-NEIGHBOUR_WEIGHT = 0.3
+NEIGHBOUR_WEIGHT = 0.0
 """Share of an adjacent (same-session) candidate's BM25 score added to a row: an answer next to
-a matching question rises. Tuned on LoCoMo dev (bench/locomo_recall.py)."""
+a matching question rises. 0.3 was tuned on LoCoMo when each turn was indexed alone; since the
+index holds each turn with the previous turn's text (layout 3) and :data:`ANSWER_SHARE` credits
+the turn after a question, it no longer pays. With both, LoCoMo conversations 0-2
+(bench/locomo_recall.py, categories 1-4; 0.3 / 0.15 / 0.0 tried): any@5 74.4 / 74.7 / 75.7 %,
+any@10 80.9 / 82.2 / 81.2 %, multi-hop all@10 20.3 / 23.0 / 27.0 %, session@10 96.1 / 96.3 /
+95.8 %; 0.0 kept for multi-hop coverage. Validation (3-4), 0.3 -> 0.0: any@5 71.4 -> 74.5 %,
+any@10 78.2 -> 79.0 %, multi-hop all@10 17.6 -> 20.6 %, session@10 96.0 -> 95.8 % (plain BM25
+94.4 %)."""
 SESSION_WEIGHT = 0.3
 """Share of the best score in a row's session added to the row: rows of a session that holds a
 strong match rise. The session's *best* row, not the sum of its rows' scores (which favoured
@@ -51,7 +61,8 @@ categories 1-4; sum vs best of 1 / 3 / 6 rows tried), any@10 69.5 -> 71.0 %, ses
 74.3 %, multi-hop all@10 17.6 -> 22.1 %, session@10 94.2 -> 93.6 %. The weight itself (0.15 /
 0.3 / 0.5 / 0.8 tried with the best row) changed tuning figures by under a point; kept."""
 BM25_HEAD = 2
-"""The first this-many rows are the best by BM25 alone; the rerank orders the rest: the
+"""The first this-many rows are the best by BM25 alone (after :func:`apply_signals`: question
+turns' scores moved to their answers, the date bonus); the rerank orders the rest: the
 neighbour and session bonuses help a row into the top 10 but push a better single match off
 the top. Tuned on LoCoMo conversations 0-2 (bench/locomo_recall.py, categories 1-4): any@1
 35.0 -> 36.0 %, any@10 71.3 -> 71.8 % (head 1: 36.0 / 71.5); validation (3-4) any@1 31.3 ->
@@ -67,6 +78,21 @@ several. Tuned on LoCoMo conversations 0-2 (with BM25_HEAD 2; 2 / 3 / 5 slots tr
 session@10 91.2 -> 94.2 %, multi-hop all@10 14.7 -> 17.6 %, any@10 76.7 -> 73.5 % (plain BM25
 92.7 / 94.4 session@10). A greedy decay of every further row of a session (MMR-like, 0.95-0.6)
 cost more any@10 for less session recall and was dropped."""
+
+
+QUESTION_KEEP = 0.7
+"""A candidate turn that asks a question (:func:`hermes_memory.sessions.signals.is_question`)
+keeps this share of its score; :data:`ANSWER_SHARE` of it goes to the turn after it."""
+ANSWER_SHARE = 0.5
+"""Share of a question turn's score given to the next turn of its session (its answer, which
+often shares no word with the query and then enters the candidates this way). With
+:data:`QUESTION_KEEP`, tuned on LoCoMo conversations 0-2 (bench/locomo_recall.py, categories 1-4,
+with the date bonus; keep/share 1.0/0.5, 0.8/0.4, 0.7/0.4, 0.7/0.5, 0.7/0.6, 0.6/0.5, 0.5/0.5,
+0.5/0.8, 0.3/0.7 tried, 0.7/0.4-0.6 a plateau; 0.7/0 and 0.5/0, demotion alone, lost any@10).
+Measured as built, date bonus on before and after: tuning any@1 38.4 -> 45.4 %, any@5 64.0 ->
+70.0 %, any@10 72.6 -> 76.8 %, all@10 63.7 -> 66.8 %, multi-hop all@10 21.6 -> 18.9 %, session@10
+95.8 -> 96.6 %; validation (3-4) any@1 36.6 -> 43.0 %, any@5 67.9 -> 70.0 %, any@10 76.7 ->
+77.5 %, all@10 62.9 -> 65.0 %, multi-hop all@10 22.1 -> 20.6 %, session@10 95.5 -> 95.8 %."""
 
 
 def choose_terms(dfs: Sequence[int], budget: int | None = None) -> tuple[list[int], list[int], int]:
@@ -107,17 +133,46 @@ def bm25_idf(n_rows: int, df: int) -> float:
     return max(1e-6, math.log((n_rows - df + 0.5) / (df + 0.5)))
 
 
-def rerank(hits: Mapping[int, float], sessions: Mapping[int, str]) -> list[int]:
-    """Order BM25 candidates by score plus neighbour and session evidence.
+def apply_signals(hits: Mapping[int, float], sessions: Mapping[int, str],
+                  signals: RankSignals | None) -> tuple[dict[int, float], dict[int, str]]:
+    """``(hits, sessions)`` with the evidence of ``signals`` folded into the ranks (new dicts;
+    the inputs are not changed): each question turn keeps :data:`QUESTION_KEEP` of its score and
+    gives :data:`ANSWER_SHARE` of it to its answer (which joins the candidates if it was not one),
+    then rows whose session matches the query's dates gain :data:`hermes_memory.dates.DATE_WEIGHT` times the best
+    score. Ranks stay negative-is-better. Without signals the inputs come back as copies."""
+    out = dict(hits)
+    sess = dict(sessions)
+    if signals is None:
+        return out, sess
+    for q, (a, sid) in signals.answers.items():
+        if q not in hits:
+            continue
+        s = hits[q]
+        out[q] = out[q] - s + QUESTION_KEEP * s
+        out[a] = out.get(a, 0.0) + ANSWER_SHARE * s
+        sess.setdefault(a, sid)
+    if signals.dates and signals.session_start and dates.DATE_WEIGHT and out:
+        bonus = dates.DATE_WEIGHT * max(-v for v in out.values())
+        for i in out:
+            if signals.dates.matches(signals.session_start.get(i)):
+                out[i] -= bonus
+    return out, sess
+
+
+def rerank(hits: Mapping[int, float], sessions: Mapping[int, str], signals: RankSignals | None = None) -> list[int]:
+    """Order BM25 candidates by score plus neighbour, session, question/answer and date evidence.
 
     ``hits``: message id -> FTS5 rank (negative, lower is better); ``sessions``: message id ->
-    session id. A row's final score is ``score + NEIGHBOUR_WEIGHT * (scores of candidates at id
+    session id; ``signals``: what :func:`hermes_memory.sessions.signals.gather` read (question
+    turns and their answers, dates named by the query), folded in first by
+    :func:`apply_signals` (answer rows may join the result). A row's final score is ``score + NEIGHBOUR_WEIGHT * (scores of candidates at id
     +-1 in the same session) + SESSION_WEIGHT * (best score among the session's candidates)``
     (:data:`NEIGHBOUR_WEIGHT`, :data:`SESSION_WEIGHT`); ties go to the newer (larger) id. The
-    :data:`BM25_HEAD` best rows by BM25 alone then come first, and the last
+    :data:`BM25_HEAD` best rows by those signal-adjusted BM25 scores alone then come first, and the last
     :data:`NEW_SESSION_SLOTS` places of the first :data:`PAGE_ROWS` go to rows of sessions not yet
     on that page (:func:`session_slots`). Returns every id once, best first. Fewer than two hits
-    come back as given."""
+    (after the signals) come back as given."""
+    hits, sessions = apply_signals(hits, sessions, signals)
     if len(hits) < 2:
         return list(hits)
     ids = list(hits)

@@ -2,7 +2,11 @@
 
 * ``search`` — FTS5 candidates (3 × limit) re-ranked by ``0.4·fts + 0.3·jaccard + 0.3·hrr``
   (``hrr_weight`` sets the last weight; without numpy ``0.6·fts + 0.4·jaccard``), times trust,
-  times an optional half-life decay on the age in days. The HRR term compares the query with the
+  times an optional half-life decay on the age in days. A query naming dates ("in March 2024",
+  "on 3 June, 2023") reads :data:`DATE_POOL` × limit candidates and facts learned in those dates
+  (``created_at``, the session-search rule of :func:`hermes_memory.dates.date_hint`)
+  gain :data:`hermes_memory.dates.DATE_WEIGHT` times the best relevance, as rows of
+  matching sessions do in ``session_search``. The HRR term compares the query with the
   fact's content component (``unbind(fact, ROLE_CONTENT)``), not with the whole role-bound vector.
 * ``probe(entity)`` — facts about an entity: similarity of each fact vector to the entity's role
   binding ``bind(atom(entity), ROLE_ENTITY)`` (a bundle is similar to each of its members); with a
@@ -30,6 +34,7 @@ import re
 import time
 from typing import Any
 
+from hermes_memory import dates as dates_mod
 from hermes_memory.plugins.holographic import hrr
 from hermes_memory.plugins.holographic.store import FactStore, query_terms
 
@@ -55,6 +60,9 @@ MAX_RELATED_ENTITIES = 20      # co-occurring entities followed by related
 MAX_RELATED_PER_ENTITY = 50    # facts per co-occurring entity
 MAX_CHAIN_FACTS = 300          # facts per end of a reason chain
 MAX_CHAINS = 200               # chains examined
+DATE_POOL = 10
+"""Keyword candidates read per result when the query names a date (3 otherwise): facts of the
+named dates that match fewer words must be among the candidates to be lifted."""
 
 
 def _tokens(text: str) -> set[str]:
@@ -73,6 +81,13 @@ def _tokens(text: str) -> set[str]:
 
 def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def _float(value: Any) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _words(text: str) -> list[str]:
@@ -108,7 +123,8 @@ class FactRetriever:
                touch: bool = True) -> list[dict[str, Any]]:
         """Hybrid keyword + HRR search; facts as dicts with ``score``. Malformed queries → ``[]``."""
         limit = max(1, int(limit))
-        cands = self.store.fts(query, min_trust=min_trust, limit=limit * 3, category=category)
+        dates = dates_mod.date_hint(query)
+        cands = self.store.fts(query, min_trust=min_trust, limit=limit * (DATE_POOL if dates else 3), category=category)
         if not cands:
             return []
         max_rank = max(abs(r) for _, r in cands) or 1.0
@@ -128,8 +144,11 @@ class FactRetriever:
             vec = self.store.vector(row) if qvec is not None else None
             sim = (hrr.similarity(qvec, hrr.unbind(vec, role_c)) + 1) / 2 if vec is not None else 0.5
             relevance = w_fts * fts + w_jac * jac + w_hrr * sim
-            score = relevance * float(row["trust_score"]) * self._decay(row)
-            scored.append((score, row))
+            scored.append((relevance, row))
+        if dates:
+            bonus = dates_mod.DATE_WEIGHT * max(r for r, _ in scored)
+            scored = [(r + bonus if dates.matches(_float(row["created_at"])) else r, row) for r, row in scored]
+        scored = [(r * float(row["trust_score"]) * self._decay(row), row) for r, row in scored]
         scored.sort(key=lambda t: (-t[0], t[1]["fact_id"]))
         top = scored[:limit]
         if touch:

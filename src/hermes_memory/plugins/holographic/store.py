@@ -387,17 +387,25 @@ class FactStore:
         return content, category, tags
 
     def add_fact(self, content: str, category: str = "general", tags: str | Iterable[str] = "",
-                 trust: float | None = None, entities: Sequence[str] = ()) -> tuple[int, bool]:
+                 trust: float | None = None, entities: Sequence[str] = (),
+                 learned_at: float | None = None) -> tuple[int, bool]:
         """Store a fact; return ``(fact_id, created)``. Duplicate content → existing id, row unchanged
         except that ``entities`` not yet linked to it are linked.
 
         ``entities``: names to link besides those extracted from ``content`` (each is cleaned like an
-        extracted one; blank or over-long names are dropped). Raises :class:`ValueError` for empty content.
+        extracted one; blank or over-long names are dropped). ``learned_at``: when the fact was
+        learned (epoch seconds; default now), stored as its ``created_at``/``updated_at`` (an
+        importer of older conversations passes their time; search matches dates in a query
+        against it). Raises :class:`ValueError` for empty content or a ``learned_at`` that is not
+        a finite number.
         """
         content, category, tags = self._clean(content, category, tags)
+        at = time.time() if learned_at is None else float(learned_at)
+        if at != at or at in (float("inf"), float("-inf")):
+            raise ValueError(f"learned_at must be a finite epoch time in seconds, got {learned_at!r}")
         with self.lock:
             with immediate(self.conn):
-                result = self._insert(content, category, tags, trust, time.time(), entities)
+                result = self._insert(content, category, tags, trust, at, entities)
         return result
 
     def add_facts(self, facts: Iterable[tuple[str, str, str]]) -> list[int]:

@@ -44,6 +44,7 @@ from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from hermes_memory.errors import SessionStoreError, StorageUnavailableError
 from hermes_memory.sessions.connection import BATCH_WRITES, CLOSED_MESSAGE, RETRY_SLEEP_RANGE, WRITE_RETRIES
+from hermes_memory.sessions.pg import context_schema
 from hermes_memory.sessions.pg.dsn import check_url, redact_line, redact_url
 from hermes_memory.sessions.pg.schema import HIDDEN_COLUMNS, migrate
 
@@ -207,6 +208,7 @@ class PgStore:
         try:
             with psycopg.connect(self._url, autocommit=True, connect_timeout=connect_timeout) as conn:
                 self.migration = migrate(conn)
+                self.migration["context_backfilled"] = context_schema.backfill(conn)
         except psycopg.OperationalError as exc:
             raise StorageUnavailableError(
                 f"cannot connect to PostgreSQL at {self.location}: {_first_line(exc)}. {FIX_HINT}"

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_memory.errors import SessionStoreError
-from hermes_memory.sessions.pg import search_schema
+from hermes_memory.sessions.pg import context_schema, search_schema
 
 MIGRATION_LOCK_KEY = 0x68_6D_73_65_73_73  # "hmsess": the advisory lock around migrations
 """``pg_advisory_xact_lock`` key held while migrating (advisory locks are per database)."""
@@ -165,13 +165,14 @@ CREATE INDEX hm_pending_parents_parent ON hm_pending_parents(parent_id);
 MIGRATIONS: list[Migration] = [
     Migration(1, "sessions, messages, search columns (tsvector + GIN, pg_trgm), pending parent links", _V1),
     Migration(2, search_schema.MIGRATION_NAME, search_schema.MIGRATION_SQL),  # pg/search_schema.py says why
+    Migration(3, context_schema.MIGRATION_NAME, context_schema.MIGRATION_SQL),  # pg/context_schema.py
 ]
 """Every schema version, oldest first (append only)."""
 
 SCHEMA_VERSION = MIGRATIONS[-1].version
 """The newest version this code knows."""
 
-HIDDEN_COLUMNS = frozenset({"search_vector"})
+HIDDEN_COLUMNS = frozenset({"search_vector", context_schema.COLUMN})
 """Columns of ``messages`` that no message dict carries (SQLite has none of them)."""
 
 _VERSIONS_SQL = (

@@ -31,6 +31,7 @@ from hermes_memory.sessions.message_search import (
     merge_hits,
     message_snippet,
     page_bounds,
+    rank_signals,
     result_row,
     sort_order,
     time_sort,
@@ -130,7 +131,8 @@ class PgMessageSearchMethods:
                 sql, params = build_pg_search_sql("cjk", ts, filters, sort, limit=max(want, CJK_ROWS), literals=literals)
                 for r in conn.execute(sql, params).fetchall():
                     found.setdefault(int(r[0]), float(r[2]))
-            ids = merge_hits(hits, sessions, found, relevance)
+            sig = rank_signals(conn, query, hits, sessions, filters, "%s") if hits and relevance and plan.context else None
+            ids = merge_hits(hits, sessions, found, relevance, sig)
             if not ids:
                 return []
             if not relevance:
@@ -164,7 +166,7 @@ class PgMessageSearchMethods:
         scoring = Scoring(tuple(tp.terms), tuple(tp.idfs()))
         pool = max(want, ranking.RERANK_POOL)
         sql, params = build_pg_search_sql("fts", ts, filters, sort, limit=pool, query=tp.query, scoring=scoring,
-                                          min_id=tp.min_id)
+                                          min_id=tp.min_id, context=plan.context)
         for r in conn.execute(sql, params).fetchall():
             hits[int(r[0])] = -float(r[2])
             sessions[int(r[0])] = r[1]
@@ -176,7 +178,8 @@ class PgMessageSearchMethods:
             # newest rows of the full query, scored on every term, so no match is lost
             full = Scoring(tuple(tp.terms) + tuple(t for t, _ in tp.dropped),
                            tuple(tp.idfs()) + tuple(ranking.bm25_idf(tp.n_rows, df) for _, df in tp.dropped))
-            sql, params = build_pg_search_sql("top_up", ts, filters, sort, limit=want + len(hits), scoring=full)
+            sql, params = build_pg_search_sql("top_up", ts, filters, sort, limit=want + len(hits), scoring=full,
+                                              context=plan.context)
             for r in conn.execute(sql, params).fetchall():
                 if len(hits) >= want:
                     break

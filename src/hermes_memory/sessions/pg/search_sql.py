@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_memory.sessions import fts as fts_mod
+from hermes_memory.sessions import hmcontext
 from hermes_memory.sessions.message_search import SearchFilters, filter_sql, sort_order
 from hermes_memory.sessions.pg.search_schema import CJK_PREDICATE, CJK_TEXT, TS_CONFIG
 from hermes_memory.sessions.pg.tsquery import TsPlan
@@ -25,8 +26,11 @@ from hermes_memory.sessions.pg.tsquery import TsPlan
 TSV = "m.search_vector"
 """The messages' weighted ``tsvector`` (:mod:`hermes_memory.sessions.pg.search_schema`): content
 weight A, tool name B, tool-call arguments C (SQLite's BM25 column weights 1.0 / 0.8 / 0.4)."""
-WEIGHTS = "'{0.1, 0.4, 0.8, 1.0}'::float4[]"
-"""``ts_rank_cd`` weights of D, C, B, A: tool-call arguments 0.4, tool name 0.8, content 1.0."""
+CONTEXT_TSV = f"({TSV} || coalesce(m.hm_context, ''::tsvector))"
+"""A row's own vector and the previous turn's text (weight D, :mod:`hermes_memory.sessions.pg.context_schema`)."""
+WEIGHTS = f"'{{{hmcontext.BEFORE_WEIGHT}, 0.4, 0.8, 1.0}}'::float4[]"
+"""``ts_rank_cd`` weights of D, C, B, A: the previous turn's text 0.3, tool-call arguments 0.4,
+tool name 0.8, content 1.0 (SQLite's BM25 column weights)."""
 RANK_NORMALIZATION = 1 | 32
 """``ts_rank_cd`` normalisation: divide by 1 + log(document length) (BM25's length norm) and
 then ``rank / (rank + 1)`` (BM25's term-frequency saturation)."""
@@ -54,13 +58,15 @@ def pg_filter_sql(f: SearchFilters) -> tuple[str, list[Any], bool]:
     return cond.replace("?", "%s"), params, needs_session
 
 
-def score_sql(scoring: Scoring, query: str) -> tuple[str, list[Any]]:
-    """The ``score`` expression and its parameters (see :class:`Scoring`)."""
+def score_sql(scoring: Scoring, query: str, context: bool = False) -> tuple[str, list[Any]]:
+    """The ``score`` expression and its parameters (see :class:`Scoring`); ``context``: the
+    previous turn's text counts (:data:`CONTEXT_TSV`)."""
+    tsv = CONTEXT_TSV if context else TSV
     if not scoring.terms:
-        return f"ts_rank_cd({WEIGHTS}, {TSV}, {TSQ}, {RANK_NORMALIZATION})", [query]
+        return f"ts_rank_cd({WEIGHTS}, {tsv}, {TSQ}, {RANK_NORMALIZATION})", [query]
     parts, params = [], []
     for term, idf in zip(scoring.terms, scoring.idfs, strict=True):
-        parts.append(f"%s::float8 * ts_rank_cd({WEIGHTS}, {TSV}, {TSQ}, {RANK_NORMALIZATION})")
+        parts.append(f"%s::float8 * ts_rank_cd({WEIGHTS}, {tsv}, {TSQ}, {RANK_NORMALIZATION})")
         params += [float(idf), term]
     return "(" + " + ".join(parts) + ")", params
 
@@ -89,6 +95,7 @@ def build_pg_search_sql(
     scoring: Scoring | None = None,
     min_id: int | None = None,
     literals: list[str] | None = None,
+    context: bool = False,
 ) -> tuple[str, list[Any]]:
     """One statement of a PostgreSQL search as ``(sql, params)``, at most ``limit`` rows.
 
@@ -100,6 +107,9 @@ def build_pg_search_sql(
       (``ILIKE``, served by the trigram index; ``%``/``_`` match themselves), newest first under
       relevance, else in ``sort``'s time order.
 
+    ``context`` (``"fts"``/``"top_up"``): rows also match, and are scored, on the previous turn's
+    text (``plan.context`` under relevance, as on SQLite).
+
     Every step applies ``filters`` and the negated words (:func:`negation_sql`). Raises
     ``ValueError`` for an unknown step.
     """
@@ -109,7 +119,11 @@ def build_pg_search_sql(
     if step in ("fts", "top_up"):
         expr = (query or ts.query) if step == "fts" else ts.query
         neg, neg_params = negation_sql(ts, cjk_step=False)
-        score, score_params = score_sql(scoring or Scoring(), expr or "")
+        # scored on the row with its previous turn either way: SQLite's BM25 counts the previous
+        # turn in a row's length even when only the row's own text may match
+        score, score_params = score_sql(scoring or Scoring(), expr or "", True)
+        match = f"({TSV} @@ {TSQ} OR m.hm_context @@ {TSQ})" if context else f"{TSV} @@ {TSQ}"
+        match_params = [expr, expr] if context else [expr]
         # "+ 0": the window must not become a primary-key range scan filtering every row by the
         # tsquery (the GIN index finds the matches; the window only trims them)
         window = " AND m.id + 0 >= %s" if step == "fts" and min_id else ""
@@ -120,8 +134,8 @@ def build_pg_search_sql(
             order = {"newest": "m.timestamp DESC, m.id DESC", "oldest": "m.timestamp ASC, m.id ASC",
                      "relevance": "score DESC, m.id DESC"}[order_kind]
         sql = (f"SELECT m.id AS id, m.session_id AS session_id, {score} AS score FROM messages m{join_s} "
-               f"WHERE {TSV} @@ {TSQ}{window}{cond}{neg} ORDER BY {order} LIMIT %s")
-        return sql, [*score_params, expr, *wparams, *params, *neg_params, limit]
+               f"WHERE {match}{window}{cond}{neg} ORDER BY {order} LIMIT %s")
+        return sql, [*score_params, *match_params, *wparams, *params, *neg_params, limit]
     if step == "cjk":
         lits = list(literals or [])
         if not lits:

@@ -1,0 +1,130 @@
+"""Moving an existing ``state.db`` from our index layout 2 (no neighbours' context) to layout 3
+(:mod:`hermes_memory.sessions.hmcontext`) without locking the file and without a gap in search.
+
+The new index is built beside the old one, in bounded steps, then swapped in:
+
+1. **start** (one short transaction, in :func:`hermes_memory.sessions.hmindex.sync`): create
+   ``hm_messages_fts_next`` (layout 3) and the triggers ``hm_messages_next_ai/ad/au`` that keep it
+   in step with every write (the reference agent's included) from then on; record
+   ``hm_meta.relayout_next_id = 0`` and ``relayout_through = max(messages.id)``.
+2. **steps** (:func:`step`, one write transaction each, :data:`CHUNK` messages, about 0.2-0.4 s on
+   the 2-core test machine): messages ``relayout_next_id ..`` are (re-)indexed into the new table
+   from their current text and neighbours, and the mark moves on. Between two steps any other
+   program may write; a process killed mid-way leaves the mark at the last committed step and the
+   next open resumes there (rows the new triggers indexed meanwhile are simply indexed again).
+3. **swap** (the last step's transaction): the old table and its triggers are dropped, the new
+   table is renamed ``hm_messages_fts`` and gets the final triggers; ``hm_meta.layout = 3``.
+
+Until the swap, **search reads the old layout-2 index, complete and kept current by its own
+triggers**: results are exactly those of layout 2 (no neighbours' context yet). Every append
+meanwhile feeds both tables. The CJK side table is the same in both layouts and is not rebuilt.
+
+When our triggers are found missing during a relayout (another program rebuilt ``messages``),
+both tables are dropped and layout 3 is built from scratch (:func:`hermes_memory.sessions.hmindex.full_build`),
+in the same bounded steps; search then sees the rows indexed so far.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from typing import Any
+
+from hermes_memory.sessions import hmindex  # hmindex imports this module too; used at call time only
+
+logger = logging.getLogger(__name__)
+
+NEXT = "hm_messages_fts_next"
+"""The layout-3 table while it is being built."""
+NEXT_TRIGGERS = ("hm_messages_next_ai", "hm_messages_next_ad", "hm_messages_next_au")
+"""Triggers feeding :data:`NEXT` during a relayout (dropped at the swap)."""
+CHUNK = 2_000
+"""Messages indexed into the new table per step (one write transaction), as
+:data:`hermes_memory.sessions.hmindex.BUILD_CHUNK`."""
+NEXT_KEY, THROUGH_KEY = "relayout_next_id", "relayout_through"
+
+
+def is_old_layout(main_sql: str | None) -> bool:
+    """True when our main table's ``CREATE`` statement is layout 2's (no context columns)."""
+    return main_sql is not None and "before" not in main_sql.lower()
+
+
+def pending(conn: sqlite3.Connection) -> bool:
+    """True while a relayout is under way (started, not yet swapped)."""
+    return hmindex.meta_get(conn, NEXT_KEY) is not None
+
+
+def _next_trigger_sql() -> dict[str, str]:
+    return hmindex.index_trigger_sql(NEXT_TRIGGERS, NEXT, cjk=False)
+
+
+def start(conn: sqlite3.Connection) -> None:
+    """Create the new table and its triggers and mark the relayout (runs in the caller's transaction)."""
+    for name in NEXT_TRIGGERS:
+        conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
+    hmindex.drop_fts(conn, NEXT)
+    conn.execute(hmindex.main_sql(NEXT))
+    hmindex.set_rank(conn, NEXT)
+    for sql in _next_trigger_sql().values():
+        conn.execute(sql)
+    hmindex.meta_set(conn, NEXT_KEY, 0)
+    hmindex.meta_set(conn, THROUGH_KEY, conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0])
+    logger.info("hermes-memory index: moving to layout %d in steps of %d messages", hmindex.LAYOUT_VERSION, CHUNK)
+
+
+def triggers_intact(have: dict[str, str | None]) -> bool:
+    """True when the old index's triggers and the new table's triggers are all present."""
+    return all(n in have for n in (*hmindex.INDEX_TRIGGER_NAMES, *NEXT_TRIGGERS)) and NEXT in have
+
+
+def abandon(conn: sqlite3.Connection) -> None:
+    """Drop the half-built new table, its triggers and the marks (a full build follows)."""
+    for name in NEXT_TRIGGERS:
+        conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
+    hmindex.drop_fts(conn, NEXT)
+    conn.execute(f"DELETE FROM {hmindex.META} WHERE key IN ('{NEXT_KEY}', '{THROUGH_KEY}')")
+
+
+def step(conn: sqlite3.Connection) -> dict[str, Any]:
+    """Index the next :data:`CHUNK` messages into the new table, or swap it in when none is left.
+    Runs in the caller's (write) transaction. Returns ``{"indexed": int, "pending": bool,
+    "swapped": bool}``."""
+    start_id, through = hmindex.meta_get(conn, NEXT_KEY), hmindex.meta_get(conn, THROUGH_KEY)
+    if start_id is None or through is None:
+        return {"indexed": 0, "pending": False, "swapped": False}
+    ids = [r[0] for r in conn.execute("SELECT id FROM messages WHERE id >= ? AND id <= ? ORDER BY id LIMIT ?",
+                                      (int(start_id), int(through), CHUNK))]
+    hmindex.index_ids(conn, ids, NEXT, cjk=False)
+    if len(ids) == CHUNK:
+        hmindex.meta_set(conn, NEXT_KEY, ids[-1] + 1)
+        return {"indexed": len(ids), "pending": True, "swapped": False}
+    _swap(conn)
+    return {"indexed": len(ids), "pending": False, "swapped": True}
+
+
+def _swap(conn: sqlite3.Connection) -> None:
+    for name in (*NEXT_TRIGGERS, *hmindex.INDEX_TRIGGER_NAMES):
+        conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
+    hmindex.drop_fts(conn, hmindex.MAIN)
+    conn.execute(f"ALTER TABLE {NEXT} RENAME TO {hmindex.MAIN}")
+    hmindex.install_triggers(conn)  # counts a change: cached term statistics are void
+    conn.execute(f"DELETE FROM {hmindex.META} WHERE key IN ('{NEXT_KEY}', '{THROUGH_KEY}')")
+    hmindex.meta_set(conn, "layout", hmindex.LAYOUT_VERSION)
+    hmindex.meta_set(conn, "high_water_mark", hmindex.max_indexed(conn))
+    logger.info("hermes-memory index: layout %d in place", hmindex.LAYOUT_VERSION)
+
+
+def finish(write: Any, report: dict[str, Any]) -> None:
+    """Run :func:`step` through ``write`` (one transaction per call) until the relayout is done;
+    adds ``"relaid": int`` (messages indexed) to ``report`` when there was one."""
+    done = 0
+    ran = False
+    while True:
+        got = write(step)
+        if not got["pending"] and not got["swapped"] and not ran:
+            return
+        ran = True
+        done += got["indexed"]
+        if not got["pending"]:
+            break
+    report["relaid"] = done
