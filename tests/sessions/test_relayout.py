@@ -17,6 +17,7 @@ from hermes_memory.sessions import hmindex, hmrelayout
 from hermes_memory.sessions.db import SessionDB
 from tests.plugins.fakes_ii import backends
 from tests.sessions.layout2 import index_matches_messages, to_layout2
+from tests.sessions.test_hm_index import _reference_rows as _reference_objects
 
 BACKENDS = ("sqlite",)  # SQLite only: our hm_* FTS5 index inside state.db
 
@@ -62,15 +63,6 @@ def _objects(path: Path) -> dict[str, str]:
     conn = sqlite3.connect(path)
     try:
         return dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE name LIKE 'hm\\_%' ESCAPE '\\'"))
-    finally:
-        conn.close()
-
-
-def _reference_objects(path: Path) -> list[tuple]:
-    conn = sqlite3.connect(path)
-    try:
-        return conn.execute("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'hm\\_%' ESCAPE '\\' "
-                            "AND name NOT LIKE 'sqlite_autoindex_hm%' ORDER BY name").fetchall()
     finally:
         conn.close()
 
