@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from hermes_memory.sessions import hmindex, hmrelayout
 from hermes_memory.sessions.db import SessionDB
 from tests.plugins.fakes_ii import backends
@@ -70,6 +72,8 @@ def _objects(path: Path) -> dict[str, str]:
 def _assert_layout3(db: SessionDB) -> None:
     have = dict(db.conn.execute("SELECT name, sql FROM sqlite_master WHERE name LIKE 'hm\\_%' ESCAPE '\\'"))
     assert hmrelayout.NEXT not in have and not any(n in have for n in hmrelayout.NEXT_TRIGGERS)
+    assert not any(n.startswith(hmrelayout.OLD) for n in have)  # the old table, emptied and dropped
+    assert hmindex.meta_get(db.conn, hmrelayout.DROP_KEY) is None
     assert all(" ".join(have[n].split()) == " ".join(sql.split()) for n, sql in hmindex.TRIGGER_SQL.items())
     assert hmindex.meta_get(db.conn, "layout") == str(hmindex.LAYOUT_VERSION)
     assert hmindex.meta_get(db.conn, hmrelayout.NEXT_KEY) is None
@@ -77,7 +81,10 @@ def _assert_layout3(db: SessionDB) -> None:
     assert db.fts_integrity_check()
 
 
-def test_a_layout2_home_is_moved_to_layout3_on_open_and_then_finds_the_answer_turn(tmp_path: Path) -> None:
+def test_a_layout2_home_is_moved_to_layout3_on_open_and_then_finds_the_answer_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(hmrelayout, "CHUNK", 5)  # several build steps, several steps emptying the old table
     path = tmp_path / "state.db"
     _home(path, sessions=3, turns=10)
     reference = _reference_objects(path)
