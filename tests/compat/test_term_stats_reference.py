@@ -30,7 +30,9 @@ def test_reference_writes_keep_cached_document_frequencies_exact(version: str, t
     db = SessionDB(home / "state.db")
     try:
         before = _cached(db)
-        assert before == _truth(db) and before["walrus"] == 3  # warm, and not vacuous
+        # warm, and not vacuous: 3 rows say "walrus", and the reply after the question is indexed
+        # with it as its previous turn
+        assert before == _truth(db) and before["walrus"] == 4
         ref(version, "ops", home, {"delete": "ref-s1", "deleted_word": "kubectl", "old_word": "walrus"})
         after = _cached(db)
         assert after == _truth(db)

@@ -13,10 +13,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from hermes_memory.sessions import hmindex, hmrelayout
 from hermes_memory.sessions.db import SessionDB
 from tests.plugins.fakes_ii import backends
 from tests.sessions.layout2 import index_matches_messages, to_layout2
+from tests.sessions.test_hm_index import _reference_rows as _reference_objects
 
 BACKENDS = ("sqlite",)  # SQLite only: our hm_* FTS5 index inside state.db
 
@@ -66,18 +69,11 @@ def _objects(path: Path) -> dict[str, str]:
         conn.close()
 
 
-def _reference_objects(path: Path) -> list[tuple]:
-    conn = sqlite3.connect(path)
-    try:
-        return conn.execute("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'hm\\_%' ESCAPE '\\' "
-                            "AND name NOT LIKE 'sqlite_autoindex_hm%' ORDER BY name").fetchall()
-    finally:
-        conn.close()
-
-
 def _assert_layout3(db: SessionDB) -> None:
     have = dict(db.conn.execute("SELECT name, sql FROM sqlite_master WHERE name LIKE 'hm\\_%' ESCAPE '\\'"))
     assert hmrelayout.NEXT not in have and not any(n in have for n in hmrelayout.NEXT_TRIGGERS)
+    assert not any(n.startswith(hmrelayout.OLD) for n in have)  # the old table, emptied and dropped
+    assert hmindex.meta_get(db.conn, hmrelayout.DROP_KEY) is None
     assert all(" ".join(have[n].split()) == " ".join(sql.split()) for n, sql in hmindex.TRIGGER_SQL.items())
     assert hmindex.meta_get(db.conn, "layout") == str(hmindex.LAYOUT_VERSION)
     assert hmindex.meta_get(db.conn, hmrelayout.NEXT_KEY) is None
@@ -85,7 +81,10 @@ def _assert_layout3(db: SessionDB) -> None:
     assert db.fts_integrity_check()
 
 
-def test_a_layout2_home_is_moved_to_layout3_on_open_and_then_finds_the_answer_turn(tmp_path: Path) -> None:
+def test_a_layout2_home_is_moved_to_layout3_on_open_and_then_finds_the_answer_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(hmrelayout, "CHUNK", 5)  # several build steps, several steps emptying the old table
     path = tmp_path / "state.db"
     _home(path, sessions=3, turns=10)
     reference = _reference_objects(path)

@@ -26,9 +26,12 @@ from __future__ import annotations
 NEIGHBOUR_CHARS = 1000
 """Characters of the previous turn indexed as context (LoCoMo turns are 10-400 characters; agent
 replies can be pages long, and their start is what the next turn usually answers)."""
-BEFORE_WEIGHT = 0.3
+BEFORE_WEIGHT = 0.2
 """BM25 weight of ``before`` beside content 1.0, tool name 0.8 and tool calls 0.4. Tuned on
-LoCoMo conversations 0-2 (bench/locomo_recall.py; 0.2 / 0.3 / 0.5 tried, docs/reference.md §6)."""
+LoCoMo conversations 0-2 (bench/locomo_recall.py, categories 1-4, no embeddings; docs/reference.md
+§6): 0.1 / 0.2 / 0.3 gave any@1 42.0 / 42.3 / 43.1, any@10 75.2 / 78.1 / 78.6, session@10 95.6 /
+95.6 / 95.0, multi-hop all@10 24.3 / 27.0 / 23.0: 0.2 for the multi-hop questions, the farthest
+from their goal, at under a point of any@k."""
 COLUMNS = ("content", "tool_name", "tool_calls", "before")
 """Columns of ``hm_messages_fts`` in layout 3."""
 OWN_COLUMNS = "{content tool_name tool_calls}"

@@ -5,7 +5,7 @@ Objects (all created and maintained by hermes-memory only; the reference never r
     hm_meta                key/value: layout version, who created the file, high-water mark,
                            counters of catch-ups and full builds
     hm_messages_fts        FTS5 (content, tool_name, tool_calls, before), porter + unicode61
-                           remove_diacritics 2, BM25 weights 1.0/0.8/0.4/0.3, one row per message
+                           remove_diacritics 2, BM25 weights 1.0/0.8/0.4/0.2, one row per message
                            (rowid = messages.id); tool rows indexed on their first 8,192 chars;
                            ``before``: the previous turn's text (:mod:`hmcontext`, layout 3)
     hm_messages_cjk        FTS5 trigram (content, tool_name), only rows that contain CJK

@@ -12,8 +12,14 @@ The new index is built beside the old one, in bounded steps, then swapped in:
    from their current text and neighbours, and the mark moves on. Between two steps any other
    program may write; a process killed mid-way leaves the mark at the last committed step and the
    next open resumes there (rows the new triggers indexed meanwhile are simply indexed again).
-3. **swap** (the last step's transaction): the old table and its triggers are dropped, the new
-   table is renamed ``hm_messages_fts`` and gets the final triggers; ``hm_meta.layout = 3``.
+3. **swap** (the last step's transaction): the old table's triggers are dropped, the old table is
+   renamed ``hm_messages_fts_old`` and the new one ``hm_messages_fts`` (schema changes only, no
+   row is moved), the final triggers are installed; ``hm_meta.layout = 3``.
+4. **drop** (further steps): nothing reads the old table any more; its rows are deleted
+   :data:`CHUNK` per shadow table per transaction, then the emptied table is dropped
+   (``hm_meta.relayout_drop_old`` marks it; resumable like the rest). Dropping a large FTS5
+   table at once holds the write lock for about a second per 50 MB (measured at 100,000
+   messages), which at a million messages would approach the reference's retry budget.
 
 Until the swap, **search reads the old layout-2 index, complete and kept current by its own
 triggers**: results are exactly those of layout 2 (no neighbours' context yet). Every append
@@ -42,6 +48,12 @@ CHUNK = 2_000
 """Messages indexed into the new table per step (one write transaction), as
 :data:`hermes_memory.sessions.hmindex.BUILD_CHUNK`."""
 NEXT_KEY, THROUGH_KEY = "relayout_next_id", "relayout_through"
+OLD = "hm_messages_fts_old"
+"""The layout-2 table after the swap, emptied in steps and dropped."""
+DROP_KEY = "relayout_drop_old"
+_OLD_SHADOWS = ("data", "content", "docsize")
+"""Shadow tables of :data:`OLD` emptied in steps (rowid tables; ``_data`` keeps its rows 1-10,
+the averages and structure records, so the emptied table still opens to be dropped)."""
 
 
 def is_old_layout(main_sql: str | None) -> bool:
@@ -78,19 +90,42 @@ def triggers_intact(have: dict[str, str | None]) -> bool:
 
 
 def abandon(conn: sqlite3.Connection) -> None:
-    """Drop the half-built new table, its triggers and the marks (a full build follows)."""
+    """Drop the half-built new table (or the old one being emptied), its triggers and the marks
+    (a full build follows)."""
     for name in NEXT_TRIGGERS:
         conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
     hmindex.drop_fts(conn, NEXT)
-    conn.execute(f"DELETE FROM {hmindex.META} WHERE key IN ('{NEXT_KEY}', '{THROUGH_KEY}')")
+    hmindex.drop_fts(conn, OLD)
+    conn.execute(f"DELETE FROM {hmindex.META} WHERE key IN ('{NEXT_KEY}', '{THROUGH_KEY}', '{DROP_KEY}')")
+
+
+def _drop_step(conn: sqlite3.Connection) -> dict[str, Any]:
+    """Delete up to :data:`CHUNK` rows of each of the old table's shadow tables; drop it once empty."""
+    more = False
+    for suffix in _OLD_SHADOWS:
+        table = f"{OLD}_{suffix}"
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
+            continue
+        keep = " AND id > 10" if suffix == "data" else ""
+        cur = conn.execute(f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table} WHERE 1{keep} LIMIT ?)", (CHUNK,))
+        more = more or cur.rowcount >= CHUNK
+    if more:
+        return {"indexed": 0, "pending": True, "swapped": False}
+    hmindex.drop_fts(conn, OLD)
+    conn.execute(f"DELETE FROM {hmindex.META} WHERE key = '{DROP_KEY}'")
+    logger.info("hermes-memory index: the layout-2 table is gone")
+    return {"indexed": 0, "pending": False, "swapped": False}
 
 
 def step(conn: sqlite3.Connection) -> dict[str, Any]:
-    """Index the next :data:`CHUNK` messages into the new table, or swap it in when none is left.
-    Runs in the caller's (write) transaction. Returns ``{"indexed": int, "pending": bool,
+    """Index the next :data:`CHUNK` messages into the new table, or swap it in when none is left,
+    or (after the swap) empty the old table by a chunk and drop it once empty. Runs in the
+    caller's (write) transaction. Returns ``{"indexed": int, "pending": bool,
     "swapped": bool}``."""
     start_id, through = hmindex.meta_get(conn, NEXT_KEY), hmindex.meta_get(conn, THROUGH_KEY)
     if start_id is None or through is None:
+        if hmindex.meta_get(conn, DROP_KEY) is not None:
+            return _drop_step(conn)
         return {"indexed": 0, "pending": False, "swapped": False}
     ids = [r[0] for r in conn.execute("SELECT id FROM messages WHERE id >= ? AND id <= ? ORDER BY id LIMIT ?",
                                       (int(start_id), int(through), CHUNK))]
@@ -99,16 +134,18 @@ def step(conn: sqlite3.Connection) -> dict[str, Any]:
         hmindex.meta_set(conn, NEXT_KEY, ids[-1] + 1)
         return {"indexed": len(ids), "pending": True, "swapped": False}
     _swap(conn)
-    return {"indexed": len(ids), "pending": False, "swapped": True}
+    return {"indexed": len(ids), "pending": True, "swapped": True}  # the old table is dropped next
 
 
 def _swap(conn: sqlite3.Connection) -> None:
     for name in (*NEXT_TRIGGERS, *hmindex.INDEX_TRIGGER_NAMES):
         conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
-    hmindex.drop_fts(conn, hmindex.MAIN)
+    hmindex.drop_fts(conn, OLD)  # left by an earlier relayout, if ever
+    conn.execute(f"ALTER TABLE {hmindex.MAIN} RENAME TO {OLD}")
     conn.execute(f"ALTER TABLE {NEXT} RENAME TO {hmindex.MAIN}")
     hmindex.install_triggers(conn)  # counts a change: cached term statistics are void
     conn.execute(f"DELETE FROM {hmindex.META} WHERE key IN ('{NEXT_KEY}', '{THROUGH_KEY}')")
+    hmindex.meta_set(conn, DROP_KEY, 1)
     hmindex.meta_set(conn, "layout", hmindex.LAYOUT_VERSION)
     hmindex.meta_set(conn, "high_water_mark", hmindex.max_indexed(conn))
     logger.info("hermes-memory index: layout %d in place", hmindex.LAYOUT_VERSION)
@@ -118,13 +155,12 @@ def finish(write: Any, report: dict[str, Any]) -> None:
     """Run :func:`step` through ``write`` (one transaction per call) until the relayout is done;
     adds ``"relaid": int`` (messages indexed) to ``report`` when there was one."""
     done = 0
-    ran = False
+    steps = 0
     while True:
         got = write(step)
-        if not got["pending"] and not got["swapped"] and not ran:
-            return
-        ran = True
+        steps += 1
         done += got["indexed"]
         if not got["pending"]:
             break
-    report["relaid"] = done
+    if steps > 1 or done:
+        report["relaid"] = done

@@ -29,7 +29,7 @@ weight A, tool name B, tool-call arguments C (SQLite's BM25 column weights 1.0 /
 CONTEXT_TSV = f"({TSV} || coalesce(m.hm_context, ''::tsvector))"
 """A row's own vector and the previous turn's text (weight D, :mod:`hermes_memory.sessions.pg.context_schema`)."""
 WEIGHTS = f"'{{{hmcontext.BEFORE_WEIGHT}, 0.4, 0.8, 1.0}}'::float4[]"
-"""``ts_rank_cd`` weights of D, C, B, A: the previous turn's text 0.3, tool-call arguments 0.4,
+"""``ts_rank_cd`` weights of D, C, B, A: the previous turn's text 0.2, tool-call arguments 0.4,
 tool name 0.8, content 1.0 (SQLite's BM25 column weights)."""
 RANK_NORMALIZATION = 1 | 32
 """``ts_rank_cd`` normalisation: divide by 1 + log(document length) (BM25's length norm) and
