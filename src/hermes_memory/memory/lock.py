@@ -157,10 +157,11 @@ class SidecarLock:
             os.chmod(self.lock_path, self.mode)  # not a symlink: checked just above
         return st
 
-    def _open(self) -> None:
+    def _open(self) -> int:
         fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | _O_NOFOLLOW | _O_CLOEXEC, self.mode)
         st = os.fstat(fd)
         self._fd, self._pid, self._ino = fd, os.getpid(), (st.st_dev, st.st_ino)
+        return fd
 
     def _flock(self, deadline: float, timeout: float) -> None:
         """Lock the file that is at ``lock_path`` now: ``flock`` first, then one ``lstat`` to check it.
@@ -171,23 +172,24 @@ class SidecarLock:
         """
         backoff = _FIRST_BACKOFF_S
         while True:
-            if self._fd is None:
+            fd = self._fd
+            if fd is None:
                 self._check_path()  # refuse a symlink before creating anything
-                self._open()
+                fd = self._open()
             try:
-                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 pass
             else:
                 try:
                     st = self._check_path()
                 except BaseException:
-                    fcntl.flock(self._fd, fcntl.LOCK_UN)
+                    fcntl.flock(fd, fcntl.LOCK_UN)
                     raise
                 if st is not None and (st.st_dev, st.st_ino) == self._ino:
                     return
                 # Deleted or replaced since we opened it: that inode no longer guards anything.
-                fcntl.flock(self._fd, fcntl.LOCK_UN)
+                fcntl.flock(fd, fcntl.LOCK_UN)
                 self._close_fd()
                 continue
             now = time.monotonic()

@@ -188,9 +188,10 @@ def _family_hits(view: str, first_only: bool, hits: list[str], *, leet: bool = F
         if also[i] and not any(k in low for k in also[i]):
             continue
         if leet:
-            rx = _LEET_COMPILED[i]
-            if rx is None:
+            leet_rx = _LEET_COMPILED[i]
+            if leet_rx is None:
                 continue
+            rx = leet_rx
         hay = view if cased and not leet else low
         fam = FAMILIES[i]
         lead_rx = (_LEAD_LEET if leet else _LEAD_BEFORE) if fam.lead else None

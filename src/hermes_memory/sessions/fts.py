@@ -76,7 +76,7 @@ STOPWORDS = frozenset(
 
 def contains_cjk(text: str | None) -> bool:
     """True if ``text`` holds at least one Chinese, Japanese or Korean character."""
-    return bool(text) and CJK_RE.search(text) is not None
+    return text is not None and CJK_RE.search(text) is not None
 
 
 def scrub_text(text: str) -> str:

@@ -46,7 +46,7 @@ ACTIONS = ("add", "search", "probe", "related", "reason", "contradict", "update"
 WRITE_ACTIONS = {"add", "update", "remove"}
 MIRROR_TAG = "builtin-memory"
 
-FACT_STORE_SCHEMA = {
+FACT_STORE_SCHEMA: dict[str, Any] = {
     "name": "fact_store",
     "description": (
         "Long-term structured fact memory (local). Actions: add (store a durable fact), search (keyword + "
@@ -74,7 +74,7 @@ FACT_STORE_SCHEMA = {
         "required": ["action"],
     },
 }
-FACT_FEEDBACK_SCHEMA = {
+FACT_FEEDBACK_SCHEMA: dict[str, Any] = {
     "name": "fact_feedback",
     "description": "Rate a recalled fact: helpful raises its trust (+0.05), unhelpful lowers it (-0.10).",
     "parameters": {
@@ -472,6 +472,8 @@ class HolographicProvider(MemoryProvider):
             if names:
                 self.store.link_entities(fact_id, names)
             row = self.store.get(fact_id)
+            if row is None:  # removed by another process between the update and this read
+                return self.tool_error(f"no fact with id {fact_id}")
             return self.tool_result({"updated": True, "fact": self.store.row_to_fact(row)})
         elif action == "remove":
             fact_id = self._int(args, "fact_id")

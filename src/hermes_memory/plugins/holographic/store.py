@@ -88,6 +88,14 @@ def _check_length(content: str) -> None:
                          "store a short statement (split long notes into several facts)")
 
 
+def _new_rowid(cur: sqlite3.Cursor) -> int:
+    """The row id an ``INSERT`` on ``cur`` just created (``lastrowid`` is ``None`` only when the
+    statement inserted nothing, which would be a defect here: raised as :class:`sqlite3.DatabaseError`)."""
+    if cur.lastrowid is None:
+        raise sqlite3.DatabaseError("INSERT created no row")
+    return int(cur.lastrowid)
+
+
 class FactStore:
     """The fact database at ``db_path``.
 
@@ -193,7 +201,7 @@ class FactStore:
         for r in self.conn.execute("SELECT entity_id, aliases FROM entities WHERE aliases != ''"):
             if low in {a.strip().casefold() for a in r["aliases"].split(",") if a.strip()}:
                 return int(r["entity_id"])
-        return int(self.conn.execute("INSERT INTO entities(name, created_at) VALUES (?, ?)", (name, now)).lastrowid)
+        return _new_rowid(self.conn.execute("INSERT INTO entities(name, created_at) VALUES (?, ?)", (name, now)))
 
     def entities_of(self, fact_id: int) -> list[str]:
         with self.lock:
@@ -341,7 +349,7 @@ class FactStore:
             "INSERT INTO facts(content, category, tags, trust_score, created_at, updated_at) VALUES (?,?,?,?,?,?)",
             (content, category, tags, self.default_trust if trust is None else min(1.0, max(0.0, float(trust))),
              now, now))
-        fact_id = int(cur.lastrowid)
+        fact_id = _new_rowid(cur)
         names = self._link(fact_id, content, now, entities)
         if self.use_hrr:
             vec = hrr.encode_fact(content, names, self.dim)
