@@ -37,6 +37,13 @@ class PostgresUnavailable(RuntimeError):
     """PostgreSQL could not be installed or started; the message says why and how to fix it."""
 
 
+
+def _runuser() -> str:
+    """``runuser`` by its full path: it lives in /usr/sbin, which a minimal PATH (``env -i``, some
+    CI shells) leaves out."""
+    return shutil.which("runuser") or next(
+        (p for p in ("/usr/sbin/runuser", "/sbin/runuser") if os.path.exists(p)), "runuser")
+
 def find_bindir() -> Path | None:
     """The ``bin`` folder of the newest PostgreSQL under /usr/lib/postgresql, or None."""
     candidates = []
@@ -112,7 +119,7 @@ class PostgresServer:
         self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
 
     def _cmd(self, args: list[str]) -> list[str]:
-        return ["runuser", "-u", "postgres", "--", *args] if self._as_root else args
+        return [_runuser(), "-u", "postgres", "--", *args] if self._as_root else args
 
     def start(self) -> PostgresServer:
         """initdb and start the server; wait until it accepts connections (at most 60 s).
