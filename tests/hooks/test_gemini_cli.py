@@ -114,7 +114,7 @@ def test_real_gemini_cli_runs_our_hooks_from_a_settings_file_with_comments(tmp_p
         r = subprocess.run([exe, "-p", "What is my dog called?"], env=env, cwd=project, capture_output=True,
                            text=True, timeout=300)
         assert r.returncode == 0, r.stderr[-2000:]
-        bodies = [json.dumps(q["body"]) for q in server.requests]
+        bodies = [json.dumps(q.body) for q in server.requests]
     assert any("The user's dog is called Biscuit." in b for b in bodies)
     assert cli("hooks", "uninstall", "gemini-cli", env=env).returncode == 0
     assert settings.read_text() == text
