@@ -100,13 +100,15 @@ def test_the_background_thread_finishes_the_move_while_appends_succeed(tmp_path:
             i += 1
             during += 1
         assert during > 0, "no append ran while the move was under way: the test proves nothing"
-        db.append_message("live", "assistant", "walrus after the move")
+        last = db.append_message("live", "assistant", "walrus after the move")
         thread = db._relayout_thread
         assert thread is not None
         thread.join(timeout=30)
         assert not thread.is_alive()
         _assert_layout3(db)
-        assert len(db.search_messages("walrus", limit=10_000)) == i + 1
+        assert db.conn.execute("SELECT count(*) FROM hm_messages_fts WHERE hm_messages_fts MATCH 'walrus'"
+                               ).fetchone()[0] == i + 1  # every append indexed (search returns 1,000 at most)
+        assert db.search_messages("walrus after the move")[0]["id"] == last
     finally:
         db.close()
 
@@ -165,3 +167,27 @@ def test_sessions_reindex_finishes_the_move_and_status_reports_it(tmp_path: Path
         db.close()
     r = runner.invoke(app, ["--home", str(home), "status", "--json"])
     assert json.loads(r.stdout)["storage"]["relayout"] is None
+
+
+def test_the_mcp_server_carries_the_move_on_between_requests_and_stops_on_close(
+    tmp_path: Path, small_steps: None
+) -> None:
+    from hermes_memory.config import load_config
+    from hermes_memory.home import HermesHome
+    from hermes_memory.mcp.server import MemoryServer
+
+    home = tmp_path / "home"
+    home.mkdir()
+    _home(home / "state.db", sessions=10, turns=40)
+    server = MemoryServer(HermesHome(home), load_config(home / "config.yaml"))  # what serve and ui build
+    try:
+        assert server.db.relayout_progress() is not None  # its open ran one bounded step
+        deadline = time.monotonic() + 120
+        while server.db.relayout_progress() is not None:
+            assert time.monotonic() < deadline, "serve's background relayout did not finish in 120 s"
+            time.sleep(0.05)
+        _assert_layout3(server.db)
+        thread = server.db._relayout_thread
+    finally:
+        server.close()
+    assert thread is not None and not thread.is_alive()
