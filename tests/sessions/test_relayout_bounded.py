@@ -7,7 +7,10 @@ instead of building a huge home."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -191,3 +194,36 @@ def test_the_mcp_server_carries_the_move_on_between_requests_and_stops_on_close(
     finally:
         server.close()
     assert thread is not None and not thread.is_alive()
+
+
+BOUNDED_OPEN = """
+import sys, time
+from hermes_memory.sessions import hmrelayout
+from hermes_memory.sessions.db import SessionDB
+hmrelayout.CHUNK = 100  # the default budget (BUDGET_S) is kept
+original = hmrelayout.step
+def slow(conn):
+    out = original(conn)
+    time.sleep(0.5)  # a big home: each step takes a while
+    return out
+hmrelayout.step = slow
+db = SessionDB(sys.argv[1])
+print(db.relayout_progress()["done"], len(db.search_messages("otters", limit=1000)))
+db.close()
+"""
+
+
+def test_a_hook_process_open_returns_within_the_default_budget_with_the_move_pending(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    _home(path, sessions=10, turns=150)  # 1,502 messages: 16 steps of 0.5 s or more, 8 s if the open ran all
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    r = subprocess.run([sys.executable, "-c", BOUNDED_OPEN, str(path)], env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    done, found = (int(x) for x in r.stdout.split())
+    assert 0 < done < 1502 and found == 1000  # part of the move done; the old index answered in full
+    conn = sqlite3.connect(path)
+    try:
+        assert hmrelayout.pending(conn)
+    finally:
+        conn.close()
