@@ -219,7 +219,7 @@ class SQLiteStore:
             thread = threading.Thread(target=self._relayout_loop, args=(pause_s,),
                                       name="hermes-memory-relayout", daemon=True)
             self._relayout_thread = thread
-        thread.start()
+            thread.start()  # under the lock: close() never sees a thread it cannot join
         return True
 
     def _relayout_loop(self, pause_s: float) -> None:
