@@ -28,6 +28,7 @@ import sys, time
 from hermes_memory.sessions import hmrelayout
 from hermes_memory.sessions.db import SessionDB
 hmrelayout.CHUNK = 100
+hmrelayout.BUDGET_S = 3600.0  # this open runs the whole move (opens are bounded: test_relayout_bounded.py)
 original = hmrelayout.step
 def slow(conn):
     out = original(conn)
@@ -85,6 +86,7 @@ def test_a_layout2_home_is_moved_to_layout3_on_open_and_then_finds_the_answer_tu
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(hmrelayout, "CHUNK", 5)  # several build steps, several steps emptying the old table
+    monkeypatch.setattr(hmrelayout, "BUDGET_S", 3600.0)  # an open whose budget covers the whole move
     path = tmp_path / "state.db"
     _home(path, sessions=3, turns=10)
     reference = _reference_objects(path)
@@ -130,7 +132,10 @@ def _wait_for_progress(path: Path, proc: subprocess.Popen, at_least: int) -> int
     raise AssertionError("the relayout made no progress in 120 s")
 
 
-def test_a_relayout_killed_mid_way_leaves_the_old_index_serving_and_resumes(tmp_path: Path) -> None:
+def test_a_relayout_killed_mid_way_leaves_the_old_index_serving_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(hmrelayout, "BUDGET_S", 3600.0)  # the resuming open runs the rest at once
     path = tmp_path / "state.db"
     _home(path, sessions=10, turns=150)
     proc = _start_slow_open(path)

@@ -120,6 +120,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Chat with the agent in a REPL; memory, session history and compression work across sessions."""
         agent = _build_agent(ctx, resume)
+        carry_on = getattr(agent.db, "continue_relayout_in_background", None)  # SQLite only
+        if callable(carry_on):  # the REPL mostly waits on the user: move a pending index on meanwhile
+            carry_on()
         home = state(ctx).home.root
         rl = _read_history(home) if console.is_terminal else None
         console.print(f"[bold]hermes-memory chat[/] · model {agent.model.name} · session {agent.session_id}"

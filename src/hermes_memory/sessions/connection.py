@@ -9,7 +9,10 @@ file modes, bounded-retry writes and reads, batches, close.
   :class:`~hermes_memory.errors.SessionStoreError` is raised, never swallowed (failure case B26).
   Every :data:`CHECKPOINT_EVERY` writes a passive WAL checkpoint is attempted.
 * Opening migrates the file (:func:`hermes_memory.sessions.migrations.migrate`) and finishes any
-  pending build of our ``hm_*`` index (:mod:`hermes_memory.sessions.hmindex`).
+  pending build of our ``hm_*`` index (:mod:`hermes_memory.sessions.hmindex`); a move of that index
+  from layout 2 to 3 runs for at most :data:`hermes_memory.sessions.hmrelayout.BUDGET_S` seconds per
+  open (the old index serves search meanwhile), then :meth:`SQLiteStore.continue_relayout` or
+  :meth:`SQLiteStore.continue_relayout_in_background` carry it on.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import Any, TypeVar
 
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.home import HermesHome
-from hermes_memory.sessions import hmindex
+from hermes_memory.sessions import hmindex, hmrelayout
 from hermes_memory.sessions.migrations import migrate
 
 logger = logging.getLogger("hermes_memory.sessions.db")
@@ -50,6 +53,10 @@ question search CPU p50/p95 fell from 17.4/22.2 to 14.5/17.6 ms (bench/sessions.
 fills only as pages are read, up to this bound."""
 SYNCHRONOUS_MODES = ("full", "normal")
 """Accepted ``synchronous`` settings of :class:`SessionDB` (SQLite ``PRAGMA synchronous``)."""
+
+RELAYOUT_PAUSE_S = 0.05
+"""Pause of the background relayout between two steps, seconds: any append waiting for the write
+lock gets it between steps (it never waits longer than one step, 0.2-0.4 s)."""
 
 CLOSED_MESSAGE = "SessionDB is closed; open a new SessionDB."
 
@@ -86,6 +93,8 @@ class SQLiteStore:
         self._lock = threading.RLock()
         self._writes = 0
         self._batch: dict[str, int] | None = None
+        self._relayout_stop = threading.Event()
+        self._relayout_thread: threading.Thread | None = None
         try:
             self.db_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             if not self.db_path.exists():
@@ -108,7 +117,7 @@ class SQLiteStore:
             self._conn.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
 
             self.migration = self._execute_write(migrate)
-            hmindex.finish_backfill(self._execute_write, self.migration["index"])
+            hmindex.finish_backfill(self._execute_write, self.migration["index"], hmrelayout.BUDGET_S)
             self._schema_cookie = self._conn.execute("PRAGMA schema_version").fetchone()[0]
         except sqlite3.DatabaseError as exc:
             self._conn.close()
@@ -148,7 +157,7 @@ class SQLiteStore:
             if cookie == self._schema_cookie:
                 return
             report = self._execute_write(hmindex.sync)
-            hmindex.finish_backfill(self._execute_write, report)
+            hmindex.finish_backfill(self._execute_write, report, hmrelayout.BUDGET_S)
             self._schema_cookie = self._conn.execute("PRAGMA schema_version").fetchone()[0]
         if report["action"] != "none":
             logger.info("state.db schema changed by another program; our index: %s", report)
@@ -158,8 +167,85 @@ class SQLiteStore:
         """The underlying connection (for tests, benchmarks and importers; prefer the methods)."""
         return self._conn
 
+    def relayout_progress(self) -> dict[str, Any] | None:
+        """How far the move of our index from layout 2 to 3 is: ``None`` when none is under way, else
+        :func:`hermes_memory.sessions.hmrelayout.progress`'s ``{"phase", "done", "total"}`` (messages)."""
+        with self._lock:
+            return hmrelayout.progress(self._live())
+
+    def continue_relayout(self, budget_s: float | None = None,
+                          progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        """Carry the pending layout-2 -> 3 move on in this thread, one write transaction per step, for
+        ``budget_s`` seconds (``None``: to the end). ``progress(done, total)`` (messages) is called
+        after each step. Returns ``{"relaid": int, "pending": bool}``; raises
+        :class:`SessionStoreError` as :meth:`_execute_write` does (the steps committed stay)."""
+        deadline = None if budget_s is None else time.monotonic() + budget_s
+        relaid = 0
+        while True:
+            got = self._relayout_step()
+            relaid += got["indexed"]
+            if progress is not None:
+                now = self.relayout_progress()
+                if now is not None:
+                    progress(now["done"], now["total"])
+            if not got["pending"]:
+                return {"relaid": relaid, "pending": False}
+            if deadline is not None and time.monotonic() >= deadline:
+                return {"relaid": relaid, "pending": True}
+
+    def _relayout_step(self) -> dict[str, Any]:
+        """One :func:`hermes_memory.sessions.hmrelayout.step`; the swap and drop change the schema,
+        so the cookie moves on with it (else the next read would resync as if another program had)."""
+        with self._lock:
+            conn = self._live()
+            before = conn.execute("PRAGMA schema_version").fetchone()[0]
+            got = self._execute_write(hmrelayout.step)
+            if before == self._schema_cookie:
+                self._schema_cookie = conn.execute("PRAGMA schema_version").fetchone()[0]
+            return got
+
+    def continue_relayout_in_background(self, pause_s: float = RELAYOUT_PAUSE_S) -> bool:
+        """Start a daemon thread that carries a pending layout-2 -> 3 move on, one step (one write
+        transaction, the store's write lock held for that step only) every ``pause_s`` seconds, until
+        it is done or :meth:`close` stops it. For long-lived processes (``serve``, ``ui``, ``chat``).
+        Returns True when a thread runs (False: nothing pending, or one already runs). A step that
+        fails (database locked by another program) is retried after a longer pause."""
+        with self._lock:
+            if self._conn is None or self._relayout_thread is not None:
+                return False
+            if hmrelayout.progress(self._conn) is None:
+                return False
+            self._relayout_stop.clear()
+            thread = threading.Thread(target=self._relayout_loop, args=(pause_s,),
+                                      name="hermes-memory-relayout", daemon=True)
+            self._relayout_thread = thread
+            thread.start()  # under the lock: close() never sees a thread it cannot join
+        return True
+
+    def _relayout_loop(self, pause_s: float) -> None:
+        wait = pause_s
+        while not self._relayout_stop.is_set():
+            try:
+                got = self._relayout_step()
+            except SessionStoreError as exc:
+                if self._relayout_stop.is_set() or self._conn is None:
+                    return
+                logger.warning("hermes-memory index: relayout step deferred: %s", exc)
+                wait = min(max(wait * 2, 1.0), 30.0)
+            else:
+                wait = pause_s
+                if not got["pending"]:
+                    logger.info("hermes-memory index: relayout finished in the background")
+                    return
+            self._relayout_stop.wait(wait)
+
     def close(self) -> None:
-        """Checkpoint (passive) and close the connection. Safe to call twice."""
+        """Stop the background relayout (after its current step), checkpoint (passive) and close
+        the connection. Safe to call twice."""
+        self._relayout_stop.set()
+        thread = self._relayout_thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
         with self._lock:
             if self._conn is None:
                 return

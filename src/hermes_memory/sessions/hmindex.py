@@ -359,9 +359,12 @@ def backfill_step(conn: sqlite3.Connection) -> dict[str, Any]:
     return {"indexed": len(ids), "pending": True}
 
 
-def finish_backfill(write: Callable[[Callable[[sqlite3.Connection], Any]], Any], report: dict[str, Any]) -> None:
+def finish_backfill(write: Callable[[Callable[[sqlite3.Connection], Any]], Any], report: dict[str, Any],
+                    relayout_budget_s: float | None = None) -> None:
     """Run :func:`backfill_step` through ``write`` (one transaction per call, e.g.
-    ``SessionDB._execute_write``) until no build is pending; adds ``"backfilled": int`` to ``report``."""
+    ``SessionDB._execute_write``) until no build is pending; adds ``"backfilled": int`` to ``report``.
+    Then a pending layout-2 -> 3 move runs for at most ``relayout_budget_s`` seconds (``None``: to
+    the end; :func:`hermes_memory.sessions.hmrelayout.finish`)."""
     done = 0
     while True:
         step = write(backfill_step)
@@ -369,7 +372,7 @@ def finish_backfill(write: Callable[[Callable[[sqlite3.Connection], Any]], Any],
         if not step["pending"]:
             break
     report["backfilled"] = done
-    hmrelayout.finish(write, report)
+    hmrelayout.finish(write, report, relayout_budget_s)
 
 
 def integrity_ok(conn: sqlite3.Connection) -> bool:

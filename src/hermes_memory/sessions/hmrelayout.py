@@ -25,6 +25,13 @@ Until the swap, **search reads the old layout-2 index, complete and kept current
 triggers**: results are exactly those of layout 2 (no neighbours' context yet). Every append
 meanwhile feeds both tables. The CJK side table is the same in both layouts and is not rebuilt.
 
+**Bounded on open.** An open runs steps for at most :data:`BUDGET_S` seconds (at least one step)
+and returns with the move still pending; the next open continues it within the same budget. A
+long-lived process (``serve``, ``ui``, ``chat``) continues it in a background thread one step per
+write transaction (:meth:`hermes_memory.sessions.connection.SQLiteStore.continue_relayout_in_background`),
+and ``hermes-memory sessions reindex`` finishes it in the foreground. :func:`progress` says how far
+it is (``hermes-memory status``).
+
 When our triggers are found missing during a relayout (another program rebuilt ``messages``),
 both tables are dropped and layout 3 is built from scratch (:func:`hermes_memory.sessions.hmindex.full_build`),
 in the same bounded steps; search then sees the rows indexed so far.
@@ -34,6 +41,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 from typing import Any
 
 from hermes_memory.sessions import hmindex  # hmindex imports this module too; used at call time only
@@ -47,6 +55,12 @@ NEXT_TRIGGERS = ("hm_messages_next_ai", "hm_messages_next_ad", "hm_messages_next
 CHUNK = 2_000
 """Messages indexed into the new table per step (one write transaction), as
 :data:`hermes_memory.sessions.hmindex.BUILD_CHUNK`."""
+BUDGET_S = 2.0
+"""Seconds of relayout steps one open runs before it returns with the move pending (at least
+one step always runs). Chosen so an open stays well inside a Claude Code hook's time limit and an
+MCP client's start-up wait: at one step of 0.2-0.4 s (2-core test machine) it is 5-10 steps,
+10,000-20,000 messages per open; the whole move of a 1M-message home took 1.5-8 minutes
+(490 s under load) when opens ran it all."""
 NEXT_KEY, THROUGH_KEY = "relayout_next_id", "relayout_through"
 OLD = "hm_messages_fts_old"
 """The layout-2 table after the swap, emptied in steps and dropped."""
@@ -151,16 +165,43 @@ def _swap(conn: sqlite3.Connection) -> None:
     logger.info("hermes-memory index: layout %d in place", hmindex.LAYOUT_VERSION)
 
 
-def finish(write: Any, report: dict[str, Any]) -> None:
-    """Run :func:`step` through ``write`` (one transaction per call) until the relayout is done;
-    adds ``"relaid": int`` (messages indexed) to ``report`` when there was one."""
+def progress(conn: sqlite3.Connection) -> dict[str, Any] | None:
+    """How far the move is: ``None`` when none is under way, else ``{"phase": "indexing" |
+    "dropping", "done": int, "total": int}`` (messages re-indexed / to re-index; in the
+    ``"dropping"`` phase, after the swap, both are the total and the old table is being emptied)."""
+    start_id, through = hmindex.meta_get(conn, NEXT_KEY), hmindex.meta_get(conn, THROUGH_KEY)
+    if start_id is None or through is None:
+        if hmindex.meta_get(conn, DROP_KEY) is None:
+            return None
+        total = int(conn.execute("SELECT count(*) FROM messages").fetchone()[0])
+        return {"phase": "dropping", "done": total, "total": total}
+    total = int(conn.execute("SELECT count(*) FROM messages WHERE id <= ?", (int(through),)).fetchone()[0])
+    done = int(conn.execute("SELECT count(*) FROM messages WHERE id < ? AND id <= ?",
+                            (int(start_id), int(through))).fetchone()[0])
+    return {"phase": "indexing", "done": done, "total": total}
+
+
+def finish(write: Any, report: dict[str, Any], budget_s: float | None = None) -> bool:
+    """Run :func:`step` through ``write`` (one transaction per call) until the relayout is done,
+    or, with ``budget_s`` (seconds), until that much time has passed (at least one step runs).
+    Adds ``"relaid": int`` (messages indexed) to ``report`` when there was a relayout, and
+    ``"relayout_pending": True`` when the budget ran out first. Returns True when nothing is
+    left to do."""
     done = 0
     steps = 0
+    deadline = None if budget_s is None else time.monotonic() + budget_s
+    left = False
     while True:
         got = write(step)
         steps += 1
         done += got["indexed"]
         if not got["pending"]:
             break
-    if steps > 1 or done:
+        if deadline is not None and time.monotonic() >= deadline:
+            left = True
+            break
+    if steps > 1 or done or left:
         report["relaid"] = done
+    if left:
+        report["relayout_pending"] = True
+    return not left
