@@ -205,6 +205,25 @@ def test_dry_run_writes_nothing(claude_home: Path) -> None:
     assert settings.read_text() == PRETTY
 
 
+def test_dry_run_prints_the_file_unwrapped_so_it_parses_as_json(claude_home: Path) -> None:
+    """The dry run's text is the file: a narrow terminal must not wrap the long hook command
+    inside a JSON string (it did at 80 columns, and the printed file did not parse)."""
+    settings = claude_home / ".claude" / "settings.json"
+    settings.write_text(PRETTY)
+    r = cli("hooks", "install", "claude-code", "--dry-run", env={**_env(claude_home), "COLUMNS": "40"})
+    assert r.returncode == 0, r.stderr
+    printed = r.stdout[r.stdout.index("\n{") + 1:]
+    assert MARKER in json.dumps(json.loads(printed))
+    assert settings.read_text() == PRETTY
+
+
+def test_reindex_help_names_the_embeddings_extra() -> None:
+    """`sessions reindex --help` says which extra to install: the help is rich markup, where an
+    unescaped "[embeddings]" was taken for a tag and vanished."""
+    r = cli("sessions", "reindex", "--help", env={"COLUMNS": "200"})
+    assert r.returncode == 0 and "hermes-memory[embeddings]" in r.stdout
+
+
 def test_gemini_cli_gets_its_events_and_millisecond_timeouts(claude_home: Path, hermes_home: Path) -> None:
     settings = GEMINI_CLI.settings_path("user")
     assert settings == claude_home / ".gemini" / "settings.json"

@@ -82,7 +82,8 @@ def register(app: typer.Typer) -> None:
         console.print(f"{verb} hermes-memory hooks ({', '.join(change.events)}) in {escape(str(path))}",
                       highlight=False)
         if dry_run:
-            console.print(after, markup=False, highlight=False)
+            # Unwrapped: the text is the file, to be read or piped as it is (a wrapped JSON string breaks it).
+            console.print(after, markup=False, highlight=False, soft_wrap=True)
         elif change.changed:
             if change.backup is not None:
                 console.print(f"the file as it was: {escape(str(change.backup))}", highlight=False)

