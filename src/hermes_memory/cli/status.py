@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from hermes_memory.cli.common import EXIT_REFUSED, console, print_json, state
+from hermes_memory.cli.providers import provider_status
 from hermes_memory.storage import resolve_storage, scrub_password
 
 
@@ -58,14 +59,20 @@ def register(app: typer.Typer) -> None:
     def status_cmd(ctx: typer.Context,
                    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
         """Show this home: config file, storage backend and database (never its password), how many
-        sessions and messages it holds, memory usage, the external provider, and a move of the
-        full-text index to layout 3 still under way (messages re-indexed / total)."""
+        sessions and messages it holds, memory usage, the external provider (and why it cannot be
+        used, when it cannot), and a move of the full-text index to layout 3 still under way
+        (messages re-indexed / total)."""
         st = state(ctx)
         report = storage_report(ctx)
         mem = st.config.memory
-        out = {"home": str(st.home.root), "config": str(st.home.config_path),
+        # A configured provider is loaded (no network: is_available() is a local check) so that a
+        # typo or a bad setting shows here, not only in `providers status` / `serve`.
+        prov = provider_status(ctx) if mem.provider.strip() else None
+        provider_error: str | None = None if prov is None or prov["ok"] else str(prov["reason"])
+        out: dict[str, Any] = {"home": str(st.home.root), "config": str(st.home.config_path),
                "config_exists": st.home.config_path.exists(), "storage": report,
-               "provider": mem.provider or None}
+               "provider": mem.provider or None,
+               "provider_error": provider_error}
         if json_out:
             print_json(out)
         else:
@@ -90,6 +97,10 @@ def register(app: typer.Typer) -> None:
                     u = report["memory"][target]
                     console.print(f"{name}: {u['entry_count']} entries, {escape(u['text'])}")
             console.print(f"External provider: {escape(mem.provider) if mem.provider else 'none (built-in only)'}")
+            if provider_error is not None:
+                console.print(f"[bold red]  cannot be used:[/] {escape(provider_error)} "
+                              "(`hermes-memory providers status` exits 1 on it; `serve` refuses to start)",
+                              soft_wrap=True)
         if report["error"] is not None:
             if not json_out:
                 console.print(f"[bold red]error:[/] cannot read the store: {escape(report['error'])}", soft_wrap=True)
