@@ -295,6 +295,18 @@ def test_drift_guard_refuses_replace_and_keeps_backup(store: MemoryStore, backin
     assert backing.raw("memory") == before
 
 
+def test_an_entry_over_the_whole_limit_is_not_told_that_adding_still_works(store: MemoryStore,
+                                                                           backing: Backing) -> None:
+    """The drift refusal said "Adding entries still works meanwhile" also when one entry alone is
+    over the limit, where every add is refused too; the advice must match what the store does."""
+    store.add("memory", "fact A")
+    backing.seed("memory", backing.text("memory") + "\n" + "undelimited hand-written text " * 83)
+    r = store.remove("memory", "fact A")
+    assert r["success"] is False and "longer than the whole" in r["error"]
+    assert "Adding entries still works" not in r["remediation"]
+    assert store.add("memory", "fact C")["success"] is False
+
+
 def test_add_still_works_under_mild_drift(store: MemoryStore, backing: Backing) -> None:
     store.add("memory", "fact A")
     backing.seed("memory", backing.text("memory") + "\nhand note")

@@ -471,7 +471,8 @@ class MemoryStore:
             f"Refusing to write {FILE_NAMES[target]}: it was changed outside the memory tool ({why}). A copy was saved "
             f"to {backup_name}; {self.backend.untouched}.",
             drift_backup=backup_ref,
-            remediation=f"{fix} Adding entries still works meanwhile.",
+            # An entry over the whole limit refuses every add too; blank lines and spaces do not.
+            remediation=fix if reason == "too_big" else f"{fix} Adding entries still works meanwhile.",
         )
 
     # ------------------------------------------------------------------ internals: results
