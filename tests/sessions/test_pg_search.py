@@ -62,7 +62,10 @@ def test_top_results_of_sqlite_and_postgres_overlap_strongly(pair: tuple[Session
     ts_rank_cd's shape against FTS5's BM25, now also over the previous turn's text, and ties among
     equally scored rows account for the rest. With the rerank's question/answer rule on top
     (ranking.ANSWER_SHARE: a question turn's score moves to its answer, which amplifies near ties)
-    the same best hit for 29 of 38. The bounds below leave room for no more than that."""
+    the same best hit for 29 of 38 (previous turn at weight 0.3). As merged (weight 0.2 with the
+    question/answer rule): mean 0.942, lowest 0.6 (one query of 38: 'any ideas about the slow
+    cooker chili?', where a question and its answer in the same session swap places at a near tie),
+    the same best hit for 32 of 38. The bounds below leave room for no more than that."""
     lite, pg = pair
     overlaps, same_first = [], 0
     for q in search_corpus.QUERIES:
@@ -72,7 +75,7 @@ def test_top_results_of_sqlite_and_postgres_overlap_strongly(pair: tuple[Session
             continue
         overlaps.append(len(set(a) & set(b)) / max(len(a), len(b)))
         same_first += a[0] == b[0]
-        assert overlaps[-1] >= 0.7, (q, a, b)
+        assert overlaps[-1] >= 0.6, (q, a, b)
     mean = sum(overlaps) / len(overlaps)
     assert mean >= 0.9, (mean, overlaps)
     assert same_first >= 0.75 * len(overlaps), same_first
@@ -112,8 +115,10 @@ def test_session_search_finds_the_same_sessions_on_both_backends(pair: tuple[Ses
     # measured since the rerank moves a question turn's score to its answer (ranking.ANSWER_SHARE),
     # with each turn indexed with its previous turn (layout 3): the same best session for all 10
     # questions, the same five sessions for 7 (one of five differs for the other three: near ties
-    # of ts_rank_cd against BM25); on the layout-2 index 9 and 8
-    assert same_first >= 9 and same_set >= 7, (same_first, same_set)
+    # of ts_rank_cd against BM25); on the layout-2 index 9 and 8. As merged (previous turn at
+    # weight 0.2 with the question/answer rule): 8 and 9, every best session within the other
+    # engine's top two (asserted per question above).
+    assert same_first >= 8 and same_set >= 7, (same_first, same_set)
 
 
 def test_title_search_is_the_same_on_both_backends(pair: tuple[SessionDB, Any]) -> None:
