@@ -179,19 +179,14 @@ class SQLiteStore:
         ``budget_s`` seconds (``None``: to the end). ``progress(done, total)`` (messages) is called
         after each step. Returns ``{"relaid": int, "pending": bool}``; raises
         :class:`SessionStoreError` as :meth:`_execute_write` does (the steps committed stay)."""
-        deadline = None if budget_s is None else time.monotonic() + budget_s
-        relaid = 0
-        while True:
-            got = self._relayout_step()
-            relaid += got["indexed"]
-            if progress is not None:
-                now = self.relayout_progress()
-                if now is not None:
-                    progress(now["done"], now["total"])
-            if not got["pending"]:
-                return {"relaid": relaid, "pending": False}
-            if deadline is not None and time.monotonic() >= deadline:
-                return {"relaid": relaid, "pending": True}
+        def report() -> None:
+            now = self.relayout_progress()
+            if progress is not None and now is not None:
+                progress(now["done"], now["total"])
+
+        relaid, _steps, pending = hmrelayout.run_steps(
+            self._relayout_step, budget_s, report if progress is not None else None)
+        return {"relaid": relaid, "pending": pending}
 
     def _relayout_step(self) -> dict[str, Any]:
         """One :func:`hermes_memory.sessions.hmrelayout.step`; the swap and drop change the schema,

@@ -42,6 +42,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
+from collections.abc import Callable
 from typing import Any
 
 from hermes_memory.sessions import hmindex  # hmindex imports this module too; used at call time only
@@ -181,25 +182,33 @@ def progress(conn: sqlite3.Connection) -> dict[str, Any] | None:
     return {"phase": "indexing", "done": done, "total": total}
 
 
+def run_steps(do_step: Callable[[], dict[str, Any]], budget_s: float | None = None,
+              after_step: Callable[[], None] | None = None) -> tuple[int, int, bool]:
+    """Call ``do_step`` (one :func:`step` in its own write transaction) until the relayout is done,
+    or, with ``budget_s`` (seconds), until that much time has passed (at least one step runs);
+    ``after_step`` is called after each. Returns ``(messages indexed, steps run, still pending)``.
+    The one loop behind :func:`finish` (on open) and ``SQLiteStore.continue_relayout``."""
+    deadline = None if budget_s is None else time.monotonic() + budget_s
+    done = steps = 0
+    while True:
+        got = do_step()
+        steps += 1
+        done += got["indexed"]
+        if after_step is not None:
+            after_step()
+        if not got["pending"]:
+            return done, steps, False
+        if deadline is not None and time.monotonic() >= deadline:
+            return done, steps, True
+
+
 def finish(write: Any, report: dict[str, Any], budget_s: float | None = None) -> bool:
     """Run :func:`step` through ``write`` (one transaction per call) until the relayout is done,
     or, with ``budget_s`` (seconds), until that much time has passed (at least one step runs).
     Adds ``"relaid": int`` (messages indexed) to ``report`` when there was a relayout, and
     ``"relayout_pending": True`` when the budget ran out first. Returns True when nothing is
     left to do."""
-    done = 0
-    steps = 0
-    deadline = None if budget_s is None else time.monotonic() + budget_s
-    left = False
-    while True:
-        got = write(step)
-        steps += 1
-        done += got["indexed"]
-        if not got["pending"]:
-            break
-        if deadline is not None and time.monotonic() >= deadline:
-            left = True
-            break
+    done, steps, left = run_steps(lambda: write(step), budget_s)
     if steps > 1 or done or left:
         report["relaid"] = done
     if left:
