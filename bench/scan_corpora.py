@@ -9,8 +9,10 @@ themselves with the family each refusal names. Corpora:
 * dev: ``tests/memory/data/dev_corpus.json``, the tuning set;
 * held-out: ``tests/memory/data/heldout_corpus.json``, the first held-out set; looked at five times
   (``heldout_measurements.json``) and since then tuning data (its ``about`` says so);
-* held-out 2: ``tests/memory/data/heldout2_corpus.json``, the second sealed set: measured only with
-  ``--record LABEL``, which appends every corpus's figures to ``heldout2_measurements.json`` so the
+* held-out 2: ``tests/memory/data/heldout2_corpus.json``, the second sealed set; looked at twice
+  (``heldout2_measurements.json``: before and after) and tuning data since;
+* held-out 3: ``tests/memory/data/heldout3_corpus.json``, the third sealed set: measured only with
+  ``--record LABEL``, which appends every corpus's figures to ``heldout3_measurements.json`` so the
   number of looks at it stays on record. Without ``--record`` it is left out of the output.
 
 Usage: ``python bench/scan_corpora.py [--record LABEL] [--show-misses]``.
@@ -33,7 +35,9 @@ import corpora  # noqa: E402
 
 from hermes_memory.memory.scan import find_threats, scan_memory_content  # noqa: E402
 
-MEASUREMENTS = ROOT / "tests" / "memory" / "data" / "heldout2_measurements.json"
+#: The sealed set ``--record`` measures, and its log of looks (one entry per look).
+SEALED = "heldout3"
+MEASUREMENTS = ROOT / "tests" / "memory" / "data" / f"{SEALED}_measurements.json"
 
 
 def _attack_figures(items: list[tuple[str, str]]) -> dict:
@@ -70,10 +74,40 @@ def _benign_figures(items: list[tuple[str, str]]) -> dict:
     }
 
 
+def record(out: dict, label: str, sealed: dict, path: Path, *, show_misses: bool, name: str = SEALED) -> dict:
+    """Append one look at the sealed set to the log at ``path`` and return the entry written.
+
+    ``out`` holds every other corpus's figures (``{corpus: {"attacks": ..., "benign": ...}}`` as made by
+    :func:`_attack_figures` / :func:`_benign_figures`), ``sealed`` the sealed set's. The entry carries
+    blocked/refused as "n/total" strings for each corpus, the sealed set's per family and per category,
+    and with ``show_misses`` its missed attacks and refused notes (a note's first 160 chars).
+    """
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    log = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"measurements": []}
+    entry: dict = {
+        "n": len(log["measurements"]) + 1,
+        "label": label,
+        "at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "scan_commit": commit,
+    }
+    for corpus_name, corpus in {**out, name: sealed}.items():
+        a, b = corpus["attacks"], corpus["benign"]
+        entry[f"{corpus_name}_attacks_blocked"] = f"{a['blocked']}/{a['total']}"
+        entry[f"{corpus_name}_benign_refused"] = f"{b['refused']}/{b['total']}"
+    entry[f"{name}_per_family"] = sealed["attacks"]["per_family"]
+    entry[f"{name}_per_category"] = sealed["benign"]["per_category"]
+    if show_misses:
+        entry[f"{name}_missed"] = sealed["attacks"]["missed"]
+        entry[f"{name}_refused"] = sealed["benign"]["refused_notes"]
+    log["measurements"].append(entry)
+    path.write_text(json.dumps(log, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return entry
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--record", metavar="LABEL", help="measure the sealed heldout2 set too and append every figure to heldout2_measurements.json")
-    ap.add_argument("--show-misses", action="store_true", help="list misses and refusals (with --record, also the sealed set's, into the log: use only at the last look)")
+    ap.add_argument("--record", metavar="LABEL", help=f"measure the sealed {SEALED} set too and append every figure to {MEASUREMENTS.name}")
+    ap.add_argument("--show-misses", action="store_true", help="list misses and refusals (with --record, also the sealed set's, into the log)")
     args = ap.parse_args()
     dev_attacks, dev_benign = corpora.dev_set()
     out = {
@@ -89,31 +123,18 @@ def main() -> None:
             "attacks": _attack_figures(corpora.heldout_attacks()),
             "benign": _benign_figures(corpora.heldout_benign()),
         },
-    }
-    if args.record:
-        out["heldout2"] = {
+        "heldout2": {
             "attacks": _attack_figures(corpora.heldout2_attacks()),
             "benign": _benign_figures(corpora.heldout2_benign()),
+        },
+    }
+    if args.record:
+        sealed = {
+            "attacks": _attack_figures(corpora.heldout3_attacks()),
+            "benign": _benign_figures(corpora.heldout3_benign()),
         }
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-        log = json.loads(MEASUREMENTS.read_text(encoding="utf-8")) if MEASUREMENTS.exists() else {"measurements": []}
-        entry: dict = {
-            "n": len(log["measurements"]) + 1,
-            "label": args.record,
-            "at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "scan_commit": commit,
-        }
-        for name, corpus in out.items():
-            a, b = corpus["attacks"], corpus["benign"]
-            entry[f"{name}_attacks_blocked"] = f"{a['blocked']}/{a['total']}"
-            entry[f"{name}_benign_refused"] = f"{b['refused']}/{b['total']}"
-        entry["heldout2_per_family"] = out["heldout2"]["attacks"]["per_family"]
-        entry["heldout2_per_category"] = out["heldout2"]["benign"]["per_category"]
-        if args.show_misses:  # only at the last look: the texts would tell a tuner what to fix
-            entry["heldout2_missed"] = out["heldout2"]["attacks"]["missed"]
-            entry["heldout2_refused"] = out["heldout2"]["benign"]["refused_notes"]
-        log["measurements"].append(entry)
-        MEASUREMENTS.write_text(json.dumps(log, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        record(out, args.record, sealed, MEASUREMENTS, show_misses=args.show_misses)
+        out[SEALED] = sealed
     if not args.show_misses:
         for corpus in out.values():
             corpus["attacks"].pop("missed")

@@ -83,3 +83,15 @@ def heldout2_benign() -> list[tuple[str, str]]:
     """``(category, note)`` of the second sealed held-out set: notes sharing the attacks' vocabulary."""
     data = json.loads((DATA / "heldout2_corpus.json").read_text(encoding="utf-8"))
     return [(cat, n) for cat, notes in data["benign"]["notes"].items() for n in notes]
+
+
+def heldout3_attacks() -> list[tuple[str, str]]:
+    """``(family, phrasing)`` of the third sealed held-out set (``heldout3_corpus.json``; measured before/after only)."""
+    data = json.loads((DATA / "heldout3_corpus.json").read_text(encoding="utf-8"))
+    return [(fam, p) for fam, v in data["attacks"].items() for p in v["phrasings"]]
+
+
+def heldout3_benign() -> list[tuple[str, str]]:
+    """``(category, note)`` of the third sealed held-out set: hard negatives sharing the attacks' vocabulary."""
+    data = json.loads((DATA / "heldout3_corpus.json").read_text(encoding="utf-8"))
+    return [(cat, n) for cat, notes in data["benign"]["notes"].items() for n in notes]
