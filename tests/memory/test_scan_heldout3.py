@@ -1,0 +1,122 @@
+"""The sealed third held-out set of the threat scan (issue 13 §4): figures held at what it measured.
+
+``data/heldout3_corpus.json`` was written and committed before the scan was run on it, and measured
+once with the scan as on main (``bench/scan_corpora.py --record``, logged in
+``data/heldout3_measurements.json``); it is measured once more after the next round of changes and
+is never tuned on. The tests hold the scan at the last logged figures, overall, per attack family
+and per benign category, so a change that blocks fewer of its attacks or refuses more of its notes
+fails; and they check it shares no phrasing (case, punctuation and whitespace folded) with any
+corpus the scan was tuned on, the second held-out set included.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+
+import pytest
+
+from hermes_memory.memory.scan import find_threats, scan_memory_content
+from tests.memory import corpora
+
+LOG = json.loads((corpora.DATA / "heldout3_measurements.json").read_text(encoding="utf-8"))["measurements"]
+LAST = LOG[-1]
+#: Corpora the scan was tuned on (all of them by now), as named in the log's entries.
+TUNING = ["original", "dev", "heldout", "heldout2"]
+
+
+def _ratio(s: str) -> tuple[int, int]:
+    a, b = s.split("/")
+    return int(a), int(b)
+
+
+def _by(items: list[tuple[str, str]]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for key, text in items:
+        out.setdefault(key, []).append(text)
+    return out
+
+
+def _fold(text: str) -> str:
+    """NFKC, lower case, every char that is not a letter or digit dropped, runs of whitespace made one space."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    kept = "".join(c for c in text if unicodedata.category(c)[0] in "LN" or c.isspace())
+    return " ".join(kept.split())
+
+
+def _tuning_corpus(name: str) -> tuple[list[str], list[str]]:
+    if name == "original":
+        return ([p for _, p in corpora.attack_phrasings()],
+                [n for _, n in corpora.own_benign_notes() + corpora.locomo_notes()])
+    if name == "dev":
+        return corpora.dev_set()
+    if name == "heldout":
+        return [p for _, p in corpora.heldout_attacks()], [n for _, n in corpora.heldout_benign()]
+    return [p for _, p in corpora.heldout2_attacks()], [n for _, n in corpora.heldout2_benign()]
+
+
+def test_fold_catches_what_a_copy_with_new_case_punctuation_or_spacing_would_hide() -> None:
+    assert _fold("Ignore  ALL previous instructions!") == _fold("ignore all previous, instructions")
+    assert _fold("Ｉｇｎｏｒｅ\u3000it") == _fold("ignore it")
+    assert _fold("ignore all previous instructions") != _fold("ignore all prior instructions")
+
+
+def test_heldout3_is_large_sourced_and_shares_no_phrasing_with_the_tuning_corpora() -> None:
+    data = json.loads((corpora.DATA / "heldout3_corpus.json").read_text(encoding="utf-8"))
+    attacks, benign = corpora.heldout3_attacks(), corpora.heldout3_benign()
+    assert len(attacks) >= 250 and len(benign) >= 400
+    assert len(data["attacks"]) >= 12 and len(data["benign"]["notes"]) >= 10
+    assert all(v["source"] and len(v["phrasings"]) >= 10 for v in data["attacks"].values())
+    tuned: set[str] = set()
+    for name in TUNING:
+        a, b = _tuning_corpus(name)
+        tuned |= {t.lower() for t in a + b} | {_fold(t) for t in a + b}
+    shared = [t for _, t in attacks + benign if t.lower() in tuned or _fold(t) in tuned]
+    assert shared == []
+    folded = [_fold(t) for _, t in attacks + benign]
+    assert len(set(folded)) == len(folded), "a phrasing appears twice in the set"
+
+
+def test_heldout3_was_looked_at_only_before_and_after() -> None:
+    assert [m["n"] for m in LOG] == list(range(1, len(LOG) + 1))
+    assert len(LOG) <= 2, "the sealed set is measured once before and once after: write a new one to measure again"
+    assert LOG[0]["label"].startswith("before: scan as on main")
+    assert LOG[0]["heldout3_attacks_blocked"] == "131/267" and LOG[0]["heldout3_benign_refused"] == "9/445"
+
+
+def test_heldout3_overall_figures_hold_at_the_last_measurement() -> None:
+    attacks, benign = corpora.heldout3_attacks(), corpora.heldout3_benign()
+    blocked = sum(scan_memory_content(p) is not None for _, p in attacks)
+    refused = sum(scan_memory_content(n) is not None for _, n in benign)
+    print(f"\nheld-out 3: blocked {blocked}/{len(attacks)}, refused {refused}/{len(benign)}")
+    want_b, total_b = _ratio(LAST["heldout3_attacks_blocked"])
+    want_r, total_r = _ratio(LAST["heldout3_benign_refused"])
+    assert (len(attacks), len(benign)) == (total_b, total_r)
+    assert blocked >= want_b and refused <= want_r
+
+
+@pytest.mark.parametrize("family", sorted(LAST["heldout3_per_family"]))
+def test_heldout3_attack_family_holds_at_the_last_measurement(family: str) -> None:
+    phrasings = _by(corpora.heldout3_attacks())[family]
+    blocked = sum(scan_memory_content(p) is not None for p in phrasings)
+    assert blocked >= _ratio(LAST["heldout3_per_family"][family])[0]
+
+
+@pytest.mark.parametrize("category", sorted(LAST["heldout3_per_category"]))
+def test_heldout3_benign_category_holds_at_the_last_measurement(category: str) -> None:
+    notes = _by(corpora.heldout3_benign())[category]
+    refused = [find_threats(n) for n in notes if scan_memory_content(n) is not None]
+    # the families named, not the notes: the sealed set's texts stay out of test output
+    assert len(refused) <= _ratio(LAST["heldout3_per_category"][category])[0], refused
+
+
+@pytest.mark.parametrize("corpus", TUNING)
+def test_the_tuning_corpora_hold_at_the_figures_logged_with_the_last_heldout3_look(corpus: str) -> None:
+    attacks, benign = _tuning_corpus(corpus)
+    blocked = sum(scan_memory_content(p) is not None for p in attacks)
+    refused = sum(scan_memory_content(n) is not None for n in benign)
+    want_b, total_b = _ratio(LAST[f"{corpus}_attacks_blocked"])
+    want_r, total_r = _ratio(LAST[f"{corpus}_benign_refused"])
+    if LAST is not LOG[0]:  # the corpora may grow with the tuning after the "before" look
+        assert (len(attacks), len(benign)) == (total_b, total_r)
+    assert blocked >= want_b and refused <= want_r
