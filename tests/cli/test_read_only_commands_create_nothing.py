@@ -22,6 +22,7 @@ READ_ONLY = [
     ("sessions", "show", "abc"),
     ("sessions", "export"),
     ("memory", "show"),
+    ("sessions", "reindex", "--status"),
 ]
 
 
@@ -80,4 +81,6 @@ def test_a_home_without_state_db_lists_nothing_and_creates_no_database(tmp_path:
     assert r.exit_code == 0 and "pruned nothing" in r.output
     r = runner.invoke(app, ["--home", str(home), "memory", "show"])
     assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["--home", str(home), "sessions", "reindex", "--status", "--json"])
+    assert r.exit_code == 0 and json.loads(r.stdout)["indexed"] == 0
     assert _tree(home) == before, "a read-only command created files in the home"

@@ -91,7 +91,7 @@ TIME_HELP = ("a date or time (2026-11-01, 2026-11-01T10:00; UTC unless it has an
 def _browse(ctx: typer.Context, source: str | None, limit: int, cwd: str | None, as_json: bool) -> None:
     """``sessions search ""``: the most recent sessions, newest first, as the session_search tool's browse
     mode gives them (sessions of the sources it hides only with ``--source``)."""
-    sources = [x.strip() for x in (source or "").split(",") if x.strip()]
+    sources: list[str | None] = [x.strip() for x in (source or "").split(",") if x.strip()]
     rows: list[dict[str, Any]] = []
     with _reader(ctx) as db:
         for src in sources or [None]:
@@ -318,12 +318,12 @@ def register(app: typer.Typer) -> None:
             output.write_text(text, encoding="utf-8")
         except OSError as exc:
             fail(f"cannot write {output}: {exc}")
-        summary = {"written": str(output), "format": fmt, "sessions": len(items),
-                   "messages": sum(len(i["messages"]) for i in items)}
+        n_messages = sum(len(i["messages"]) for i in items)
+        summary = {"written": str(output), "format": fmt, "sessions": len(items), "messages": n_messages}
         if as_json:
             print_json(summary)
         else:
-            console.print(f"wrote {count(summary['sessions'], 'session')}, {count(summary['messages'], 'message')} "
+            console.print(f"wrote {count(len(items), 'session')}, {count(n_messages, 'message')} "
                           f"to {escape(str(output))}", highlight=False)
 
     @app.command("import")

@@ -76,7 +76,7 @@ def register(app: typer.Typer) -> None:
                "config": str(st.home.config_path),
                "config_exists": st.home.config_path.exists(), "storage": report,
                "provider": mem.provider or None,
-               "provider_error": provider_error}
+               "provider_error": provider_error, "config_warnings": st.config.warnings}
         if json_out:
             print_json(out)
         else:

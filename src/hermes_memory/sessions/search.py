@@ -102,7 +102,7 @@ SESSION_SEARCH_SCHEMA: dict[str, Any] = {
                 "type": "string",
                 "description": "Words or a question to look for (session titles are searched too). Quote "
                 "\"exact phrases\"; any of the words may match. Capitalised AND/OR/NOT/NEAR are ordinary "
-                "words unless query_syntax is true.",
+                "words unless query_syntax is true. Empty or omitted: the most recent sessions.",
             },
             "query_syntax": {
                 "type": "boolean",
