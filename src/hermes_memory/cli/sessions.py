@@ -107,12 +107,16 @@ def _browse(ctx: typer.Context, source: str | None, limit: int, cwd: str | None,
     if not rows:
         console.print("no sessions yet")
         return
-    table = Table("id", "started", "source", "msgs", "title / first message",
-                  title=f"no query: the {count(len(rows), 'most recent session')}")
+    console.print(_session_table(rows, f"no query: the {count(len(rows), 'most recent session')}"))
+
+
+def _session_table(rows: list[dict[str, Any]], title: str) -> Table:
+    """The table ``sessions list`` prints: id, start, source, message count, title or first message."""
+    table = Table("id", "started", "source", "msgs", "title / first message", title=title)
     for r in rows:
         table.add_row(escape(r["id"]), _when(r["started_at"]), escape(r["source"] or ""),
                       f"{r['message_count'] or 0:,}", escape(r["title"] or r.get("preview") or ""))
-    console.print(table)
+    return table
 
 
 def parse_time_option(option: str, value: str, *, until: bool = False, now: float | None = None) -> float:
@@ -171,11 +175,7 @@ def register(app: typer.Typer) -> None:
             print_json({"total": total, "sessions": rows})
             return
         shown = f"{len(rows):,} of {count(total, 'session')}" if len(rows) < total else count(total, "session")
-        table = Table("id", "started", "source", "msgs", "title / first message", title=shown)
-        for r in rows:
-            table.add_row(escape(r["id"]), _when(r["started_at"]), escape(r["source"] or ""),
-                          f"{r['message_count'] or 0:,}", escape(r["title"] or r.get("preview") or ""))
-        console.print(table)
+        console.print(_session_table(rows, shown))
 
     @app.command("show")
     def show_cmd(
