@@ -2,7 +2,7 @@
 
 Sections and defaults follow the reference Hermes Agent (docs/reference.md §10), so the file
 the Hermes Agent writes itself (its whole default config, or the stripped one its ``save_config``
-keeps) loads unchanged; sections and keys we do not use are kept and ignored.
+keeps) loads unchanged; keys we do not use are kept, and those nobody uses warn (:mod:`hermes_memory.config_keys`).
 
 * ``memory:``          memory_enabled, user_profile_enabled, memory_char_limit (2200 chars),
                        user_char_limit (1375 chars), nudge_interval (10 user turns, 0 = off),
@@ -55,6 +55,7 @@ import annotated_types
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, field_validator
 
+from hermes_memory.config_keys import unknown_key_warnings
 from hermes_memory.config_yaml import describe_error, yaml_bools
 from hermes_memory.errors import ConfigError
 from hermes_memory.fsutil import atomic_write_text
@@ -423,7 +424,9 @@ def load_config(path: str | os.PathLike[str] | None) -> HermesConfig:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path} is not valid YAML: {exc}") from exc
-    return _validate({} if data is None else data, path)
+    cfg = _validate({} if data is None else data, path)
+    cfg._warnings += unknown_key_warnings(data or {}, text, path, {n: c.model_fields for n, c in _SECTIONS.items()})
+    return cfg
 
 
 def _guess_mapping_indent(text: str) -> int:

@@ -47,9 +47,9 @@ def test_list_json_and_table(home: Path) -> None:
 def test_list_title_says_when_it_shows_only_part(home: Path) -> None:
     # "2 session(s)" above a table of one row read as a miscount.
     r = run(home, "list", "--limit", "1")
-    assert r.exit_code == 0 and "1 of 2 session(s)" in r.stdout and "beta-2" in r.stdout
+    assert r.exit_code == 0 and "1 of 2 sessions" in r.stdout and "beta-2" in r.stdout
     r = run(home, "list")
-    assert "2 session(s)" in r.stdout and " of 2" not in r.stdout
+    assert "2 sessions" in r.stdout and " of 2" not in r.stdout
 
 
 def test_show_by_prefix_and_title_and_unknown(home: Path) -> None:

@@ -29,6 +29,7 @@ from hermes_memory.hooks.settings import (
     HooksError,
     install,
     installed,
+    installed_homes,
     planned_groups,
     uninstall,
 )
@@ -64,11 +65,12 @@ def register(app: typer.Typer) -> None:
         dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
         as_json: JsonOpt = False,
     ) -> None:
-        """Install the memory hooks into the client's settings.json (other settings and comments kept byte for byte; the old file backed up)."""
+        """Install the memory hooks into the client's settings.json (other settings and comments kept byte for byte; the old file backed up); the hooks run against this home (--home, else $HERMES_HOME, else ~/.hermes), named in each command."""
         spec, path = _settings_path(client, scope, project_dir)
         st = state(ctx)
-        groups = planned_groups(spec, home=str(st.home.root) if st.home_arg else None,
-                                budget=recall_budget)
+        # The home is always written into the command: a home chosen by $HERMES_HOME alone must not
+        # turn into ~/.hermes when the client runs the hook without that variable.
+        groups = planned_groups(spec, home=str(st.home.root), budget=recall_budget)
         try:
             change, _before, after = install(path, groups, st.home.root, dry_run=dry_run, client=spec)
         except HooksError as exc:
@@ -124,7 +126,7 @@ def register(app: typer.Typer) -> None:
         project_dir: ProjectOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """Show where our hooks are installed, per client and scope, and the last hook errors."""
+        """Show where our hooks are installed, per client and scope, the data home they run against, and the last hook errors."""
         rows: list[dict[str, Any]] = []
         for name, spec in CLIENTS.items():
             for scope in SCOPES:
@@ -135,22 +137,31 @@ def register(app: typer.Typer) -> None:
                 ours = installed(path)
                 missing = [e for e, _ in spec.events if e not in ours]
                 dupes = [e for e, entries in ours.items() if len(entries) > 1]
+                homes = [str(h) for h in installed_homes(path)]
                 rows.append({"client": name, "scope": scope, "path": str(path), "exists": path.exists(),
                              "installed": sorted(ours), "missing": missing if ours else [],
+                             "homes": homes,
                              "duplicates": dupes,
                              "commands": {e: [x.get("command") for x in v] for e, v in ours.items()}})
-        log_path = state(ctx).home.root / "logs" / "hooks.log"
-        errors = _recent_errors(log_path)
+        # The log is the one of the home the hooks run against (named in their commands).
+        homes = list(dict.fromkeys(h for r in rows for h in r["homes"])) or [str(state(ctx).home.root)]
+        logs = [Path(h) / "logs" / "hooks.log" for h in homes]
+        log_path = logs[0]
+        errors = [line for p in logs for line in _recent_errors(p)]
         if as_json:
-            print_json({"settings": rows, "log": str(log_path), "recent_errors": errors})
+            print_json({"settings": rows, "log": str(log_path), "logs": [str(p) for p in logs],
+                        "recent_errors": errors})
             return
-        table = Table("client", "scope", "settings file", "hooks", title="hermes-memory hooks")
+        table = Table("client", "scope", "settings file", "hooks", "data home", title="hermes-memory hooks")
         for r in rows:
             state_txt = ("not installed" if not r["installed"] else
                          "installed" + (f" (missing {', '.join(r['missing'])})" if r["missing"] else ""))
-            table.add_row(r["client"], r["scope"], escape(r["path"]), state_txt)
+            where = ", ".join(r["homes"]) or ("$HERMES_HOME or ~/.hermes at run time" if r["installed"] else "")
+            table.add_row(r["client"], r["scope"], escape(r["path"]), state_txt, escape(where))
         console.print(table)
-        console.print(f"log: {escape(str(log_path))} ({len(errors)} recent error(s))", highlight=False)
+        n = len(errors)
+        console.print(f"log: {escape(', '.join(str(p) for p in logs))} ({n:,} recent {'error' if n == 1 else 'errors'})",
+                      highlight=False)
         for line in errors[-5:]:
             err_console.print(escape(line), highlight=False, soft_wrap=True)
 

@@ -24,6 +24,25 @@ from hermes_memory.cli import ui as ui_cmds
 from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, CliState, err_console
 from hermes_memory.errors import ConfigError, HermesMemoryError, HomeError
 
+
+def _hide_flag_types() -> None:
+    """Help shows no ``<bool>`` after a flag (``--json``, ``--yes``): a flag takes no value, and typer
+    0.2x's rich help prints the type of every option. Only flags change; a value's type stays shown."""
+    from typer.core import TyperOption
+
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None or getattr(shown, "_hermes_flags_hidden", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        return None if getattr(self, "is_flag", False) and self.metavar is None else shown(self, ctx)
+
+    display_type_rich._hermes_flags_hidden = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_hide_flag_types()
+
 app = typer.Typer(
     name="hermes-memory",
     help="Four-layer memory for LLM agents: curated memory files, searchable sessions, "

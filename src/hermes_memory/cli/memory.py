@@ -19,9 +19,11 @@ import typer
 from rich.markup import escape
 
 from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, console, fail, print_json, state
+from hermes_memory.cli.readonly import require_home
 from hermes_memory.memory.factory import open_memory_store
 from hermes_memory.memory.scan import find_threats
 from hermes_memory.memory.store import TARGETS, MemoryStore
+from hermes_memory.wording import count
 
 
 class Target(StrEnum):
@@ -93,6 +95,7 @@ def register(app: typer.Typer) -> None:
         user_id: UserOpt = None,
     ) -> None:
         """Show the entries of MEMORY.md and USER.md with their usage against the limits."""
+        require_home(ctx)  # reading creates nothing: a home that does not exist is said to be missing
         store = _store(ctx, user_id)
         cfg = state(ctx).config.memory
         enabled = {"memory": cfg.memory_enabled, "user": cfg.user_profile_enabled}
@@ -121,7 +124,7 @@ def register(app: typer.Typer) -> None:
             flag = " [bold red]OVER BUDGET[/]" if d["over_budget"] else ""
             console.print(
                 f"[bold]{title}[/] — {d['percent']}% — {d['chars']:,}/{d['limit']:,} chars, "
-                f"{len(d['entries'])} {'entry' if len(d['entries']) == 1 else 'entries'}{flag}", highlight=False,
+                f"{count(len(d['entries']), 'entry')}{flag}", highlight=False,
             )
             console.print(f"  [dim]{escape(_visible(d['path']))}[/]", highlight=False)
             if not d["enabled"]:

@@ -16,8 +16,10 @@ import typer
 from rich.markup import escape
 
 from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, console, fail, print_json, state
+from hermes_memory.cli.readonly import require_home
 from hermes_memory.errors import MemoryStoreError
 from hermes_memory.memory.store import MemoryStore
+from hermes_memory.wording import count
 
 DatabaseOpt = Annotated[
     str | None,
@@ -73,6 +75,8 @@ def register(app: typer.Typer) -> None:
         """Write the store's entries as Markdown files (the MEMORY.md / USER.md format). Running it twice changes nothing."""
         from hermes_memory.memory.transfer import export_store
 
+        if not database:
+            require_home(ctx)  # nothing to export, and nothing is created in the home
         open_store, base = _opener(ctx, database, profile)
         if to.exists() and not to.is_dir():
             fail(f"{escape(str(to))} is not a folder.", EXIT_USAGE)
@@ -91,8 +95,8 @@ def register(app: typer.Typer) -> None:
                     console.print(f"[red]refused:[/] {escape(r['error'])}", highlight=False)
                 else:
                     done = "written" if r["written"] else "unchanged"
-                    console.print(f"[green]{done}:[/] {escape(r['path'])}  [dim]({r['entries']} entries, "
-                                  f"{r['chars']:,} chars)[/]", highlight=False)
+                    console.print(f"[green]{done}:[/] {escape(r['path'])}  [dim]({count(r['entries'], 'entry')}, "
+                                  f"{count(r['chars'], 'char')})[/]", highlight=False)
         if refused:
             raise typer.Exit(EXIT_REFUSED)
 
@@ -139,8 +143,8 @@ def register(app: typer.Typer) -> None:
                 console.print(f"[red]refused:[/] {escape(_visible(p))}", highlight=False)
             for r in results:
                 if r["success"]:
-                    console.print(f"[green]imported:[/] {escape(r['file'])}  [dim]({r['added']} added, "
-                                  f"{r['already_present']} already present, {r['removed']} removed; "
+                    console.print(f"[green]imported:[/] {escape(r['file'])}  [dim]({r['added']:,} added, "
+                                  f"{r['already_present']:,} already present, {r['removed']:,} removed; "
                                   f"{escape(r['usage'])})[/]", highlight=False)
                 else:
                     console.print(f"[red]refused:[/] {escape(r['file'])}: {escape(_visible(r['error']))}", highlight=False)

@@ -12,6 +12,7 @@ from hermes_memory.cli.common import EXIT_REFUSED, console, err_console, fail, p
 from hermes_memory.cli.provider_settings import invalid_settings
 from hermes_memory.errors import ProviderError
 from hermes_memory.providers.discovery import discover_memory_providers, load_memory_provider_or_raise
+from hermes_memory.wording import plural
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
@@ -48,7 +49,7 @@ def provider_status(ctx: typer.Context) -> dict[str, Any]:
         return out
     problems = invalid_settings(name, schema, (st.config.model_extra or {}).get(name))
     if problems:
-        out.update(ok=False, reason=f"invalid setting(s) in {st.home.config_path}: {'; '.join(problems)}. "
+        out.update(ok=False, reason=f"invalid {plural('setting', len(problems))} in {st.home.config_path}: {'; '.join(problems)}. "
                                     f"Fix them with `hermes-memory memory setup --provider {name}` "
                                     "or delete the keys to use the defaults")
     return out

@@ -23,8 +23,10 @@ from rich.progress import (
 )
 
 from hermes_memory.cli.common import console, err_console, fail, print_json, state
+from hermes_memory.cli.readonly import require_home
 from hermes_memory.sessions import embeddings, indexer
 from hermes_memory.sessions.db import SessionDB
+from hermes_memory.wording import count
 
 
 def _bar(label: str) -> Progress:
@@ -67,6 +69,15 @@ def register(app: typer.Typer) -> None:
         resumable. Needs pip install 'hermes-memory\\[embeddings]'; search uses the vectors when
         search.embeddings is on in config.yaml."""
         cfg = state(ctx).config
+        require_home(ctx)  # a home that does not exist has nothing to index, and none is created
+        if not state(ctx).home.state_db.exists():  # nor a state.db: opening one would create it
+            if as_json:
+                print_json({"indexed": 0, "pending": 0, "state_db": None,
+                            "search_embeddings": "on" if cfg.search.embeddings else "off"})
+            else:
+                console.print(f"nothing to index: {state(ctx).home.state_db} does not exist yet (no session has "
+                              "been stored in this home)", highlight=False)
+            return
         relaid = 0
         if not status:
             with SessionDB(state(ctx).home.state_db, synchronous=cfg.sessions.synchronous) as db:
@@ -75,7 +86,7 @@ def register(app: typer.Typer) -> None:
             embedder = embeddings.Embedder(threads or cfg.search.threads)
         except embeddings.EmbeddingsUnavailable as exc:
             if relaid:
-                console.print(f"full-text index moved to layout 3 ({relaid} message(s) re-indexed)", highlight=False)
+                console.print(f"full-text index moved to layout 3 ({count(relaid, 'message')} re-indexed)", highlight=False)
             fail(str(exc))
         with SessionDB(state(ctx).home.state_db, synchronous=cfg.sessions.synchronous) as db:
             if status:
@@ -87,11 +98,11 @@ def register(app: typer.Typer) -> None:
                 if as_json:
                     print_json(info)
                 else:
-                    console.print(f"{have} message(s) indexed, {pending} pending ({embedder.model}); "
+                    console.print(f"{count(have, 'message')} indexed, {pending:,} pending ({embedder.model}); "
                                   f"search.embeddings is {info['search_embeddings']}", highlight=False)
                     if moving is not None:
-                        console.print(f"full-text index moving to layout 3: {moving['done']:,}/{moving['total']:,} "
-                                      "message(s) re-indexed", highlight=False)
+                        console.print(f"full-text index moving to layout 3: {moving['done']:,}/{count(moving['total'], 'message')} "
+                                      "re-indexed", highlight=False)
                 return
             swept = indexer.sweep(db, embedder.model)
             with _bar("embedding") as bar:
@@ -107,8 +118,8 @@ def register(app: typer.Typer) -> None:
             print_json(report)
             return
         if relaid:
-            console.print(f"full-text index moved to layout 3 ({relaid} message(s) re-indexed)", highlight=False)
-        console.print(f"{report['embedded']} message(s) embedded, {report['skipped']} without text, "
-                      f"{report['removed_stale']} stale vector(s) removed ({report['per_second']}/s)", highlight=False)
+            console.print(f"full-text index moved to layout 3 ({count(relaid, 'message')} re-indexed)", highlight=False)
+        console.print(f"{count(report['embedded'], 'message')} embedded, {report['skipped']:,} without text, "
+                      f"{count(report['removed_stale'], 'stale vector')} removed ({report['per_second']:,}/s)", highlight=False)
         if not cfg.search.embeddings:
             console.print("search.embeddings is off in config.yaml: search uses these vectors once it is on.")

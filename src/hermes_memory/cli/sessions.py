@@ -6,13 +6,14 @@ Every command that prints data takes ``--json``. Exit codes: 0 ok, 1 refused or 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
 import time
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.markup import escape
@@ -20,10 +21,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from hermes_memory.cli.common import EXIT_USAGE, console, err_console, fail, print_json, state
+from hermes_memory.cli.readonly import open_existing_db
 from hermes_memory.sessions import fusion
 from hermes_memory.sessions.db import SessionDB, SessionLookupError
 from hermes_memory.sessions.factory import open_session_db
 from hermes_memory.sessions.importers import FORMATS, import_path
+from hermes_memory.sessions.query_notes import long_query_note
+from hermes_memory.sessions.search import HIDDEN_SOURCES
+from hermes_memory.wording import count
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
@@ -50,6 +55,18 @@ def _db(ctx: typer.Context) -> SessionDB:
     return open_session_db(state(ctx).home, state(ctx).config)
 
 
+def _reader(ctx: typer.Context) -> Any:
+    """The session store for a command that only reads (or deletes): ``nullcontext(None)`` when the
+    home has no state.db yet (nothing is created); exit 1 when the home does not exist."""
+    db = open_existing_db(ctx)
+    return contextlib.nullcontext(None) if db is None else db
+
+
+def _no_sessions(ctx: typer.Context, session_id: str) -> NoReturn:
+    fail(f"no session matches {session_id!r}: {state(ctx).home.state_db} does not exist yet (no session "
+         "has been stored in this home).")
+
+
 def _when(ts: float | None) -> str:
     if ts is None:
         return "-"
@@ -69,6 +86,37 @@ _DURATION_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$", re.IGNORECASE)
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 TIME_HELP = ("a date or time (2026-11-01, 2026-11-01T10:00; UTC unless it has an offset) "
              "or a duration back from now (90m, 12h, 7d, 2w)")
+
+
+def _browse(ctx: typer.Context, source: str | None, limit: int, cwd: str | None, as_json: bool) -> None:
+    """``sessions search ""``: the most recent sessions, newest first, as the session_search tool's browse
+    mode gives them (sessions of the sources it hides only with ``--source``)."""
+    sources: list[str | None] = [x.strip() for x in (source or "").split(",") if x.strip()]
+    rows: list[dict[str, Any]] = []
+    with _reader(ctx) as db:
+        for src in sources or [None]:
+            if db is not None:  # room for the hidden sources left out below
+                rows += db.list_sessions(source=src, limit=limit + (0 if sources else 20), cwd_prefix=cwd)
+    if not sources:  # as the tool: tool/subagent/kanban sessions only when asked for by --source
+        rows = [r for r in rows if r.get("source") not in HIDDEN_SOURCES]
+    rows.sort(key=lambda r: (r.get("started_at") or 0.0, r["id"]), reverse=True)
+    rows = rows[:limit]
+    if as_json:
+        print_json({"query": "", "mode": "browse", "count": len(rows), "sessions": rows})
+        return
+    if not rows:
+        console.print("no sessions yet")
+        return
+    console.print(_session_table(rows, f"no query: the {count(len(rows), 'most recent session')}"))
+
+
+def _session_table(rows: list[dict[str, Any]], title: str) -> Table:
+    """The table ``sessions list`` prints: id, start, source, message count, title or first message."""
+    table = Table("id", "started", "source", "msgs", "title / first message", title=title)
+    for r in rows:
+        table.add_row(escape(r["id"]), _when(r["started_at"]), escape(r["source"] or ""),
+                      f"{r['message_count'] or 0:,}", escape(r["title"] or r.get("preview") or ""))
+    return table
 
 
 def parse_time_option(option: str, value: str, *, until: bool = False, now: float | None = None) -> float:
@@ -117,18 +165,17 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """List sessions, newest first."""
         cwd = _project(project)
-        with _db(ctx) as db:
-            rows = db.list_sessions(source=source, limit=limit, offset=offset, cwd_prefix=cwd)
-            total = db.session_count(source, cwd_prefix=cwd)
+        rows: list[dict[str, Any]] = []
+        total = 0
+        with _reader(ctx) as db:
+            if db is not None:
+                rows = db.list_sessions(source=source, limit=limit, offset=offset, cwd_prefix=cwd)
+                total = db.session_count(source, cwd_prefix=cwd)
         if as_json:
             print_json({"total": total, "sessions": rows})
             return
-        shown = f"{len(rows)} of {total}" if len(rows) < total else f"{total}"
-        table = Table("id", "started", "source", "msgs", "title / first message", title=f"{shown} session(s)")
-        for r in rows:
-            table.add_row(escape(r["id"]), _when(r["started_at"]), escape(r["source"] or ""),
-                          str(r["message_count"] or 0), escape(r["title"] or r.get("preview") or ""))
-        console.print(table)
+        shown = f"{len(rows):,} of {count(total, 'session')}" if len(rows) < total else count(total, "session")
+        console.print(_session_table(rows, shown))
 
     @app.command("show")
     def show_cmd(
@@ -137,7 +184,9 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Show one session and its messages."""
-        with _db(ctx) as db:
+        with _reader(ctx) as db:
+            if db is None:
+                _no_sessions(ctx, session_id)
             sid = _resolve(db, session_id)
             data = db.export_session(sid)
         assert data is not None
@@ -158,7 +207,9 @@ def register(app: typer.Typer) -> None:
     @app.command("search")
     def search_cmd(
         ctx: typer.Context,
-        query: Annotated[str, typer.Argument(help="Words, \"phrases\" or a plain question.")],
+        query: Annotated[str, typer.Argument(help="Words, \"phrases\" or a plain question (the first 2,048 "
+                                              "characters are searched). Empty (\"\"): the most recent sessions, "
+                                              "as the session_search tool does.")],
         source: Annotated[str | None, typer.Option(
             "--source", help="Only these sources, comma-separated (cli,telegram).")] = None,
         role: Annotated[str | None, typer.Option("--role", help="Comma-separated roles (user,assistant,tool).")] = None,
@@ -178,8 +229,16 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Full-text search over every stored message, optionally filtered; sessions whose title
-        matches are listed first."""
+        matches are listed first; an empty query lists the most recent sessions."""
         cwd = _project(project)
+        if not query.strip():  # the session_search tool's browse mode (the reference's too)
+            used = [n for n, v in (("--role", role), ("--session", session), ("--user-id", user_id),
+                                   ("--since", since), ("--until", until)) if v is not None]
+            if used or sort != "relevance" or query_syntax:
+                fail(f"{', '.join(used) or '--sort/--query-syntax'} need words to search; an empty query lists "
+                     "the most recent sessions (with --source, --project and --limit only).", EXIT_USAGE)
+            _browse(ctx, source, limit, cwd, as_json)
+            return
         if sort not in ("relevance", "newest", "oldest"):
             fail("--sort must be relevance, newest or oldest.", EXIT_USAGE)
         now = time.time()
@@ -187,30 +246,40 @@ def register(app: typer.Typer) -> None:
         t_until = parse_time_option("--until", until, until=True, now=now) if until is not None else None
         if t_since is not None and t_until is not None and t_since >= t_until:
             fail(f"--since ({since}) must be earlier than --until ({until}).", EXIT_USAGE)
-        with _db(ctx) as db:
-            fusion.attach(db, state(ctx).config.search)  # semantic search when search.embeddings is on
-            sid = _resolve(db, session, by_title=False) if session is not None else None
-            rows = db.search_messages(query, source_filter=source, role_filter=role, session_id=sid,
-                                      user_id=user_id, since=t_since, until=t_until, limit=limit,
-                                      sort=None if sort == "relevance" else sort, raise_errors=True,
-                                      query_syntax=query_syntax, cwd_prefix=cwd)
-            sources = [x.strip() for x in (source or "").split(",") if x.strip()]
-            titled: list[dict[str, Any]] = [] if sid is not None else [
-                {k: t.get(k) for k in ("id", "title", "title_match", "source", "started_at")}
-                for t in db.search_titles(query, limit=limit, query_syntax=query_syntax)
-                if (not sources or t.get("source") in sources) and (user_id is None or t.get("user_id") == user_id)
-                and (cwd is None or _under(t.get("cwd"), cwd))
-            ]
+        rows: list[dict[str, Any]] = []
+        titled: list[dict[str, Any]] = []
+        with _reader(ctx) as db:
+            if db is None:
+                if session is not None:
+                    _no_sessions(ctx, session)
+            else:
+                fusion.attach(db, state(ctx).config.search)  # semantic search when search.embeddings is on
+                sid = _resolve(db, session, by_title=False) if session is not None else None
+                rows = db.search_messages(query, source_filter=source, role_filter=role, session_id=sid,
+                                          user_id=user_id, since=t_since, until=t_until, limit=limit,
+                                          sort=None if sort == "relevance" else sort, raise_errors=True,
+                                          query_syntax=query_syntax, cwd_prefix=cwd)
+                sources = [x.strip() for x in (source or "").split(",") if x.strip()]
+                titled = [] if sid is not None else [
+                    {k: t.get(k) for k in ("id", "title", "title_match", "source", "started_at")}
+                    for t in db.search_titles(query, limit=limit, query_syntax=query_syntax)
+                    if (not sources or t.get("source") in sources) and (user_id is None or t.get("user_id") == user_id)
+                    and (cwd is None or _under(t.get("cwd"), cwd))
+                ]
+        note = long_query_note(query)
         if as_json:
-            print_json({"query": query, "count": len(rows), "results": rows, "title_matches": titled})
+            print_json({"query": query, "mode": "search", "count": len(rows), "results": rows, "title_matches": titled,
+                        **({"note": note} if note else {})})
             return
+        if note:
+            err_console.print(f"[yellow]note:[/] {escape(note)}", highlight=False, soft_wrap=True)
         for t in titled:
             console.print(f"title match: {escape(t['id'])}  {escape(t['title'] or '')}  ({_when(t['started_at'])})",
                           highlight=False)
         if not rows:
             console.print("no matches" if not titled else "no message matches")
             return
-        table = Table("session", "when", "role", "snippet", title=f"{len(rows)} match(es)")
+        table = Table("session", "when", "role", "snippet", title=count(len(rows), "match"))
         for r in rows:
             table.add_row(escape(r["session_id"]), _when(r["timestamp"]), escape(r["role"]), escape(r["snippet"] or ""))
         console.print(table)
@@ -227,10 +296,14 @@ def register(app: typer.Typer) -> None:
         """Export sessions with their messages as JSON or JSONL."""
         if fmt not in ("json", "jsonl"):
             fail("--format must be json or jsonl.", EXIT_USAGE)
-        with _db(ctx) as db:
-            if session_id:
+        items: list[dict[str, Any]] = []
+        with _reader(ctx) as db:
+            if db is None:
+                if session_id:
+                    _no_sessions(ctx, session_id)
+            elif session_id:
                 one = db.export_session(_resolve(db, session_id))
-                items: list[dict[str, Any]] = [one] if one else []
+                items = [one] if one else []
             else:
                 items = db.export_all(source=source)
         if fmt == "jsonl":
@@ -245,12 +318,13 @@ def register(app: typer.Typer) -> None:
             output.write_text(text, encoding="utf-8")
         except OSError as exc:
             fail(f"cannot write {output}: {exc}")
-        summary = {"written": str(output), "format": fmt, "sessions": len(items),
-                   "messages": sum(len(i["messages"]) for i in items)}
+        n_messages = sum(len(i["messages"]) for i in items)
+        summary = {"written": str(output), "format": fmt, "sessions": len(items), "messages": n_messages}
         if as_json:
             print_json(summary)
         else:
-            console.print(f"wrote {summary['sessions']} session(s), {summary['messages']} message(s) to {output}")
+            console.print(f"wrote {count(len(items), 'session')}, {count(n_messages, 'message')} "
+                          f"to {escape(str(output))}", highlight=False)
 
     @app.command("import")
     def import_cmd(
@@ -280,14 +354,14 @@ def register(app: typer.Typer) -> None:
             print_json(data)
         else:
             console.print(
-                f"{data['sessions_created']} new session(s), {data['sessions_updated']} topped up, "
-                f"{data['sessions_unchanged']} unchanged, {data['messages_imported']} message(s) imported",
+                f"{count(data['sessions_created'], 'new session')}, {data['sessions_updated']:,} topped up, "
+                f"{data['sessions_unchanged']:,} unchanged, {count(data['messages_imported'], 'message')} imported",
                 highlight=False,
             )
             for e in data["errors"][:50]:
                 err_console.print(f"[yellow]skipped:[/] {escape(e)}", highlight=False, soft_wrap=True)
             if len(data["errors"]) > 50:
-                err_console.print(f"... and {len(data['errors']) - 50} more", highlight=False)
+                err_console.print(f"... and {len(data['errors']) - 50:,} more", highlight=False)
         if data["errors"] and not (data["sessions_created"] or data["messages_imported"] or data["sessions_unchanged"]):
             raise typer.Exit(1)
 
@@ -304,12 +378,20 @@ def register(app: typer.Typer) -> None:
             fail("--older-than must be a finite number of days, e.g. --older-than 90.", EXIT_USAGE)
         if not yes and not typer.confirm(f"Delete ended sessions older than {older_than:g} days?"):
             fail("nothing pruned (not confirmed; pass --yes to skip the question).")
-        with _db(ctx) as db:
-            n = db.prune_sessions(older_than_days=older_than, source=source)
+        n = remaining = 0
+        with _reader(ctx) as db:  # no state.db: nothing to prune, and none is created
+            if db is not None:
+                n = db.prune_sessions(older_than_days=older_than, source=source)
+                remaining = db.session_count()
         if as_json:
-            print_json({"pruned": n, "older_than_days": older_than, "source": source})
+            print_json({"pruned": n, "remaining": remaining, "older_than_days": older_than, "source": source})
+            return
+        which = f"ended {source + ' ' if source else ''}sessions that started more than {count(older_than, 'day')} ago"
+        if n:
+            console.print(f"pruned {count(n, 'session')} ({which}); {count(remaining, 'session')} "
+                          f"{'remains' if remaining == 1 else 'remain'}", highlight=False)
         else:
-            console.print(f"pruned {n} session(s)")
+            console.print(f"pruned nothing: no {which}; {count(remaining, 'session')} kept", highlight=False)
 
     @app.command("delete")
     def delete_cmd(
@@ -319,7 +401,9 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Delete one session and its messages (child sessions are kept, detached)."""
-        with _db(ctx) as db:
+        with _reader(ctx) as db:
+            if db is None:
+                _no_sessions(ctx, session_id)
             sid = _resolve(db, session_id)
             if not yes and not typer.confirm(f"Delete session {sid} and its messages?"):
                 fail("nothing deleted (not confirmed; pass --yes to skip the question).")

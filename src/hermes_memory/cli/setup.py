@@ -30,6 +30,7 @@ from hermes_memory.config import read_env_file, update_config, write_env_values
 from hermes_memory.errors import ConfigError, ProviderError
 from hermes_memory.providers.base import ConfigField
 from hermes_memory.providers.discovery import discover_memory_providers, load_memory_provider_or_raise
+from hermes_memory.wording import count, plural
 
 BUILTIN_CHOICES = {"", "builtin", "built-in", "none"}
 
@@ -170,7 +171,7 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
                 known = {f.key for f in schema}
                 unknown = sorted(set(values_in) - known)
                 if unknown:
-                    fail(f"unknown setting(s) for {name}: {', '.join(unknown)}; "
+                    fail(f"unknown {plural('setting', len(unknown))} for {name}: {', '.join(unknown)}; "
                          f"valid: {', '.join(sorted(known)) or 'none'}", EXIT_USAGE)
                 section = (st.config.model_extra or {}).get(name) or {}
                 for f in schema:
@@ -274,9 +275,9 @@ def register(memory_app: typer.Typer, providers_app: typer.Typer) -> None:
             print_json(out)
         else:
             console.print(f"Home: {escape(out['home'])}")
-            console.print(f"MEMORY.md: {'on' if mem.memory_enabled else 'off'} ({mem.memory_char_limit} chars)   "
-                          f"USER.md: {'on' if mem.user_profile_enabled else 'off'} ({mem.user_char_limit} chars)")
-            console.print(f"Nudge every {mem.nudge_interval} turns; flush after {mem.flush_min_turns} turns")
+            console.print(f"MEMORY.md: {'on' if mem.memory_enabled else 'off'} ({mem.memory_char_limit:,} chars)   "
+                          f"USER.md: {'on' if mem.user_profile_enabled else 'off'} ({mem.user_char_limit:,} chars)")
+            console.print(f"Nudge every {count(mem.nudge_interval, 'turn')}; flush after {count(mem.flush_min_turns, 'turn')}")
             if not name:
                 console.print("External provider: [bold]none[/] (built-in only)")
             elif status["ok"]:

@@ -10,7 +10,9 @@ from rich.markup import escape
 
 from hermes_memory.cli.common import EXIT_REFUSED, console, print_json, state
 from hermes_memory.cli.providers import provider_status
+from hermes_memory.cli.readonly import missing_home
 from hermes_memory.storage import resolve_storage, scrub_password
+from hermes_memory.wording import count
 
 
 def storage_report(ctx: typer.Context) -> dict[str, Any]:
@@ -69,14 +71,18 @@ def register(app: typer.Typer) -> None:
         # typo or a bad setting shows here, not only in `providers status` / `serve`.
         prov = provider_status(ctx) if mem.provider.strip() else None
         provider_error: str | None = None if prov is None or prov["ok"] else str(prov["reason"])
-        out: dict[str, Any] = {"home": str(st.home.root), "config": str(st.home.config_path),
+        missing = missing_home(ctx)
+        out: dict[str, Any] = {"home": str(st.home.root), "home_exists": st.home.root.exists(),
+               "config": str(st.home.config_path),
                "config_exists": st.home.config_path.exists(), "storage": report,
                "provider": mem.provider or None,
-               "provider_error": provider_error}
+               "provider_error": provider_error, "config_warnings": st.config.warnings}
         if json_out:
             print_json(out)
         else:
             console.print(f"Home: {escape(str(out['home']))}")
+            if missing is not None:
+                console.print(f"[yellow]  {escape(missing)}[/]", soft_wrap=True, highlight=False)
             console.print(f"Config: {escape(str(out['config']))}{'' if out['config_exists'] else ' (absent: defaults)'}")
             if report["backend"] == "postgres":
                 console.print(f"Storage: [bold]PostgreSQL[/] {escape(report['database'])} "
@@ -95,7 +101,7 @@ def register(app: typer.Typer) -> None:
                                   "finishes it now", highlight=False, soft_wrap=True)
                 for target, name in (("memory", "MEMORY.md"), ("user", "USER.md")):
                     u = report["memory"][target]
-                    console.print(f"{name}: {u['entry_count']} entries, {escape(u['text'])}")
+                    console.print(f"{name}: {count(u['entry_count'], 'entry')}, {escape(u['text'])}")
             console.print(f"External provider: {escape(mem.provider) if mem.provider else 'none (built-in only)'}")
             if provider_error is not None:
                 console.print(f"[bold red]  cannot be used:[/] {escape(provider_error)} "

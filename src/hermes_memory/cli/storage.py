@@ -20,6 +20,7 @@ from hermes_memory.storage import (
     url_password,
     without_password,
 )
+from hermes_memory.wording import count
 
 _PHASES = {"sessions": "sessions and messages", "memory": "memory files"}
 
@@ -103,8 +104,8 @@ def register(app: typer.Typer) -> None:
                 console.print(f"{report.values_replaced:,} text values held a NUL character, which PostgreSQL cannot "
                               "store: they are stored with U+FFFD in its place (docs/failure-cases.md C17).")
             for m in report.memory:
-                console.print(f"{escape(m['file'])}: {m['entries_source']} entries in the file, "
-                              f"{m['entries_target']} in the database ({m['added']} added now)")
+                console.print(f"{escape(m['file'])}: {count(m['entries_source'], 'entry')} in the file, "
+                              f"{m['entries_target']:,} in the database ({m['added']:,} added now)")
             for line in notes:
                 console.print(f"Wrote {escape(line)}")
             if report.ok:

@@ -81,7 +81,8 @@ def hook_command(client: ClientSpec, event: str, *, home: str | None = None,
     ``<python> -m hermes_memory [--home H] hooks run EVENT --client NAME [--budget S] # hermes-memory:managed``.
 
     ``executable`` defaults to this interpreter (so the hook uses the install's environment);
-    ``home`` is written only when given (otherwise ``$HERMES_HOME``/``~/.hermes`` at run time).
+    ``home`` is written only when given (otherwise ``$HERMES_HOME``/``~/.hermes`` at run time);
+    ``hooks install`` always gives it, so the hooks use the home they were installed for.
     """
     parts = [executable or sys.executable, "-m", "hermes_memory"]
     if home:
@@ -351,8 +352,12 @@ def uninstall(path: Path, hm_root: Path, *, dry_run: bool = False,
     """Remove every entry of ours from ``path``; a file our install created and that now holds
     nothing else is deleted. Returns ``(change, before, after or None if deleted)``; the old file
     is backed up first (``change.backup``). ``client`` as for :func:`install`."""
-    state = _load_state(hm_root)
     key = str(path)
+    before = _read(path)
+    if key not in _load_state(hm_root) and before is not None:
+        # Installed for another home (its commands name it): that home holds the install record.
+        hm_root = next((h for h in installed_homes(path) if key in _load_state(h)), hm_root)
+    state = _load_state(hm_root)
     record = state.get(key) or {}
     for _attempt in range(3):
         before = _read(path)
@@ -381,6 +386,32 @@ def uninstall(path: Path, hm_root: Path, *, dry_run: bool = False,
         _save_state(hm_root, state)
         return change, before, None if delete else after
     raise HooksError(f"{path} kept changing while we edited it; run the command again.")
+
+
+def command_home(command: str) -> Path | None:
+    """The data home a hook command of ours names with ``--home`` (``None``: none named, or the
+    command cannot be split)."""
+    try:
+        parts = shlex.split(command.split(MARKER)[0])
+    except ValueError:
+        return None
+    for i, part in enumerate(parts):
+        if part == "--home" and i + 1 < len(parts):
+            return Path(parts[i + 1])
+        if part.startswith("--home="):
+            return Path(part.removeprefix("--home="))
+    return None
+
+
+def installed_homes(path: Path) -> list[Path]:
+    """The data homes our entries in ``path`` run against, in order of appearance, each once."""
+    homes: list[Path] = []
+    for entries in installed(path).values():
+        for entry in entries:
+            home = command_home(entry["command"])
+            if home is not None and home not in homes:
+                homes.append(home)
+    return homes
 
 
 def installed(path: Path) -> dict[str, list[dict[str, Any]]]:

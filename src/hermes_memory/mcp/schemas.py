@@ -116,6 +116,8 @@ SESSION_SEARCH_OUTPUT_SCHEMA: dict[str, Any] = {
                 "mode": {"const": "discovery"},
                 "query": _STR,
                 "count": _INT,
+                # what was not searched as asked: a query over 2,048 chars cut, or query_syntax read as words
+                "note": _STR,
                 "results": {
                     "type": "array",
                     "items": {

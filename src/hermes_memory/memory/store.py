@@ -48,6 +48,7 @@ from hermes_memory.memory.entries import (
 )
 from hermes_memory.memory.filebackend import LOCK_TIMEOUT_S, FileBackend, LockFileError
 from hermes_memory.memory.ops import clean_content, match_entry, normalise_op
+from hermes_memory.memory.wording import MERGED_MESSAGE, batch_message, counted, plural
 
 logger = logging.getLogger(__name__)
 
@@ -291,7 +292,7 @@ class MemoryStore:
         (case-sensitive); when nothing matches as typed, the same two steps run on the
         :func:`match_key` forms (dashes, quotes, Unicode forms and spacing folded, case kept);
         several distinct matches -> ambiguity error with 80-char previews.
-        The result carries ``replaced_entry`` (the full old text). A replace that grows the store
+        The result carries ``replaced_entry`` (the full old text); a new text equal to another entry leaves one entry, saying so (``merged_with``). A replace that grows the store
         past its limit is refused; one that does not grow it is allowed even over budget.
         """
         target_err = self._target_error(target)
@@ -392,6 +393,7 @@ class MemoryStore:
             work = list(before)
             replaced: dict[int, str] = {}
             removed: dict[int, str] = {}
+            merged: dict[int, str] = {}  # op -> the entry its new text already was (now one entry)
             skipped = 0
             for i, op in enumerate(ops, 1):
                 act = op["action"]
@@ -413,6 +415,7 @@ class MemoryStore:
                     replaced[i] = work[idx]
                     if op["content"] in work and work.index(op["content"]) != idx:
                         del work[idx]  # the new text already exists elsewhere: merge, no duplicate
+                        merged[i] = op["content"]
                     else:
                         work[idx] = op["content"]
                 else:
@@ -426,7 +429,7 @@ class MemoryStore:
             if not single and before and not work:
                 return self._batch_fail(
                     target,
-                    f"This batch would leave {name} empty (it holds {len(before)} entries). Keep at least "
+                    f"This batch would leave {name} empty (it holds {counted(len(before), 'entry')}). Keep at least "
                     "one entry, or remove the last one with a single remove call.",
                     len(ops),
                 )
@@ -439,17 +442,17 @@ class MemoryStore:
             if act == "add":
                 return self._success(target, "Entry added.", work)
             if act == "replace":
-                return self._success(target, "Entry replaced.", work, replaced_entry=replaced[1])
+                return self._success(target, MERGED_MESSAGE if merged else "Entry replaced.", work,
+                                     replaced_entry=replaced[1], **({"merged_with": merged[1]} if merged else {}))
             return self._success(target, "Entry removed.", work, removed_entry=removed[1])
         extra: dict[str, Any] = {}
         if replaced:
             extra["replaced_entries"] = replaced
         if removed:
             extra["removed_entries"] = removed
-        msg = f"Applied {len(ops)} operation(s)."
-        if skipped:
-            msg += f" {skipped} duplicate add(s) were already present and skipped."
-        return self._success(target, msg, work, **extra)
+        if merged:
+            extra["merged_entries"] = merged
+        return self._success(target, batch_message(len(ops), skipped, len(merged)), work, **extra)
 
     def _drift_check(self, target: str, txn: Any) -> dict[str, Any] | None:
         """Refuse to rewrite a target stored outside the delimiter form (a copy is kept first)."""
@@ -463,7 +466,7 @@ class MemoryStore:
         # Pieces are compared stripped, so without an over-long entry the only possible difference
         # is whitespace around a delimiter line or an empty entry (typical of an editor).
         if reason == "too_big":
-            why = f"an entry is longer than the whole {limit}-char limit ({size} chars)"
+            why = f"an entry is longer than the whole {limit:,}-char limit ({size:,} chars)"
         else:
             why = "it has blank lines or spaces around a '§' line, or an empty entry, which this store does not write"
         fix = self.backend.drift_fix(target, reason, limit, backup_name)
@@ -540,7 +543,7 @@ class MemoryStore:
             if not disk.error:
                 self._entries[target] = disk.entries
         text = (
-            f"{message} The whole batch was rejected: 0 of {n_ops} operation(s) were applied "
+            f"{message} The whole batch was rejected: 0 of {counted(n_ops, 'operation')} {plural('was', n_ops)} applied "
             "(batch is all-or-nothing). Fix that operation (see current_entries) and resend the whole batch."
         )
         return _fail(

@@ -12,6 +12,7 @@ inside the backend's critical section, or not at all. Importing the same files t
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,7 @@ from hermes_memory.memory.entries import (
     usage_text,
     validate_user_id,
 )
-from hermes_memory.memory.filebackend import FileBackend
+from hermes_memory.memory.filebackend import FileBackend, real_path
 from hermes_memory.memory.ops import clean_content
 from hermes_memory.memory.store import MemoryStore
 
@@ -137,25 +138,39 @@ def import_entries(store: MemoryStore, target: str, entries: Sequence[str], *, r
 def export_target(entries: Sequence[str], folder: Path, target: str, user_id: str | None, *, force: bool) -> dict[str, Any]:
     """Write ``entries`` as the Markdown file of ``target`` (and user) under ``folder``.
 
-    Written like the file store writes (lock, temp file, fsync, atomic replace, mode 0600, private
-    folders). An existing file with other content is left alone and reported unless ``force``; the
-    same content is not rewritten (so exporting twice changes nothing). Returns
+    Written like the file store writes (temp file, fsync, atomic replace, mode 0600, private
+    folders), but without leaving a ``.lock`` file in an export folder: the sidecar lock is taken
+    only when the file already has one (the folder is a live memory store that other writers lock).
+    An existing file with other content is left alone and reported unless ``force``; the same
+    content is not rewritten (so exporting twice changes nothing). Returns
     ``{"path", "entries", "chars", "written": bool, "error"?}``.
     """
     backend = FileBackend(folder, user_id)
     path = backend.path_for(target)
     text = ENTRY_DELIMITER.join(entries)
     out: dict[str, Any] = {"path": str(path), "entries": len(entries), "chars": len(text), "written": False}
-    with backend.mutation(target) as txn:
-        old = txn.stored
-        if path.exists() and old.error is None and old.text == text:
+    if os.path.lexists(f"{real_path(path)}.lock"):  # a live store: write under its writers' lock
+        with backend.mutation(target) as txn:
+            if _keep(path, txn.stored, text, force, out):
+                return out
+            txn.save(list(entries))
+    else:
+        if _keep(path, backend.read(target), text, force, out):
             return out
-        if path.exists() and not force:
-            out["error"] = f"{path} already exists with other content; left as it is (use --force to overwrite)."
-            return out
-        txn.save(list(entries))
+        backend.write(path, text)
     out["written"] = True
     return out
+
+
+def _keep(path: Path, old: Any, text: str, force: bool, out: dict[str, Any]) -> bool:
+    """True when ``path`` is left as it is: it already holds ``text``, or other content without ``force``
+    (then ``out["error"]`` says so)."""
+    if path.exists() and old.error is None and old.text == text:
+        return True
+    if path.exists() and not force:
+        out["error"] = f"{path} already exists with other content; left as it is (use --force to overwrite)."
+        return True
+    return False
 
 
 def export_store(open_store: Callable[[str | None], MemoryStore], user_ids: Sequence[str], folder: str | Path,

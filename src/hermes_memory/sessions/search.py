@@ -34,7 +34,9 @@ several sessions)}], "link": "@session:<id>"}`` and the first result
 also has ``"window": [messages]`` and ``"bookends": {"first": [...], "last": [...]}``; each
 message is ``{"message_id", "role", "content", "timestamp", "when" (ISO-8601 UTC), "tool_name"?}`` with content cut to
 :data:`MESSAGE_CHARS` chars. With a ``summarizer`` each result may carry ``"summary"`` (str) or
-``"summary_error"`` (str).
+``"summary_error"`` (str). ``"note"`` (str), when present, says what was not searched as asked:
+a query over 2,048 characters cut to its first 2,048 (:mod:`hermes_memory.sessions.query_notes`), or
+a ``query_syntax`` query searched as plain words.
 
 ``{"success": true, "mode": "scroll", "session_id", "around_message_id", "messages": [...],
 "more_before": bool, "more_after": bool}``
@@ -61,6 +63,7 @@ from typing import Any
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.fts import build_query
+from hermes_memory.sessions.query_notes import join_notes, long_query_note
 
 logger = logging.getLogger(__name__)
 
@@ -99,7 +102,7 @@ SESSION_SEARCH_SCHEMA: dict[str, Any] = {
                 "type": "string",
                 "description": "Words or a question to look for (session titles are searched too). Quote "
                 "\"exact phrases\"; any of the words may match. Capitalised AND/OR/NOT/NEAR are ordinary "
-                "words unless query_syntax is true.",
+                "words unless query_syntax is true. Empty or omitted: the most recent sessions.",
             },
             "query_syntax": {
                 "type": "boolean",
@@ -408,8 +411,11 @@ def _discover(
                 logger.warning("session_search summary failed for %s: %s", res["session_id"], exc)
                 res["summary_error"] = f"{type(exc).__name__}: {exc}"
     payload: dict[str, Any] = {"mode": "discovery", "query": query, "count": len(results), "results": results}
-    if syntax and build_query(query, syntax=True).fell_back:
-        payload["note"] = "query_syntax left no word to look for (only operators or NOT-ed words); searched the words as plain terms."
+    fell_back = syntax and build_query(query, syntax=True).fell_back
+    note = join_notes(long_query_note(query), "query_syntax left no word to look for (only operators or NOT-ed "
+                      "words); searched the words as plain terms." if fell_back else None)
+    if note:
+        payload["note"] = note
     return _ok(payload)
 
 

@@ -1,0 +1,86 @@
+"""Read-only commands (``sessions list|show|search|export``, ``memory show|export``, ``status``) on a
+home that does not exist create nothing and say there is no home at PATH and how to start one; on
+a home without state.db they answer as for an empty store and still create no state.db."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from hermes_memory.cli.main import app
+
+runner = CliRunner()
+
+READ_ONLY = [
+    ("sessions", "list"),
+    ("sessions", "list", "--json"),
+    ("sessions", "search", "nginx"),
+    ("sessions", "search", ""),
+    ("sessions", "show", "abc"),
+    ("sessions", "export"),
+    ("memory", "show"),
+    ("sessions", "reindex", "--status"),
+]
+
+
+def _tree(path: Path) -> list[str]:
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*"))
+
+
+@pytest.mark.parametrize("args", READ_ONLY, ids=" ".join)
+def test_a_read_only_command_on_a_missing_home_creates_nothing_and_says_how_to_start(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]) -> None:
+    monkeypatch.delenv("HERMES_DATABASE_URL", raising=False)
+    home = tmp_path / "no-such-home"
+    r = runner.invoke(app, ["--home", str(home), *args])
+    assert r.exit_code == 1, r.output
+    assert f"there is no data home at {home}" in r.output.replace("\n", "")
+    assert "hermes-memory chat" in r.output
+    assert not home.exists(), f"{' '.join(args)} created {home}"
+
+
+def test_memory_export_of_a_missing_home_creates_neither_the_home_nor_the_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HERMES_DATABASE_URL", raising=False)
+    home, out = tmp_path / "missing", tmp_path / "out"
+    r = runner.invoke(app, ["--home", str(home), "memory", "export", "--to", str(out)])
+    assert r.exit_code == 1 and "there is no data home" in r.output
+    assert not home.exists() and not out.exists()
+
+
+def test_status_of_a_missing_home_says_so_and_creates_nothing(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HERMES_DATABASE_URL", raising=False)
+    home = tmp_path / "missing"
+    r = runner.invoke(app, ["--home", str(home), "status"])
+    assert r.exit_code == 0 and "there is no data home at" in r.output
+    r = runner.invoke(app, ["--home", str(home), "status", "--json"])
+    assert r.exit_code == 0 and json.loads(r.stdout)["home_exists"] is False
+    assert not home.exists()
+
+
+def test_a_home_without_state_db_lists_nothing_and_creates_no_database(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HERMES_DATABASE_URL", raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.yaml").write_text("memory:\n  memory_char_limit: 3000\n")
+    before = _tree(home)
+    r = runner.invoke(app, ["--home", str(home), "sessions", "list", "--json"])
+    assert r.exit_code == 0 and json.loads(r.stdout) == {"total": 0, "sessions": []}
+    r = runner.invoke(app, ["--home", str(home), "sessions", "search", "nginx"])
+    assert r.exit_code == 0 and "no matches" in r.output
+    r = runner.invoke(app, ["--home", str(home), "sessions", "export"])
+    assert r.exit_code == 0 and json.loads(r.stdout) == []
+    r = runner.invoke(app, ["--home", str(home), "sessions", "show", "abc"])
+    assert r.exit_code == 1 and "does not exist yet" in r.output
+    r = runner.invoke(app, ["--home", str(home), "sessions", "prune", "--yes"])
+    assert r.exit_code == 0 and "pruned nothing" in r.output
+    r = runner.invoke(app, ["--home", str(home), "memory", "show"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["--home", str(home), "sessions", "reindex", "--status", "--json"])
+    assert r.exit_code == 0 and json.loads(r.stdout)["indexed"] == 0
+    assert _tree(home) == before, "a read-only command created files in the home"
