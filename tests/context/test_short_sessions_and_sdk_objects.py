@@ -24,8 +24,8 @@ from hermes_memory.config import CompressionConfig
 from hermes_memory.context import ContextCompressor
 from hermes_memory.context.compressor import prune_tool_outputs, sanitize_tool_pairs
 from hermes_memory.context.summary import END_MARKER, SUMMARY_PREFIX, split_summary
+from tests import backends
 from tests.context.helpers import assert_pairs_intact
-from tests.plugins.fakes_ii import backends
 
 PARAGRAPH = "we talked about the deployment pipeline and its stages. "
 

@@ -9,8 +9,8 @@ Location: ``$HERMES_BACKENDS_DIR`` (default ``~/.cache/hermes-memory/backends``)
 named ``<name>-<version>``. :func:`ensure` creates a missing one with pip from PyPI (a minute or two,
 once); CI can do it ahead of the test run with::
 
-    python -m tests.plugins.fakes_ii.backends install          # all of them
-    python -m tests.plugins.fakes_ii.backends install openviking
+    python -m tests.backends install          # all of them
+    python -m tests.backends install openviking
 
 Backends: ``hermes-agent`` and ``hermes-agent-legacy`` (the reference agent itself, 0.19.0 and 0.18.0,
 the oracle of the compatibility tests; ``exe`` is that venv's ``python``), ``openviking`` (``openviking-server``, local vector DB and file store, no database server) and
@@ -84,7 +84,7 @@ def ensure(name: str) -> Path:
 
 def main(argv: list[str]) -> int:
     if not argv or argv[0] != "install":
-        print(f"usage: python -m tests.plugins.fakes_ii.backends install [{'|'.join(BACKENDS)} ...]", file=sys.stderr)
+        print(f"usage: python -m tests.backends install [{'|'.join(BACKENDS)} ...]", file=sys.stderr)
         return 2
     for name in argv[1:] or list(BACKENDS):
         print(f"{name}: {ensure(name)}")
