@@ -22,7 +22,7 @@ test: $(STAMP)
 # pyproject.toml); mypy over src/ ([tool.mypy]). The CLI-commands-in-README check is a test
 # (tests/cli/test_cli_reference.py).
 # Design notes that were never in the repository: code cites docs/<page>.md §N instead (issue 18).
-# tests/test_docs_citations.py runs the same check and also checks pages, sections and case ids.
+# tests/foundation/test_docs_citations.py runs the same check and also checks pages, sections and case ids.
 OUTSIDE_DOCS := reference-behaviou?r|failure-cases-2|house-style\.md|splits\.md|landscape\.md|shared/(spec|cases)/|(^|[^/[:alnum:]_.-])(architecture|reference|providers|failure-cases|security|benchmarks|style)\.md|reference §
 
 lint: $(STAMP)
