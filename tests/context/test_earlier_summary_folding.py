@@ -1,6 +1,6 @@
-"""Review of Layer 3: adversarial conversations shaped like real agents' histories.
-
-Each test pins one defect found in review (see the test's docstring for the repro).
+"""Earlier summaries are folded into the next one, not lost or fed back as turns: every earlier summary,
+after a restart, with or without a model, and a merged summary keeps its tool call in the tail (failure
+case B30 of docs/failure-cases.md). Each test's docstring has its repro.
 """
 
 import copy

@@ -1,6 +1,6 @@
-"""Review of Layer 3: adversarial conversations shaped like real agents' histories.
-
-Each test pins one defect found in review (see the test's docstring for the repro).
+"""Every tool result keeps its call through pruning and compression: call ids win over item ids, no
+orphan result after a head cut or at the start of the tail, orphans in the input are removed, not stubbed
+(failure case B27 of docs/failure-cases.md). Each test's docstring has its repro.
 """
 
 import json

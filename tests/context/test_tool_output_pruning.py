@@ -1,6 +1,6 @@
-"""Review of Layer 3: adversarial conversations shaped like real agents' histories.
-
-Each test pins one defect found in review (see the test's docstring for the repro).
+"""Pruning old tool outputs: only large results outside the protected tail, the newest of duplicate
+outputs kept, arguments still valid JSON, and a second prune changes nothing (failure case B33 of
+docs/failure-cases.md). Each test's docstring has its repro.
 """
 
 
