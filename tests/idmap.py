@@ -76,6 +76,10 @@ def write(before: list[str], after: list[str]) -> str:
     per_old: dict[str, Counter[str]] = defaultdict(Counter)
     for old, _func, new, k in rows:
         per_old[old][new] += k
+    before_set, after_set = set(before), set(after)
+    gone_rests = {i.split("::", 1)[1] for i in before if i not in after_set}
+    added = Counter(split_id(i)[0] for i in after if i not in before_set and i.split("::", 1)[1] not in gone_rests)
+    lost = len([i for i in before if i not in after_set]) - sum(k for *_, k in rows)
     lines = [
         "# Where the regrouped tests went (issue 18)",
         "",
@@ -87,7 +91,9 @@ def write(before: list[str], after: list[str]) -> str:
         "`tests/idmap.py`).",
         "",
         f"Collected before the regrouping: {len(before)} test ids; after: {len(after)} test ids. "
-        f"{sum(k for *_, k in rows)} ids of {len(rows)} functions changed file; each maps to exactly one new id.",
+        f"{sum(k for *_, k in rows)} ids of {len(rows)} functions changed file; each maps to exactly one new id"
+        f" ({lost} lost). New ids that are not moved ones: {sum(added.values())}"
+        + (" (" + ", ".join(f"`{f}` {k}" for f, k in sorted(added.items())) + ")." if added else "."),
         "",
         "## Per old file",
         "",
