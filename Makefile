@@ -19,10 +19,10 @@ test: $(STAMP)
 	$(VENV)/bin/python -m pytest -q
 
 # lint: ruff; no citation outside docs/; the import-layer contract ([tool.importlinter] in
-# pyproject.toml); mypy over src/ ([tool.mypy]). The CLI-commands-in-README check is a test
-# (tests/cli/test_cli_reference.py).
+# pyproject.toml); mypy over src/ and tests/ (test files of the packages in [tool.mypy] exclude excepted).
+# The CLI-commands-in-README check is a test (tests/cli/test_cli_reference.py).
 # Design notes that were never in the repository: code cites docs/<page>.md §N instead (issue 18).
-# tests/test_docs_citations.py runs the same check and also checks pages, sections and case ids.
+# tests/foundation/test_docs_citations.py runs the same check and also checks pages, sections and case ids.
 OUTSIDE_DOCS := reference-behaviou?r|failure-cases-2|house-style\.md|splits\.md|landscape\.md|shared/(spec|cases)/|(^|[^/[:alnum:]_.-])(architecture|reference|providers|failure-cases|security|benchmarks|style)\.md|reference §
 
 lint: $(STAMP)

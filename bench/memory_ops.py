@@ -209,7 +209,7 @@ print(json.dumps(times))
 
 def run_reference(folder: str, rounds: int) -> dict:
     if not REFERENCE_PYTHON.exists():
-        return {"skipped": f"{REFERENCE_PYTHON} is not installed (tests.plugins.fakes_ii.backends.ensure installs it)"}
+        return {"skipped": f"{REFERENCE_PYTHON} is not installed (tests.backends.ensure installs it)"}
     with tempfile.TemporaryDirectory(dir=folder) as d:
         code = _REFERENCE_LOOP.replace("BARE_WRITE", inspect.getsource(bare_write))  # the very same baseline
         proc = subprocess.run([str(REFERENCE_PYTHON), "-c", code, d, str(rounds), json.dumps(SEEDS)],

@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.plugins.fakes_ii import backends  # noqa: E402
+from tests import backends  # noqa: E402
 
 from hermes_memory.sessions.db import SessionDB  # noqa: E402
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 from hermes_memory.agent.prompt import FLUSH_PROMPT, NUDGE_REVIEW_PROMPT
@@ -69,7 +68,7 @@ def tool_names(request: dict[str, Any]) -> list[str]:
     return [t["name"] for t in request["tools"] or []]
 
 
-def memory_call(action: str, target: str, content: str) -> Callable[..., Any]:
+def memory_call(action: str, target: str, content: str) -> dict[str, Any]:
     from hermes_memory.testing import assistant_tool_calls, tool_call
 
     return assistant_tool_calls(tool_call("memory", {"action": action, "target": target, "content": content}))

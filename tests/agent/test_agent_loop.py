@@ -436,3 +436,71 @@ def test_bundled_holographic_provider_mirrors_writes_and_recalls_them(hermes_hom
     fenced = last["messages"][-1]["content"]
     assert "<memory-context>" in fenced and "User's dog is named Biscuit." in fenced.split("<memory-context>")[1]
     agent.close()
+
+
+# -- memory tool intercept: model-supplied internals ---------------------------------------------
+
+def test_memory_call_with_extra_origin_and_store_args_still_writes(hermes_home: Path):
+    args = {"action": "add", "target": "user", "content": "User drinks green tea.", "origin": "foreground",
+            "store": "/tmp/elsewhere"}
+    model = RoutingModel([assistant_tool_calls(tool_call("memory", args)), "Noted."])
+    agent = Agent(model, home=hermes_home)
+    agent.run_turn("I drink green tea")
+    result = json.loads(next(m for m in agent.messages if m["role"] == "tool")["content"])
+    assert result.get("success") is True, result
+    assert "green tea" in (hermes_home / "memories" / "USER.md").read_text()
+    agent.close()
+
+
+def test_background_review_cannot_lift_its_add_only_origin_by_passing_origin(hermes_home: Path):
+    (hermes_home / "memories").mkdir(exist_ok=True)
+    (hermes_home / "memories" / "MEMORY.md").write_text("Keep this entry.")
+    calls = assistant_tool_calls(
+        tool_call("memory", {"action": "remove", "target": "memory", "old_text": "Keep", "origin": "foreground"}),
+        tool_call("memory", {"action": "add", "target": "user", "content": "User prefers metric units.",
+                             "origin": "foreground"}),
+    )
+    replies = iter([calls, "Done."])
+    model = RoutingModel()
+    model.handlers["review"] = lambda messages, tools: next(replies)
+    agent = Agent(model, home=hermes_home, config=config(memory={"nudge_interval": 1}))
+    assert agent.run_turn("I use metric units").review_ran
+    assert (hermes_home / "memories" / "MEMORY.md").read_text() == "Keep this entry."
+    assert "metric units" in (hermes_home / "memories" / "USER.md").read_text()  # the review was not aborted
+    assert len(model.requests_of("review")) == 2
+    agent.close()
+
+
+# -- a context-length error that compression cannot cure -------------------------------------------
+
+def test_context_length_error_twice_says_how_to_fix_it(hermes_home: Path):
+    too_long = ContextLengthError("prompt is too long: 9000 tokens > 8000 maximum")
+    model = RoutingModel(context_length=200_000)
+    agent = Agent(model, home=hermes_home)
+    agent.run_turn("first")
+    model.script = [too_long, too_long]
+    with pytest.raises(ContextLengthError) as err:
+        agent.run_turn("second")
+    message = str(err.value)
+    assert "model.context_length" in message and "200,000" in message and "/new" in message
+    assert "retries once" not in message  # it already did
+    stored = agent.db.get_messages_as_conversation(agent.session_id)
+    assert [m["role"] for m in stored] == ["user", "assistant", "user"]
+    agent.close()
+
+
+# -- Ctrl-C during the flush at exit ---------------------------------------------------------------
+
+def test_interrupted_exit_flush_still_ends_the_session_and_shuts_providers_down(hermes_home: Path):
+    ext = FakeProvider("ext")
+    model = RoutingModel(["a", "b"], flush=KeyboardInterrupt())
+    agent = Agent(model, home=hermes_home, provider=ext, config=config(memory={"flush_min_turns": 1}))
+    agent.run_turn("first")
+    agent.run_turn("second")
+    with pytest.raises(KeyboardInterrupt):
+        agent.close()
+    assert model.kinds[-1] == "flush"
+    row = SessionDB(hermes_home / "state.db").get_session(agent.session_id)
+    assert row["end_reason"] == "user_exit"
+    assert ext.called("on_session_end") and ext.called("shutdown")
+    assert all(not m.get("_flush_sentinel") for m in agent.messages)

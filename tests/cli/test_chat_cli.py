@@ -15,7 +15,9 @@ from typer.testing import CliRunner
 from hermes_memory.cli.main import app
 from hermes_memory.testing import assistant_tool_calls, tool_call
 from tests.helpers.anthropic_fake import FakeAnthropicServer
+from tests.helpers.http import LocalHTTPServer, Reply
 from tests.helpers.model_fake import FakeOpenAIServer
+from tests.helpers.signals import with_default_sigint
 
 runner = CliRunner()
 
@@ -144,3 +146,154 @@ def test_configured_provider_that_cannot_load_is_reported_not_dropped(tmp_path: 
         res = runner.invoke(app, ["--home", str(home), "run", "hello"])
     assert res.exit_code == 1 and "no-such-provider" in res.output
     assert srv.requests == []
+
+
+def test_run_with_non_utf8_argument_does_not_traceback(tmp_path: Path):
+    home = tmp_path / "h"
+    with FakeOpenAIServer(["ok"]) as srv:
+        _write_config(home, "openai", srv.base_url)
+        env = {**os.environ, "FAKE_LLM_KEY": "k", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
+        proc = subprocess.run([sys.executable.encode(), b"-m", b"hermes_memory", b"--home", str(home).encode(),
+                               b"run", b"caf\xe9"], capture_output=True, env=env, timeout=120)
+    assert b"Traceback" not in proc.stderr, proc.stderr.decode(errors="replace")
+    assert proc.returncode == 0 and proc.stdout.strip() == b"ok"
+
+
+# -- rich markup in user/model/data text -----------------------------------------------------------
+
+def test_chat_prints_brackets_from_input_data_and_errors_verbatim(tmp_path: Path, monkeypatch):
+    home = tmp_path / "h"
+    monkeypatch.setenv("FAKE_LLM_KEY", "k")
+    (home / "memories").mkdir(parents=True)
+    (home / "memories" / "MEMORY.md").write_text("Config lives in [/etc/app] on prod.")
+    from tests.helpers.model_fake import FakeHTTPError
+
+    failure = FakeHTTPError(500, {"error": {"message": "upstream [/v1/chat] failed", "type": "server_error"}})
+    with FakeOpenAIServer(["I noted [/x] for you.", failure]) as srv:
+        _write_config(home, "openai", srv.base_url)
+        res = runner.invoke(app, ["--home", str(home), "chat"],
+                            input="remember [/x] please\n/search [/nothing]\n/search remember\n/memory\n"
+                                  "/[/q]\nfail now\n/quit\n")
+    assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.output.split())  # rich wraps long lines at the runner's 80 columns
+    assert "no matches for '[/nothing]'" in out
+    assert "remember >>>[/x]" in out or ">>>remember<<< [/x]" in out  # the snippet, brackets kept
+    assert "[/etc/app]" in out
+    assert "unknown command /[/q]" in out
+    assert "upstream [/v1/chat] failed" in out
+
+
+def test_run_model_error_with_brackets_exits_1_verbatim(tmp_path: Path, monkeypatch):
+    home = tmp_path / "h"
+    monkeypatch.setenv("FAKE_LLM_KEY", "k")
+    from tests.helpers.model_fake import FakeHTTPError
+
+    failure = FakeHTTPError(500, {"error": {"message": "upstream [/v1/chat] failed", "type": "server_error"}})
+    with FakeOpenAIServer([failure]) as srv:
+        _write_config(home, "openai", srv.base_url)
+        res = runner.invoke(app, ["--home", str(home), "run", "hello"])
+    assert res.exit_code == 1, (res.output, res.exception)
+    assert "upstream [/v1/chat] failed" in " ".join(res.output.split())
+
+
+# -- run --json shape ------------------------------------------------------------------------------
+
+RUN_JSON_KEYS = {"session_id", "text", "finish_reason", "usage", "cache_share", "api_calls", "tool_calls",
+                 "compressions"}
+
+
+def test_run_json_shape_is_stable_and_documented(tmp_path: Path, monkeypatch):
+    home = tmp_path / "h"
+    monkeypatch.setenv("FAKE_LLM_KEY", "k")
+    with FakeOpenAIServer(["Answer."]) as srv:
+        _write_config(home, "openai", srv.base_url)
+        res = runner.invoke(app, ["--home", str(home), "run", "--json", "hello"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert set(out) == RUN_JSON_KEYS
+    assert set(out["usage"]) == {"prompt_tokens", "completion_tokens", "cache_read_tokens", "cache_write_tokens"}
+    assert out["text"] == "Answer." and out["finish_reason"] == "stop" and out["api_calls"] == 1
+    with sqlite3.connect(home / "state.db") as db:
+        assert db.execute("SELECT id FROM sessions").fetchone()[0] == out["session_id"]
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## Agent (chat / run)", 1)[1].split("\n## ", 1)[0]
+    for key in RUN_JSON_KEYS:
+        assert f"`{key}`" in section, f"run --json key {key} is not documented in the README"
+
+
+# -- the no-model instructions name real paths -----------------------------------------------------
+
+def test_no_model_help_names_the_real_env_file(tmp_path: Path, monkeypatch):
+    monkeypatch.delenv("HERMES_HOME", raising=False)  # a new user: no HERMES_HOME, --home given
+    home = tmp_path / "h"
+    res = runner.invoke(app, ["--home", str(home), "run", "hi"])
+    assert res.exit_code == 2
+    text = " ".join(res.output.split())
+    assert str(home / "config.yaml") in text and str(home / ".env") in text
+    assert "$HERMES_HOME" not in text  # unset here: following it literally would write /.env
+
+
+# -- a server that answers 200 with something that is not a model reply -----------------------------
+
+def _raw_server(status: int, content_type: str, body: bytes) -> LocalHTTPServer:
+    """127.0.0.1 server answering every request with a fixed status, content type and body."""
+    return LocalHTTPServer(fallback=Reply(status, raw=body, content_type=content_type))
+
+
+def test_run_against_a_non_model_endpoint_exits_1_without_traceback(tmp_path: Path):
+    home = tmp_path / "h"
+    with _raw_server(200, "text/html", b"<html>proxy login page</html>") as srv:
+        _write_config(home, "openai", srv.url + "/v1")
+        env = {**os.environ, "FAKE_LLM_KEY": "k"}
+        proc = subprocess.run([sys.executable, "-m", "hermes_memory", "--home", str(home), "run", "hi"],
+                              capture_output=True, text=True, env=env, timeout=120)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 1 and "base_url" in proc.stderr
+
+
+def test_missing_key_help_names_the_real_env_file(tmp_path: Path, monkeypatch):
+    monkeypatch.delenv("HERMES_HOME", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.yaml").write_text(yaml.safe_dump({"model": {"provider": "anthropic", "name": "claude-sonnet-4-5"}}))
+    res = runner.invoke(app, ["--home", str(home), "run", "hi"])
+    assert res.exit_code == 2
+    text = " ".join(res.output.split())
+    assert "ANTHROPIC_API_KEY" in text and str(home / ".env") in text and "$HERMES_HOME" not in text
+
+
+# -- Ctrl-C (SIGINT) during `run` ------------------------------------------------------------------
+
+def test_ctrl_c_during_run_ends_the_session_without_traceback(tmp_path: Path):
+    import signal
+    import threading
+
+    home = tmp_path / "h"
+    arrived, release = threading.Event(), threading.Event()
+
+    def slow(body):
+        arrived.set()
+        release.wait(60)
+        return "too late"
+
+    with FakeOpenAIServer([slow]) as srv:
+        _write_config(home, "openai", srv.base_url)
+        env = {**os.environ, "FAKE_LLM_KEY": "k"}
+        proc = subprocess.Popen(with_default_sigint([sys.executable, "-m", "hermes_memory", "--home", str(home), "run",
+                                                    "hello"]),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            assert arrived.wait(60), "the model call never arrived"
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            release.set()
+            if proc.poll() is None:
+                proc.kill()
+    assert "Traceback" not in err, err
+    assert proc.returncode == 130
+    with sqlite3.connect(home / "state.db") as db:
+        (reason,) = db.execute("SELECT end_reason FROM sessions").fetchone()
+    assert reason == "interrupted"

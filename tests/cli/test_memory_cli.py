@@ -128,3 +128,70 @@ def test_show_counts_one_entry_in_the_singular_and_more_in_the_plural(tmp_path: 
     assert "1 entry" in run(tmp_path, "show").output and "1 entries" not in run(tmp_path, "show").output
     assert run(tmp_path, "add", "--target", "memory", "Staging lives on port 8443").exit_code == 0
     assert "2 entries" in run(tmp_path, "show").output
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env["PYTHONPATH"] = os.pathsep.join([src, env.get("PYTHONPATH", "")])
+    return env
+
+
+def test_show_does_not_pass_terminal_escape_sequences_through(tmp_path: Path) -> None:
+    """A hand-edited (or poisoned) MEMORY.md must not drive the user's terminal via ``memory show``."""
+    mem = tmp_path / "memories"
+    mem.mkdir()
+    (mem / "MEMORY.md").write_text("title \x1b]0;pwned\x07 and \x1b[2J clear\n§\nplain", encoding="utf-8")
+    res = CliRunner().invoke(app, ["--home", str(tmp_path), "memory", "show", "--target", "memory"])
+    assert res.exit_code == 0, res.output
+    assert "\x1b" not in res.output and "\x07" not in res.output
+    assert "\\x1b" in res.output  # shown, visibly
+    assert "plain" in res.output
+
+
+def test_refusal_that_echoes_entries_does_not_pass_escape_sequences_through(tmp_path: Path) -> None:
+    mem = tmp_path / "memories"
+    mem.mkdir()
+    (mem / "MEMORY.md").write_text("vim \x1b[8m hidden\n§\nvim plugins", encoding="utf-8")
+    res = CliRunner().invoke(app, ["--home", str(tmp_path), "memory", "remove", "vim"])
+    assert res.exit_code == 1
+    assert "\x1b" not in res.output
+
+
+def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hermes_memory", "--home", str(home), "memory", *args],
+        env=_env(), capture_output=True, text=True,
+    )
+
+
+def test_cli_drift_refusal_says_how_to_repair_the_file(tmp_path: Path) -> None:
+    """An editor's blank lines around '§' trip the drift guard; the CLI must show the remediation."""
+    mem = tmp_path / "memories"
+    mem.mkdir()
+    before = "alpha \n\n§\n\nbeta\n"
+    (mem / "MEMORY.md").write_text(before, encoding="utf-8")
+    res = _cli(tmp_path, "remove", "beta")
+    assert res.returncode == 1
+    assert "blank lines" in res.stderr  # names the actual cause
+    assert "MEMORY.md.bak." in res.stderr and "retry" in res.stderr  # and the way out
+    assert (mem / "MEMORY.md").read_text(encoding="utf-8") == before
+
+
+def test_cli_no_match_points_to_memory_show(tmp_path: Path) -> None:
+    assert _cli(tmp_path, "add", "alpha").returncode == 0
+    res = _cli(tmp_path, "remove", "nope", "--target", "memory")
+    assert res.returncode == 1
+    assert "No entry matched" in res.stderr and "memory show --target memory" in res.stderr
+
+
+def test_cli_user_id_without_target_user_is_a_usage_error(tmp_path: Path) -> None:
+    """``--user-id alice`` on a MEMORY.md edit would put Alice's fact in the file all users share."""
+    res = _cli(tmp_path, "add", "--user-id", "alice", "Alice's partner is Bob")
+    assert res.returncode == 2
+    assert "--target user" in res.stderr
+    assert not (tmp_path / "memories" / "MEMORY.md").exists()
+    ok = _cli(tmp_path, "add", "--target", "user", "--user-id", "alice", "Alice's partner is Bob")
+    assert ok.returncode == 0
+    assert (tmp_path / "memories" / "users" / "alice" / "USER.md").exists()
+    assert _cli(tmp_path, "show", "--user-id", "alice").returncode == 0

@@ -105,7 +105,8 @@ def test_delete_and_prune(home: Path) -> None:
     r = run(home, "delete", "alpha-1", "--yes", "--json")
     assert r.exit_code == 0 and json.loads(r.stdout) == {"deleted": "alpha-1"}
     db = SessionDB(home / "state.db")
-    assert db.get_session("beta-2")["parent_session_id"] is None
+    row = db.get_session("beta-2")
+    assert row is not None and row["parent_session_id"] is None
     db.close()
     assert run(home, "delete", "alpha-1", "--yes").exit_code == 1
     r = run(home, "delete", "beta-2", input="n\n")

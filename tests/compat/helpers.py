@@ -11,11 +11,11 @@ from typing import Any
 from typer.testing import CliRunner
 
 from hermes_memory.cli.main import app
-from tests.plugins.fakes_ii import backends
+from tests import backends
 
 HELPER = Path(__file__).with_name("ref_agent.py")
 REFERENCES = {"0.19.0": ("hermes-agent", 22), "0.18.0": ("hermes-agent-legacy", 17)}
-"""Reference version -> (backend name in tests.plugins.fakes_ii.backends, the state.db schema it writes)."""
+"""Reference version -> (backend name in tests.backends, the state.db schema it writes)."""
 
 
 WRITE_REFERENCE_CONFIG = False

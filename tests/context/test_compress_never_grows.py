@@ -1,7 +1,4 @@
-"""Review of Layer 3: adversarial conversations shaped like real agents' histories.
-
-Each test pins one defect found in review (see the test's docstring for the repro).
-"""
+"""A compression never returns a larger prompt than it was given (the test's docstring has the repro)."""
 
 
 from hermes_memory.config import CompressionConfig

@@ -1,6 +1,6 @@
-"""Review of Layer 3: adversarial conversations shaped like real agents' histories.
-
-Each test pins one defect found in review (see the test's docstring for the repro).
+"""Earlier summaries are folded into the next one, not lost or fed back as turns: every earlier summary,
+after a restart, with or without a model, and a merged summary keeps its tool call in the tail (failure
+case B30 of docs/failure-cases.md). Each test's docstring has its repro.
 """
 
 import copy
@@ -8,12 +8,24 @@ import json
 
 from hermes_memory.config import CompressionConfig
 from hermes_memory.context import (
+    SUMMARY_PREFIX,
     ContextCompressor,
     split_summary,
 )
 from hermes_memory.context.summary import END_MARKER, format_summary
 from hermes_memory.context.tokens import estimate_messages_tokens_rough
-from tests.context.helpers import RecordingSummariser, assistant, call, strip_private, sys_msg, tool, user
+from tests.context.helpers import (
+    RecordingSummariser,
+    assistant,
+    call,
+    contains_verbatim,
+    strip_private,
+    summary_messages,
+    sys_msg,
+    text_of,
+    tool,
+    user,
+)
 
 
 def _filler(k: int) -> dict:
@@ -131,3 +143,61 @@ def test_B30_summary_reply_echoing_the_end_marker_is_still_one_summary():
     body, rest = summaries[0]
     assert "FACT-7" in body
     assert rest in (None, "")
+
+
+# --------------------------------------------------------------------------------------------- B30
+
+
+def _b30_turns(start, count):
+    msgs = []
+    for i in range(start, start + count, 2):
+        msgs += [user(f"request {i} " + "r" * 2000), assistant(f"answer {i + 1} " + "s" * 2000)]
+    return msgs
+
+
+def test_B30_previous_summary_survives_restart():
+    cfg = CompressionConfig(protect_first_n=2, protect_last_n=4, threshold_tokens=8000)
+    a = ContextCompressor(32_000, cfg, RecordingSummariser("## Key facts\nCODENAME=PLACEHOLDER-7"))
+    first = a.compress([sys_msg()] + _b30_turns(0, 30))
+    assert a.compression_count == 1
+    persisted = strip_private(first)  # what SessionDB stores; the process then restarts
+    history = persisted + _b30_turns(30, 30)
+    fake_b = RecordingSummariser("## Key facts\nCODENAME=PLACEHOLDER-7\nNEW=1")
+    b = ContextCompressor(32_000, cfg, fake_b)
+    out = b.compress(history)
+    prompt = fake_b.prompts[0]
+    assert prompt.count("CODENAME=PLACEHOLDER-7") == 1
+    previous, new_turns = prompt.split("PREVIOUS SUMMARY:\n", 1)[1].split("\n\nNEW TURNS:\n", 1)
+    assert "CODENAME=PLACEHOLDER-7" in previous
+    assert SUMMARY_PREFIX not in new_turns and "CODENAME" not in new_turns
+    # new turns are the messages A did not summarise: A's protected head (the head decays to the
+    # system prompt after a compaction) and what came after the old summary; never A's middle.
+    summary_idx = next(i for i, m in enumerate(history) if split_summary(m)[0] is not None)
+    assert summary_idx == 3
+    first_line = new_turns.split("\n\n", 1)[0]
+    assert first_line.startswith("[USER]: request 0 ")
+    assert "answer 1 " in new_turns and f"{text_of(history[summary_idx + 1])[:12]}" in new_turns
+    a_middle = [m for m in _b30_turns(0, 30) if not contains_verbatim(first, m)]
+    assert a_middle and not any(text_of(m)[:12] in new_turns for m in a_middle)
+    assert len(summary_messages(out)) == 1
+    assert "NEW=1" in text_of(summary_messages(out)[0])
+
+
+def test_B30_llm_free_summary_carries_previous_facts_after_restart():
+    cfg = CompressionConfig(protect_first_n=2, protect_last_n=4, threshold_tokens=8000)
+    a = ContextCompressor(32_000, cfg, RecordingSummariser("## Key facts\nCODENAME=PLACEHOLDER-7"))
+    history = strip_private(a.compress([sys_msg()] + _b30_turns(0, 30))) + _b30_turns(30, 30)
+    b = ContextCompressor(32_000, cfg)  # no model configured
+    out = b.compress(history)
+    summaries = summary_messages(out)
+    assert len(summaries) == 1
+    assert text_of(summaries[0]).count("CODENAME=PLACEHOLDER-7") == 1
+
+
+def test_B30_in_process_summary_is_not_fed_back_as_a_new_turn():
+    cfg = CompressionConfig(protect_first_n=2, protect_last_n=4, threshold_tokens=8000)
+    fake = RecordingSummariser("## Key facts\nCODENAME=PLACEHOLDER-7")
+    cc = ContextCompressor(32_000, cfg, fake)
+    first = cc.compress([sys_msg()] + _b30_turns(0, 30))
+    cc.compress(first + _b30_turns(30, 30))
+    assert fake.prompts[1].count("CODENAME=PLACEHOLDER-7") == 1

@@ -1,4 +1,4 @@
-"""Review of Layer 3: several leading system messages are all the system prompt."""
+"""Several leading system messages are all the system prompt."""
 
 from hermes_memory.config import CompressionConfig
 from hermes_memory.context import ContextCompressor

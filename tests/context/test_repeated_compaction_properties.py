@@ -1,4 +1,4 @@
-"""Review of Layer 3: repeated compactions of alternating conversations (hypothesis).
+"""Repeated compactions of alternating conversations (hypothesis).
 
 Each generated conversation strictly alternates user / assistant turns (an assistant turn may
 be a tool-call group: calls, their results in shuffled order, then a text reply). It is

@@ -18,14 +18,17 @@ from typing import Any
 import anthropic.types as at
 import pytest
 from openai.types.chat import ChatCompletionMessage
-from openai.types.chat.chat_completion_message_function_tool_call import ChatCompletionMessageFunctionToolCall
+from openai.types.chat.chat_completion_message_function_tool_call import (
+    ChatCompletionMessageFunctionToolCall,
+    Function,
+)
 
 from hermes_memory.config import CompressionConfig
 from hermes_memory.context import ContextCompressor
 from hermes_memory.context.compressor import prune_tool_outputs, sanitize_tool_pairs
 from hermes_memory.context.summary import END_MARKER, SUMMARY_PREFIX, split_summary
+from tests import backends
 from tests.context.helpers import assert_pairs_intact
-from tests.plugins.fakes_ii import backends
 
 PARAGRAPH = "we talked about the deployment pipeline and its stages. "
 
@@ -126,7 +129,7 @@ def _sdk_history() -> list[Any]:
         if i % 2 == 0:
             call = ChatCompletionMessageFunctionToolCall(
                 id=f"call_{i}", type="function",
-                function={"name": "terminal", "arguments": json.dumps({"command": f"make step{i}"})})
+                function=Function(name="terminal", arguments=json.dumps({"command": f"make step{i}"})))
             history.append(ChatCompletionMessage(role="assistant", content=None, tool_calls=[call]))
             history.append({"role": "tool", "tool_call_id": f"call_{i}", "content": f"build {i} output line\n" * 40})
         else:

@@ -1,4 +1,4 @@
-"""Review of Layer 3: an earlier summary inside the new tail must not break role alternation."""
+"""An earlier summary inside the new tail must not break role alternation."""
 
 from hermes_memory.config import CompressionConfig
 from hermes_memory.context import ContextCompressor, split_summary

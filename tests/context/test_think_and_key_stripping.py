@@ -1,4 +1,4 @@
-"""Review of Layer 3: think-block and private-key stripping without a quadratic regex.
+"""Think-block and private-key stripping without a quadratic regex.
 
 Repro (measured, not asserted: the project has no timing thresholds in tests): ``serialize_turns``
 on a tool output holding 20,000 unclosed ``<think>`` tags (160K chars, e.g. the output of

@@ -13,7 +13,7 @@ import pytest
 from hermes_memory.config import load_config
 from hermes_memory.context import ContextCompressor
 from hermes_memory.context.compressor import lowest_trigger_tokens
-from tests.plugins.fakes_ii import backends
+from tests import backends
 
 WINDOWS = (16_000, 32_000, 75_000, 100_000, 128_000, 400_000, 511_999, 1_000_000)
 

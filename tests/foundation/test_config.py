@@ -42,7 +42,7 @@ def test_reference_config_with_unknown_sections_loads(tmp_path: Path) -> None:
     cfg = load_config(path)
     assert cfg.memory.memory_char_limit == 3000  # string limits are int-cast
     assert cfg.memory.provider == "holographic"
-    assert cfg.model_extra["terminal"] == {"backend": "local"}
+    assert cfg.model_extra is not None and cfg.model_extra["terminal"] == {"backend": "local"}
 
 
 def test_value_neither_program_accepts_names_file_key_and_allowed(tmp_path: Path) -> None:
@@ -77,7 +77,7 @@ def test_update_config_keeps_other_keys_and_refuses_bad_values(tmp_path: Path) -
     cfg = update_config(path, {"memory.provider": "holographic", "holographic.db_path": "x.db"})
     assert cfg.memory.provider == "holographic" and cfg.memory.nudge_interval == 4
     reloaded = load_config(path)
-    assert reloaded.model_extra["terminal"] == {"backend": "local"}
+    assert reloaded.model_extra is not None and reloaded.model_extra["terminal"] == {"backend": "local"}
     assert reloaded.model_extra["holographic"] == {"db_path": "x.db"}
     before = path.read_bytes()
     with pytest.raises(ConfigError):

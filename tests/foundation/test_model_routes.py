@@ -14,9 +14,8 @@ from hermes_memory.llm.openai_compat import OpenAICompatModel
 from hermes_memory.llm.reference_providers import OPENROUTER_BASE_URL, resolve_route
 
 
-def route(provider: str, env: dict[str, str], **kw: str):
-    args = {"base_url": "", "api_key": "", "api_key_env": "", **kw}
-    return resolve_route(provider, env=env, **args)
+def route(provider: str, env: dict[str, str], *, base_url: str = "", api_key_env: str = "", section: str = "model"):
+    return resolve_route(provider, env=env, base_url=base_url, api_key="", api_key_env=api_key_env, section=section)
 
 
 def test_auto_takes_base_url_first_then_the_first_key_found_in_order() -> None:
@@ -72,6 +71,7 @@ def test_named_custom_provider_of_the_reference_config(tmp_path: Path) -> None:
     assert str(main._client.base_url).rstrip("/") == "http://127.0.0.1:8/v1" and main._client.api_key == "sk-box"
     other = build_model(load_config(path).model.model_copy(update={"provider": "other"}), env={},
                         named={"other": {"base_url": "http://127.0.0.1:7/v1"}})
+    assert isinstance(other, OpenAICompatModel)
     assert str(other._client.base_url).rstrip("/") == "http://127.0.0.1:7/v1"
 
 

@@ -1,7 +1,7 @@
 """The Hermes Agent's own config.yaml files, written by its own code, load here unchanged.
 
 Every test drives the real reference agent (0.19.0 and the legacy 0.18.0, installed in venvs of their
-own by ``tests.plugins.fakes_ii.backends``) in a subprocess: its ``hermes_cli.config.save_config``
+own by ``tests.backends``) in a subprocess: its ``hermes_cli.config.save_config``
 writes ``DEFAULT_CONFIG`` (whole, or stripped of defaults as it normally saves) into a temporary
 ``HERMES_HOME``, and its registry, aliases and clamps are the oracle.
 """
@@ -23,7 +23,7 @@ import yaml
 from hermes_memory.config import load_config
 from hermes_memory.errors import ModelNotConfiguredError
 from hermes_memory.llm.reference_providers import PROVIDERS, canonical, resolve_route
-from tests.plugins.fakes_ii import backends
+from tests import backends
 
 REFERENCES = ("hermes-agent", "hermes-agent-legacy")
 

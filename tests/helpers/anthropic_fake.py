@@ -64,7 +64,8 @@ class FakeAnthropicServer(ScriptedModelServer):
             blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
             if not blocks:
                 return f"messages.{i}: all messages must have non-empty content"
-            uses, results = set(), set()
+            uses: set[str] = set()
+            results: set[str] = set()
             texts = [b.get("text") or "" for b in blocks if b.get("type") == "text"]
             if texts and not any(t.strip() for t in texts) and any(texts):
                 # measured on the service: [' '] and ['\n'] are refused, [' ', 'real'] is accepted
@@ -73,11 +74,11 @@ class FakeAnthropicServer(ScriptedModelServer):
                 if block.get("type") == "text" and not block.get("text"):
                     return f"messages.{i}: text content blocks must be non-empty"
                 if block.get("type") == "tool_result":
-                    results.add(block.get("tool_use_id"))
+                    results.add(str(block.get("tool_use_id")))
                 if block.get("type") == "tool_use":
                     if role != "assistant" or not isinstance(block.get("input"), dict):
                         return f"messages.{i}: tool_use blocks belong to assistant messages and need an object input"
-                    uses.add(block.get("id"))
+                    uses.add(str(block.get("id")))
             if role == "user":
                 if results - pending:
                     return (f"messages.{i}: unexpected `tool_use_id` found in `tool_result` blocks: "
@@ -166,7 +167,7 @@ class FakeAnthropicServer(ScriptedModelServer):
         reply = self.next_reply(body)
         if isinstance(reply, FakeHTTPError):
             return reply.status, reply.body
-        message = {"role": "assistant", "content": reply} if isinstance(reply, str) else dict(reply)
+        message: dict[str, Any] = {"role": "assistant", "content": reply} if isinstance(reply, str) else dict(reply)
         content: list[dict[str, Any]] = []
         if message.get("content"):
             content.append({"type": "text", "text": message["content"]})

@@ -8,6 +8,7 @@ import threading
 import httpx
 import pytest
 from openai import OpenAI
+from openai.types.chat import ChatCompletionMessageFunctionToolCall, ChatCompletionMessageParam
 
 from tests.helpers.http import LocalHTTPServer, Reply, closed_port_url
 from tests.helpers.model_fake import FakeHTTPError, FakeOpenAIServer, embed
@@ -64,12 +65,15 @@ def test_openai_fake_with_the_official_sdk_chat_tools_streaming_usage_and_embedd
               {"content": None, "tool_calls": [call]}, FakeHTTPError(429, {"error": {"message": "slow down"}})]
     with FakeOpenAIServer(script, api_key="sk-local") as srv:
         client = OpenAI(base_url=srv.base_url, api_key="sk-local", max_retries=0)
-        long_prompt = [{"role": "system", "content": "x" * 6000}, {"role": "user", "content": "hi"}]
+        long_prompt: list[ChatCompletionMessageParam] = [{"role": "system", "content": "x" * 6000},
+                                                       {"role": "user", "content": "hi"}]
         first = client.chat.completions.create(model="m", messages=long_prompt)
         assert first.choices[0].message.content == "plain answer"
         second = client.chat.completions.create(model="m", messages=long_prompt)
         assert second.choices[0].finish_reason == "tool_calls"
-        assert second.choices[0].message.tool_calls[0].function.name == "lookup"
+        tool_calls = second.choices[0].message.tool_calls
+        assert tool_calls is not None and isinstance(tool_calls[0], ChatCompletionMessageFunctionToolCall)
+        assert tool_calls[0].function.name == "lookup"
         assert second.usage is not None and second.usage.prompt_tokens_details is not None
         cached = second.usage.prompt_tokens_details.cached_tokens
         assert cached is not None and cached >= 1024 and cached % 128 == 0  # the repeated prefix
@@ -81,7 +85,8 @@ def test_openai_fake_with_the_official_sdk_chat_tools_streaming_usage_and_embedd
         assert streamed_calls == []
         tool_chunks = list(client.chat.completions.create(model="m", messages=long_prompt, stream=True))
         deltas = [tc for c in tool_chunks if c.choices for tc in c.choices[0].delta.tool_calls or []]
-        assert [(d.id, d.function.name, d.function.arguments) for d in deltas] == [("call_1", "lookup", '{"q": "cats"}')]
+        assert [(d.id, d.function and d.function.name, d.function and d.function.arguments) for d in deltas] == [
+            ("call_1", "lookup", '{"q": "cats"}')]
         assert tool_chunks[-1].choices[0].finish_reason == "tool_calls"
         with pytest.raises(Exception, match="slow down"):
             client.chat.completions.create(model="m", messages=long_prompt)

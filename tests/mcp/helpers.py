@@ -186,7 +186,7 @@ def install_notes_plugin(home: Path) -> None:
     (home / "config.yaml").write_text("memory:\n  provider: notes\n", encoding="utf-8")
 
 
-BAD_ARGUMENTS = [
+BAD_ARGUMENTS: list[tuple[dict[str, Any], str]] = [
     ({"action": "add", "target": "bogus", "content": "x"}, "target"),
     ({"action": "add", "content": "no target given"}, "target"),
     ({"action": "add", "target": "memory", "content": 42}, "content"),

@@ -12,8 +12,11 @@ from pathlib import Path
 import anyio
 import httpx
 import pytest
+from starlette.testclient import TestClient
 
-from hermes_memory.mcp.server import URI_MEMORY_MD, URI_SNAPSHOT
+from hermes_memory.config import load_config
+from hermes_memory.home import HermesHome
+from hermes_memory.mcp.server import HTTP_PATH, URI_MEMORY_MD, URI_SNAPSHOT, MemoryServer
 from hermes_memory.memory import MemoryStore
 from tests.mcp.helpers import (
     PY,
@@ -195,3 +198,39 @@ def test_two_http_sessions_and_a_stdio_client_writing_at_once_lose_nothing(herme
     entries = MemoryStore(hermes_home / "memories").memory_entries
     expected = {f"{label} entry {i}" for label in ("http-a", "http-b", "stdio-c") for i in range(n)}
     assert set(entries) == expected and len(entries) == len(expected)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.2", "::1", "[::1]", "localhost", "127.0.0.1"])
+def test_dns_rebinding_protection_covers_every_loopback_bind_address(hermes_home: Path, host: str) -> None:
+    """A loopback bind needs no token, so the Host/Origin checks are its only guard against a web page
+    whose name rebinds to this machine; the SDK switched them on only for three literal spellings."""
+    server = MemoryServer(HermesHome(hermes_home), load_config(hermes_home / "config.yaml"))
+    try:
+        app = server.http_app(host=host, token=None)
+        name = host if host.startswith("[") or ":" not in host else f"[{host}]"
+        with TestClient(app, base_url=f"http://{name}:8765") as client:
+            ok = client.post(HTTP_PATH, json=INIT, headers=MCP_HEADERS)
+            assert ok.status_code == 200, ok.text
+            rebound = client.post(HTTP_PATH, json=INIT, headers={**MCP_HEADERS, "Host": "evil.example:8765"})
+            assert rebound.status_code == 421
+            foreign = client.post(HTTP_PATH, json=INIT, headers={**MCP_HEADERS, "Origin": "http://evil.example"})
+            assert foreign.status_code == 403
+    finally:
+        server.close()
+
+
+def test_the_bearer_scheme_is_case_insensitive_but_the_token_is_not(hermes_home: Path) -> None:
+    """RFC 9110 §11.1: the auth scheme is case-insensitive, so `bearer TOKEN` must be accepted."""
+    server = MemoryServer(HermesHome(hermes_home), load_config(hermes_home / "config.yaml"))
+    try:
+        app = server.http_app(host="0.0.0.0", token="Tok-123")
+        with TestClient(app, base_url="http://127.0.0.1:8765") as client:
+            for scheme in ("Bearer", "bearer", "BEARER"):
+                r = client.post(HTTP_PATH, json=INIT, headers={**MCP_HEADERS, "Authorization": f"{scheme} Tok-123"})
+                assert r.status_code == 200, (scheme, r.text)
+            for value in ("Bearer tok-123", "Bearer Tok-12", "Tok-123", "Basic Tok-123", "Bearer Tok-123x"):
+                r = client.post(HTTP_PATH, json=INIT, headers={**MCP_HEADERS, "Authorization": value})
+                assert r.status_code == 401, value
+            assert client.post(f"{HTTP_PATH}?token=Tok-123", json=INIT, headers=MCP_HEADERS).status_code == 401
+    finally:
+        server.close()

@@ -4,11 +4,19 @@ timeout with nothing in flight (a held-open request keeps it open)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import anyio
 
+from hermes_memory.config import load_config
+from hermes_memory.home import HermesHome
 from hermes_memory.mcp.http_sessions import SessionWatch
+from hermes_memory.mcp.server import MemoryServer
+from tests.mcp.helpers import (
+    http_session,
+    serving_in_thread,
+)
 
 
 class _App:
@@ -82,3 +90,34 @@ def test_a_failing_callback_never_breaks_the_request_and_unknown_ids_are_not_ope
         assert watch.open_ids() == set()
 
     anyio.run(scenario)
+
+
+def test_a_live_http_session_keeps_its_state_however_many_sessions_ended(hermes_home: Path, monkeypatch) -> None:
+    """Per-session states are capped; a session the SDK ended (the client's DELETE) gives its state
+    up at once, so a live session's frozen snapshot is never dropped because many short sessions
+    came and went. A real server on 127.0.0.1 and the SDK's own client, no SDK private read."""
+    import hermes_memory.mcp.server as server_mod
+
+    monkeypatch.setattr(server_mod, "MAX_CLIENT_SESSIONS", 3)
+    server = MemoryServer(HermesHome(hermes_home), load_config(hermes_home / "config.yaml"))
+    try:
+        with serving_in_thread(server) as url:
+            async def scenario() -> None:
+                async with http_session(url) as first:
+                    await first.list_tools()
+                    [key] = server.client_states()[0][:1]
+                    state = server._clients[key]
+                    for _ in range(10):  # ten sessions open, are used and end
+                        async with http_session(url) as short:
+                            await short.list_tools()
+                            assert len(server.client_states()) == 2
+                        with anyio.fail_after(30):  # a hang detector: the DELETE's answer ends it
+                            while len(server.client_states()) > 1:
+                                await anyio.sleep(0.02)
+                    await first.list_tools()
+                    assert [k for k, _, _ in server.client_states()] == [key]
+                    assert server._clients[key] is state  # the same frozen snapshot, never re-taken
+
+            anyio.run(scenario)
+    finally:
+        server.close()

@@ -84,3 +84,31 @@ def test_the_bundled_holographic_provider_serves_fact_store_and_receives_memory_
             assert "field 'category'" in info.value.error.message
 
     anyio.run(main)
+
+
+def test_a_per_call_user_profile_is_not_mirrored_into_the_shared_provider(hermes_home: Path) -> None:
+    """The provider is shared by every client (it was initialised for the server's user), so mirroring
+    user_id=alice's USER.md writes into it let client B read Alice's profile through provider tools."""
+    install_notes_plugin(hermes_home)
+
+    async def main() -> None:
+        async with stdio_session(hermes_home) as s:
+            r = await call(s, "memory", {"action": "add", "target": "user", "content": "Alice is allergic to penicillin",
+                                         "user_id": "alice"})
+            assert r["success"] is True
+            r = await call(s, "memory", {"action": "replace", "target": "user", "old_text": "penicillin",
+                                         "content": "Alice is allergic to penicillin and latex", "user_id": "alice"})
+            assert r["success"] is True
+            r = await call(s, "memory", {"target": "user", "user_id": "alice",
+                                         "operations": [{"action": "add", "content": "Alice lives in Lyon"}]})
+            assert r["success"] is True
+            for args in ({"action": "add", "target": "user", "content": "Default user prefers tabs"},
+                         {"action": "add", "target": "memory", "content": "Shared note from alice's client",
+                          "user_id": "alice"}):
+                assert (await call(s, "memory", args))["success"] is True
+
+    anyio.run(main)
+    assert "Alice is allergic" in (hermes_home / "memories" / "users" / "alice" / "USER.md").read_text()
+    mirrored = [json.loads(line) for line in (hermes_home / "mirrored.jsonl").read_text().splitlines()]
+    assert mirrored == [["add", "user", "Default user prefers tabs"],
+                        ["add", "memory", "Shared note from alice's client"]]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 from pathlib import Path
 
@@ -13,11 +14,13 @@ from mcp.shared.exceptions import MCPError
 from hermes_memory.agent.prompt import MEMORY_GUIDANCE, SESSION_SEARCH_GUIDANCE
 from hermes_memory.mcp.server import URI_MEMORY_MD, URI_SNAPSHOT, URI_USER_MD
 from hermes_memory.memory import MEMORY_TOOL_SCHEMA, MemoryStore, memory_tool
+from tests.helpers.signals import with_default_sigint
 from tests.mcp.helpers import (
     assert_refused_without_writing,
     call,
     child_env,
     import_claude_code_transcript,
+    install_notes_plugin,
     read_text,
     serve_argv,
     stdio_session,
@@ -233,3 +236,39 @@ def test_session_search_finds_sessions_imported_from_a_transcript(hermes_home: P
             assert "field 'limit'" in info.value.error.message
 
     anyio.run(main)
+
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+
+
+@pytest.mark.parametrize(("signame", "code"), [("SIGTERM", 0), ("SIGINT", 130)])
+def test_stdio_server_exits_on_a_signal_while_its_client_keeps_stdin_open(
+        hermes_home: Path, signame: str, code: int) -> None:
+    """MCP clients stop a stdio server with SIGTERM when closing stdin is not enough; the SDK's stdin
+    reader thread is blocked in read() and used to keep the process alive forever after the signal."""
+    install_notes_plugin(hermes_home)
+    proc = subprocess.Popen(with_default_sigint(serve_argv(hermes_home)), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=child_env(), text=True)
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps(INIT) + "\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["result"]["serverInfo"]["name"] == "hermes-memory"
+        proc.send_signal(getattr(signal, signame))
+        try:
+            rc = proc.wait(timeout=60)  # a hang detector, not a speed requirement
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            pytest.fail(f"stdio server still running 60 s after {signame} (stdin still open)")
+        assert rc == code, proc.stderr.read() if proc.stderr else ""
+        assert proc.stdout.read() == ""  # nothing but protocol on stdout
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream:
+                stream.close()
+    assert (hermes_home / "shutdown.log").read_text() == "shutdown\n"  # the provider was shut down

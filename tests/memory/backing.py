@@ -128,7 +128,9 @@ class PgBacking(Backing):
     def backup_text(self, ref: str) -> str:
         table, _, ident = ref.partition(":")
         assert table == "hm_memory_drift_backups", ref
-        return self.conn.execute("SELECT content FROM hm_memory_drift_backups WHERE id = %s", (int(ident),)).fetchone()[0]
+        row = self.conn.execute("SELECT content FROM hm_memory_drift_backups WHERE id = %s", (int(ident),)).fetchone()
+        assert row is not None, f"no drift backup {ref}"
+        return str(row[0])
 
     def sibling(self) -> PgBacking:
         return PgBacking(self.url, profile=f"other-{uuid.uuid4().hex[:8]}", conn=self.conn)

@@ -16,6 +16,7 @@ import pytest
 from hermes_memory.memory import ENTRY_DELIMITER, LockFileError, MemoryStore
 from hermes_memory.memory.store import parse_entries
 from tests.memory import crash_writer
+from tests.memory.backing import Backing
 
 HERE = Path(__file__).resolve().parent
 
@@ -189,3 +190,120 @@ def test_stale_temp_files_of_other_file_are_not_touched(mem_dir: Path) -> None:
     foreign.write_text("in flight")
     MemoryStore(mem_dir).add("memory", "fact")
     assert not stale.exists() and foreign.exists()
+
+
+_WRITER = """
+import sys
+from hermes_memory.memory import LockFileError, MemoryStore, validate_user_id
+s = MemoryStore(sys.argv[1], memory_char_limit=100000)
+for i in range(int(sys.argv[3])):
+    r = s.add("memory", f"{sys.argv[2]}-{i}")
+    assert r["success"], r
+"""
+
+
+def test_two_homes_whose_memory_md_links_to_one_file_lose_no_update(tmp_path: Path) -> None:
+    """Two profiles sharing one MEMORY.md through symlinks must serialise on the *target*.
+
+    With the lock next to each link, the writers raced (lost updates) and one writer's temp-file
+    sweep deleted the other's live temp file (``Failed to write memory file``).
+    """
+    shared = tmp_path / "dotfiles" / "MEMORY.md"
+    shared.parent.mkdir()
+    shared.write_text("")
+    homes = []
+    for k in (1, 2):
+        d = tmp_path / f"home{k}" / "memories"
+        d.mkdir(parents=True)
+        (d / "MEMORY.md").symlink_to(shared)
+        homes.append(d)
+    n = 30
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _WRITER, str(d), f"p{k}", str(n)], env=_env(),
+                         stderr=subprocess.PIPE, text=True)
+        for k, d in enumerate(homes)
+    ]
+    errs = [p.communicate()[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], errs
+    entries = parse_entries(shared.read_text(encoding="utf-8"))
+    assert sorted(entries) == sorted(f"p{k}-{i}" for k in range(2) for i in range(n))
+    assert all((d / "MEMORY.md").is_symlink() for d in homes)
+
+
+def test_memories_path_that_is_a_file_gives_a_store_error_not_a_raw_oserror(tmp_path: Path) -> None:
+    """A broken home (``memories`` is a file) must raise the documented error, and the CLI must say so."""
+    (tmp_path / "memories").write_text("not a folder")
+    s = MemoryStore(tmp_path / "memories")
+    with pytest.raises(LockFileError, match="memories"):
+        s.add("memory", "fact")
+    res = subprocess.run(
+        [sys.executable, "-m", "hermes_memory", "--home", str(tmp_path), "memory", "add", "fact"],
+        env=_env(), capture_output=True, text=True,
+    )
+    assert res.returncode == 1
+    assert "Traceback" not in res.stderr and "error:" in res.stderr
+    assert (tmp_path / "memories").read_text() == "not a folder"
+
+
+def test_repeated_drift_refusals_reuse_one_private_backup(tmp_path: Path) -> None:
+    """Each refused call used to add another identical MEMORY.md.bak.* copy (a model retries)."""
+    path = tmp_path / "MEMORY.md"
+    path.write_text("seed\n§\n" + "z" * 2400, encoding="utf-8")
+    s = MemoryStore(tmp_path)
+    r1 = s.replace("memory", "seed", "seed2")
+    r2 = s.remove("memory", "seed")
+    r3 = s.apply_batch("memory", [{"action": "add", "content": "x"}])
+    assert not (r1["success"] or r2["success"] or r3["success"])
+    backups = sorted(tmp_path.glob("MEMORY.md.bak.*"))
+    assert len(backups) == 1
+    assert r1["drift_backup"] == r2["drift_backup"] == r3["drift_backup"] == str(backups[0])
+    assert backups[0].read_bytes() == path.read_bytes()
+    assert (backups[0].stat().st_mode & 0o777) == 0o600
+    with path.open("a", encoding="utf-8") as f:  # a different drifted state gets its own copy
+        f.write("more")
+    r4 = s.remove("memory", "seed")
+    assert r4["drift_backup"] != r1["drift_backup"] and len(list(tmp_path.glob("MEMORY.md.bak.*"))) == 2
+
+
+_HOLDER = """
+import fcntl, sys, time
+fd = open(sys.argv[1], "a")
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("held", flush=True)
+sys.stdin.read()  # hold until the test closes stdin
+"""
+
+
+def test_lock_held_by_a_stuck_process_gives_an_error_not_a_hang(tmp_path: Path) -> None:
+    """A writer stopped mid-write (Ctrl-Z) must not hang every agent turn forever."""
+    s = MemoryStore(tmp_path)
+    assert s.add("memory", "alpha")["success"]
+    before = (tmp_path / "MEMORY.md").read_bytes()
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(tmp_path / "MEMORY.md.lock")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        s.lock_timeout_s = 0.2
+        with pytest.raises(LockFileError, match="another process"):
+            s.add("memory", "beta")
+        assert (tmp_path / "MEMORY.md").read_bytes() == before
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait()
+    assert s.add("memory", "beta")["success"]
+
+
+# ---------------------------------------------------------------- B11
+def test_B11_stale_instances_merge_on_disk(backing: Backing) -> None:
+    backing.seed("memory", "seed")
+    a, b = backing.new(), backing.new()
+    a.load_from_disk()
+    b.load_from_disk()
+    assert a.add("memory", "alpha")["success"]
+    assert b.add("memory", "beta")["success"]  # b never saw alpha
+    assert b.replace("memory", "seed", "seed2")["success"]
+    backing.seed("memory", backing.text("memory") + "\n§\ngamma")  # external writer
+    assert a.remove("memory", "alpha")["success"]
+    assert set(backing.new().entries("memory")) == {"seed2", "beta", "gamma"}
+    assert a.format_for_system_prompt("memory").endswith("\nseed")  # snapshot stays frozen

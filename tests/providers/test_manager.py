@@ -31,7 +31,7 @@ def _manager(*providers: MemoryProvider, **kw) -> MemoryManager:
 # --------------------------------------------------------------------------- ABC
 def test_abc_cannot_be_instantiated():
     with pytest.raises(TypeError):
-        MemoryProvider()  # type: ignore[abstract]
+        MemoryProvider()
 
 
 def test_default_hooks_are_noops():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import stat
@@ -12,6 +13,7 @@ import pytest
 
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.home import HermesHome
+from hermes_memory.sessions import session_search
 from hermes_memory.sessions.db import SessionDB, sanitize_title
 from tests.sessions.backend_sql import raw_write
 
@@ -353,3 +355,128 @@ def test_get_lineages_in_one_call_with_cycle_guard(db: SessionDB) -> None:
     raw_write(db, "UPDATE sessions SET parent_session_id = 'c' WHERE id = 'a'")  # a corrupt cycle
     assert db.get_lineages(["c"])["c"][-1] == "c"
     assert db.get_lineage("c")[-1] == "c"
+
+
+# ----------------------------------------------------------------- corrupt database and odd ids
+def _corrupt_copy(tmp_path: Path) -> Path:
+    path = tmp_path / "state.db"
+    db = SessionDB(path)
+    db.create_session("s1")
+    for i in range(400):
+        db.append_message("s1", "user", f"message number {i} " + "padding " * 40)
+    db.close()
+    with open(path, "r+b") as fh:  # overwrite the middle pages, keep the header
+        fh.seek(4096 * 3)
+        fh.write(b"\xde\xad" * 8192)
+    return path
+
+
+def test_corrupt_database_reads_raise_session_store_error(tmp_path: Path) -> None:
+    path = _corrupt_copy(tmp_path)
+    try:
+        db = SessionDB(path)
+    except SessionStoreError:
+        return  # refused at open: also a clear error
+    for read in (db.list_sessions, lambda: db.get_messages("s1"), db.export_all):
+        with pytest.raises(SessionStoreError, match="malformed"):
+            read()
+    db.close()
+
+
+def test_corrupt_database_tool_returns_json_error(tmp_path: Path) -> None:
+    path = _corrupt_copy(tmp_path)
+    try:
+        db = SessionDB(path)
+    except SessionStoreError:
+        return
+    for args in ({}, {"session_id": "s1"}, {"query": "padding"}):
+        out = json.loads(session_search(args, db))
+        assert out["success"] is False and out["error"], args
+    db.close()
+
+
+# ----------------------------------------------------------------- set_session_title
+def test_a_compression_continuation_takes_over_its_predecessors_title(db: SessionDB) -> None:
+    db.create_session("root", title="Plan")
+    db.end_session("root", "compression")
+    db.create_session("mid", parent_session_id="root")
+    db.end_session("mid", "compression")
+    db.create_session("tip", parent_session_id="mid")
+    assert db.set_session_title("tip", "Plan") is True
+    assert db.get_session_title("root") is None and db.get_session_title("tip") == "Plan"
+
+
+@pytest.mark.parametrize("parent_end", [None, "branched", "user_exit", "session_reset"])
+def test_a_child_that_is_not_a_compression_continuation_cannot_take_the_parents_title(
+    db: SessionDB, parent_end: str | None
+) -> None:
+    db.create_session("parent", title="Plan")
+    if parent_end:
+        db.end_session("parent", parent_end)
+    db.create_session("child", parent_session_id="parent")
+    with pytest.raises(ValueError, match="already in use by session parent"):
+        db.set_session_title("child", "Plan")
+    assert db.get_session_title("parent") == "Plan" and db.get_session_title("child") is None
+
+
+def test_title_transfer_stops_at_a_non_compression_link(db: SessionDB) -> None:
+    db.create_session("root", title="Plan")  # root -> mid is a plain child link (root never ended)
+    db.create_session("mid", parent_session_id="root")
+    db.end_session("mid", "compression")
+    db.create_session("tip", parent_session_id="mid")
+    with pytest.raises(ValueError):
+        db.set_session_title("tip", "Plan")
+    assert db.get_session_title("root") == "Plan"
+
+
+# ----------------------------------------------------------------- get_messages_as_conversation
+def test_conversation_keeps_timestamp_and_finish_reason(db: SessionDB) -> None:
+    db.create_session("s1")
+    db.append_message("s1", "user", "q", timestamp=100.0)
+    db.append_message("s1", "assistant", "a", finish_reason="stop", timestamp=101.5)
+    db.append_message("s1", "tool", "out", tool_name="terminal", tool_call_id="c1", finish_reason="ignored", timestamp=102.0)
+    conv = db.get_messages_as_conversation("s1")
+    assert conv[0] == {"role": "user", "content": "q", "timestamp": 100.0}
+    assert conv[1] == {"role": "assistant", "content": "a", "timestamp": 101.5, "finish_reason": "stop"}
+    assert conv[2]["timestamp"] == 102.0 and "finish_reason" not in conv[2]
+
+
+def test_conversation_with_ancestors_drops_a_replayed_resume_prompt(db: SessionDB) -> None:
+    db.create_session("root")
+    db.append_message("root", "user", "same prompt")
+    db.append_message("root", "user", "same prompt")
+    db.append_message("root", "assistant", "answer")
+    db.create_session("child", parent_session_id="root")
+    db.append_message("child", "user", "next prompt")
+    db.append_message("child", "user", "next prompt")  # unanswered replay of the tip's prompt
+    conv = db.get_messages_as_conversation("child", include_ancestors=True)
+    assert [m["content"] for m in conv if m["role"] == "user"] == ["same prompt", "next prompt"]
+    # without ancestors the stored rows are returned as they are
+    assert [m["content"] for m in db.get_messages_as_conversation("root")] == ["same prompt", "same prompt", "answer"]
+
+
+def test_conversation_keeps_a_prompt_repeated_after_an_answer(db: SessionDB) -> None:
+    db.create_session("root")
+    db.append_message("root", "user", "status?")
+    db.append_message("root", "assistant", "green")
+    db.create_session("child", parent_session_id="root")
+    db.append_message("child", "user", "status?")
+    conv = db.get_messages_as_conversation("child", include_ancestors=True)
+    assert [m["content"] for m in conv] == ["status?", "green", "status?"]
+
+
+# ----------------------------------------------------------------- reference method names
+def test_reference_session_helpers_exist_and_behave(db: SessionDB) -> None:
+    assert SessionDB.sanitize_title("  a \t b ") == "a b"
+    db.create_session("s1", source="cli", model="original")
+    db.set_session_title("s1", "refactoring auth")
+    assert db.get_session_by_title("refactoring auth")["id"] == "s1"
+    assert db.get_session_by_title("nonexistent") is None
+    assert db.update_system_prompt("s1", "You are helpful.") is True
+    assert db.get_session("s1")["system_prompt"] == "You are helpful."
+    assert db.update_system_prompt("nope", "x") is False
+    db.ensure_session("s1", source="gateway", model="other")  # existing row untouched
+    assert (db.get_session("s1")["source"], db.get_session("s1")["model"]) == ("cli", "original")
+    db.ensure_session("late", source="gateway", model="m")
+    db.append_message("late", "user", "hello after lock")
+    assert db.get_session("late")["source"] == "gateway" and db.message_count("late") == 1

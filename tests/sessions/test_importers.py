@@ -229,3 +229,64 @@ def test_locomo(db: SessionDB, tmp_path: Path) -> None:
     assert {r["session_id"] for r in db.search_messages("greyhound", user_id="conv-x")} == {
         "locomo-conv-x-s1", "locomo-conv-x-s2"}
     assert import_path(db, f, "locomo").messages_imported == 0
+
+
+# ----------------------------------------------------------------- imports that find nothing say so
+@pytest.mark.parametrize("fmt", ["claude_code", "openai"])
+def test_import_of_a_folder_without_jsonl_files_is_reported(db: SessionDB, tmp_path: Path, fmt: str) -> None:
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not a transcript", encoding="utf-8")
+    report = import_path(db, folder, fmt)
+    assert report.messages_imported == 0
+    assert len(report.errors) == 1 and "no *.jsonl" in report.errors[0] and str(folder) in report.errors[0]
+
+
+def test_claude_code_import_of_a_file_of_another_format_is_reported(db: SessionDB, tmp_path: Path) -> None:
+    f = tmp_path / "chat.jsonl"
+    f.write_text('{"messages": [{"role": "user", "content": "hello"}]}\n', encoding="utf-8")
+    report = import_path(db, f, "claude_code")
+    assert report.messages_imported == 0
+    assert len(report.errors) == 1 and "no Claude Code user/assistant records" in report.errors[0]
+
+
+# ----------------------------------------------------------------- re-import never splices two histories
+def _chatgpt(path: Path, current: str, extra: bool = False) -> None:
+    def node(nid: str, parent: str | None, role: str, text: str, children: list[str]) -> dict:
+        return {"id": nid, "parent": parent, "children": children,
+                "message": {"id": nid, "author": {"role": role}, "create_time": 1.0,
+                            "content": {"content_type": "text", "parts": [text]}}}
+
+    mapping = {
+        "u1": node("u1", None, "user", "how long to steep green tea?", ["a1", "a2"]),
+        "a1": node("a1", "u1", "assistant", "three minutes", []),
+        "a2": node("a2", "u1", "assistant", "regenerated: two minutes at 80C", ["u3"] if extra else []),
+    }
+    if extra:
+        mapping["u3"] = node("u3", "a2", "user", "and oolong?", ["a3"])
+        mapping["a3"] = node("a3", "u3", "assistant", "five minutes", [])
+    path.write_text(json.dumps([{"id": "c1", "title": "Tea", "create_time": 1.0,
+                                 "current_node": current, "mapping": mapping}]), encoding="utf-8")
+
+
+def test_reimport_of_a_switched_branch_is_reported_not_spliced(db: SessionDB, tmp_path: Path) -> None:
+    f = tmp_path / "conversations.json"
+    _chatgpt(f, "a1")
+    import_path(db, f, "chatgpt")
+    before = [m["content"] for m in db.get_messages("chatgpt-c1")]
+    assert before == ["how long to steep green tea?", "three minutes"]
+    _chatgpt(f, "a3", extra=True)  # the user regenerated the answer and went on from there
+    report = import_path(db, f, "chatgpt")
+    assert [m["content"] for m in db.get_messages("chatgpt-c1")] == before  # no mixed history
+    assert report.messages_imported == 0
+    assert len(report.errors) == 1 and "chatgpt-c1" in report.errors[0] and "differs" in report.errors[0]
+
+
+def test_reimport_of_a_grown_transcript_still_tops_up(db: SessionDB, tmp_path: Path) -> None:
+    f = tmp_path / "conversations.json"
+    _chatgpt(f, "a2")
+    import_path(db, f, "chatgpt")
+    _chatgpt(f, "a3", extra=True)
+    report = import_path(db, f, "chatgpt")
+    assert report.errors == [] and report.messages_imported == 2 and report.sessions_updated == 1
+    assert db.message_count("chatgpt-c1") == 4

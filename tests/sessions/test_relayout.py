@@ -17,7 +17,7 @@ import pytest
 
 from hermes_memory.sessions import hmindex, hmrelayout
 from hermes_memory.sessions.db import SessionDB
-from tests.plugins.fakes_ii import backends
+from tests import backends
 from tests.sessions.layout2 import index_matches_messages, to_layout2
 from tests.sessions.test_hm_index import _reference_rows as _reference_objects
 

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 
 from tests.mcp.helpers import PY, HttpServer, child_env, serve_argv
-from tests.web.helpers import TOKEN
+from tests.web.helpers import TOKEN, match_group
 
 DATA_MARKERS = ("Project uses pytest", "Prefers short answers", "pgbouncer", "Alice is allergic")
 GET_PATHS = ["", "memory", "memory?user=alice", "sessions", "sessions/search?q=pgbouncer", "insights", "providers",
@@ -57,7 +57,7 @@ def test_with_a_token_an_unauthenticated_request_gets_no_data(hermes_home: Path,
         before = (hermes_home / "memories" / "MEMORY.md").read_bytes()
         with httpx.Client(base_url=base, follow_redirects=False) as c:
             login = c.get("login")
-            csrf = re.search(r'name="csrf" value="([^"]+)"', login.text).group(1)
+            csrf = match_group(r'name="csrf" value="([^"]+)"', login.text)
             bad = c.post("login", data={"csrf": csrf, "token": "wrong"})
             assert bad.status_code == 401 and TOKEN not in bad.text
             assert c.get("api/memory").status_code == 401
@@ -142,10 +142,10 @@ def test_the_snapshot_of_a_live_mcp_client_session_is_shown_beside_the_live_stat
             async with http_session(srv.url) as s:
                 await call(s, "memory", {"action": "add", "target": "memory", "content": "Added over MCP"})
                 page = await anyio.to_thread.run_sync(lambda: httpx.get(base + "memory").text)
-                key = re.search(r'<option value="(mcp:[0-9a-f]{16})"', page).group(1)
+                key = match_group(r'<option value="(mcp:[0-9a-f]{16})"', page)
                 shown = await anyio.to_thread.run_sync(lambda: httpx.get(base + "memory", params={"snapshot": key}).text)
-                frozen = re.search(r'<pre class="prompt" id="frozen">(.*?)</pre>', shown, re.S).group(1)
-                live = re.search(r'<pre class="prompt" id="live">(.*?)</pre>', shown, re.S).group(1)
+                frozen = match_group(r'<pre class="prompt" id="frozen">(.*?)</pre>', shown, re.S)
+                live = match_group(r'<pre class="prompt" id="live">(.*?)</pre>', shown, re.S)
                 assert "Project uses pytest" in frozen and "Added over MCP" not in frozen
                 assert "Added over MCP" in live and 'id="snapshot-differs"' in shown
 

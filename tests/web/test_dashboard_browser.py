@@ -3,14 +3,13 @@ refusals, hostile text (failure case C22), CSRF and sign-in (C24)."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from tests.helpers.http import LocalHTTPServer, Reply
-from tests.web.helpers import HOSTILE_LINK, HOSTILE_MEMORY, HOSTILE_TITLE
+from tests.web.helpers import HOSTILE_LINK, HOSTILE_MEMORY, HOSTILE_TITLE, match_group
 
 PAGES = {"memory": "memory", "sessions": "sessions", "search": "sessions/search?q=pgbouncer",
          "session": "sessions/{agent}", "hostile-session": "sessions/{hostile}", "insights": "insights",
@@ -38,7 +37,7 @@ def test_every_page_loads_at_desktop_and_phone_width_and_no_hostile_text_runs(
             response = page.goto(url)
             assert response is not None and response.status == 200, (name, response and response.status)
             csp = response.headers["content-security-policy"]
-            script_src = re.search(r"script-src ([^;]*)", csp).group(1)
+            script_src = match_group(r"script-src ([^;]*)", csp)
             assert "'unsafe-inline'" not in script_src and "'unsafe-eval'" not in script_src, csp
             assert page.evaluate("typeof window.__pwn") == "undefined", name
             assert page.locator("a[href^='javascript:' i]").count() == 0, name

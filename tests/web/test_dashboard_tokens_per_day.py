@@ -4,7 +4,7 @@ in proportion to its assistant messages), on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,7 @@ def backend(request: pytest.FixtureRequest, hermes_home: Path) -> Iterator[Backe
         server.close()
 
 
-def _session(db: Any, started: float, replies: list[float], *, users: list[float] = (), inp: int = 0,
+def _session(db: Any, started: float, replies: list[float], *, users: Sequence[float] = (), inp: int = 0,
              cached: int = 0, outp: int = 0, ended: float | None = None) -> str:
     sid = db.create_session(source="cli")
     raw_write(db, "UPDATE sessions SET started_at = ? WHERE id = ?", (started, sid))

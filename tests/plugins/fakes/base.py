@@ -2,7 +2,7 @@
 route handlers take ``(request, params)``, plus the small helpers every provider test uses.
 
 Each fake service subclasses :class:`FakeService`, registers its documented routes with
-:meth:`FakeService.route` (templates like ``/v1/files/{id}``), and keeps its state in plain dicts. The
+:meth:`FakeService.add_route` (templates like ``/v1/files/{id}``), and keeps its state in plain dicts. The
 request log, fault injection (``fail(status, times=1, path="")``, ``stall(seconds, path="")``), the
 start/stop lifecycle and the 422 for a missing field come from the shared server
 (``tests/helpers/http.py``). A subclass checks credentials by overriding ``dispatch(request)``.
@@ -24,8 +24,9 @@ ServiceHandler = Callable[[Request, dict[str, str]], Any]
 class FakeService(LocalHTTPServer):
     """A fake provider API: routes whose handlers get ``(request, params)`` (the template's named parts)."""
 
-    def route(self, method: str, pattern: str, handler: ServiceHandler) -> None:
-        super().route(method, pattern, lambda req: handler(req, req.params))
+    def add_route(self, method: str, pattern: str, handler: ServiceHandler) -> None:
+        """Like :meth:`LocalHTTPServer.route`, but ``handler`` also gets the template's named parts."""
+        self.route(method, pattern, lambda req: handler(req, req.params))
 
 
 def words(text: str) -> set[str]:

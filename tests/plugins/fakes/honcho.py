@@ -34,7 +34,7 @@ class FakeHoncho(FakeService):
         self.cards: dict[tuple[str, str], list[str]] = {}
         self.conclusions: dict[str, dict[str, Any]] = {}
         self.summaries: dict[str, str] = {}
-        r = self.route
+        r = self.add_route
         r("POST", "/v3/workspaces", self._workspace)
         r("POST", WS + "/peers", self._peer)
         r("POST", WS + "/sessions", self._session)

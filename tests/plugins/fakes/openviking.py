@@ -151,7 +151,8 @@ class FakeOpenViking(LocalHTTPServer):
             return err(404, "NOT_FOUND", f"Session not found: {body['session_id']}")
         target = body.get("target_uri") or ""
         threshold = body.get("score_threshold") or 0.0
-        memories, resources = [], []
+        memories: list[dict[str, Any]] = []
+        resources: list[dict[str, Any]] = []
         for uri, text in self.files.items():
             if target and not uri.startswith(target):
                 continue

@@ -1,5 +1,6 @@
-"""``hermes-memory sessions`` must print stored text as text: message content, ids and import
-locations may contain ``[...]`` that rich would otherwise read as markup (crash or lost text)."""
+"""What ``hermes-memory sessions`` prints: stored text as text (message content, ids and import
+locations may contain ``[...]`` that rich would otherwise read as markup: crash or lost text), and a
+clean refusal, no traceback, for an unanswered confirmation or a non-finite ``--older-than``."""
 
 from __future__ import annotations
 
