@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from hermes_memory.config import load_config
-from tests.plugins.fakes_ii import backends
+from tests import backends
 
 TYPOS = """\
 memory:
