@@ -69,7 +69,7 @@ def test_prune_says_how_many_it_pruned_and_how_many_remain(home: Path) -> None:
     assert "pruned nothing" in _run(home, "sessions", "prune", "--yes")
 
 
-def _commands(command: typer.core.TyperGroup | typer.core.TyperCommand, prefix: tuple[str, ...] = ()):
+def _commands(command: object, prefix: tuple[str, ...] = ()):
     subs = getattr(command, "commands", None)
     if subs is None:
         yield prefix
