@@ -159,10 +159,9 @@ def drift_reason(text: str, entries: Sequence[str], limit: int) -> tuple[str, in
     Rewriting such text would silently reformat what a person wrote, so mutations other than a
     single add are refused (the drift guard).
     """
-    too_big = [e for e in entries if len(e) > limit]
-    if too_big:
-        return "too_big", len(too_big[0])
-    if text == ENTRY_DELIMITER.join(entries):
+    if entries and max(map(len, entries)) > limit:
+        return "too_big", next(len(e) for e in entries if len(e) > limit)
+    if len(text) == joined_len(entries):
         return None  # equal lengths: no piece was stripped, dropped or deduplicated by the parse
     pieces = [p.strip() for p in text.split(ENTRY_DELIMITER)]
     canonical = ENTRY_DELIMITER.join(p for p in pieces if p)
