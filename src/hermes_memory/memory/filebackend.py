@@ -8,8 +8,10 @@
   concurrent writers and hand edits merge; skipped when one ``lstat`` under the lock proves the file
   is the one last read or written, :mod:`.filecache`), then writes a temp file in the same
   directory, fsyncs it and ``os.replace``-s it over the file (system calls: ``open``, ``write``,
-  ``fsync``, ``rename``, plus one ``fstat`` for the cache's validator; no directory fsync, like the
-  reference agent and a bare atomic write).
+  ``fsync``, ``close`` of the replaced inode's cached descriptor *before* the rename, ``rename``,
+  plus one ``fstat`` for the cache's validator; no directory fsync, like the reference agent and a
+  bare atomic write). The entries just written are kept as the cache's parse once one ``split``
+  proves the text reads back as exactly those entries.
 * A symlinked ``MEMORY.md`` stays a symlink: the lock and the temp file go next to the resolved
   target, so homes whose files link to one shared file serialise on one lock.
 * With ``user_id`` (gateway mode) ``USER.md`` lives in ``users/<user_id>/`` while ``MEMORY.md``
@@ -96,36 +98,29 @@ def real_path(path: Path) -> Path:
     return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
-class _FileTxn(EntriesTxn):
-    def __init__(self, backend: FileBackend, path: Path, real: str, stored: Stored) -> None:
-        self._backend, self._path, self._real, self.stored = backend, path, real, stored
+class _Mutation(EntriesTxn):
+    """The critical section of :meth:`FileBackend.mutation` and its transaction in one plain object.
 
-    def save(self, entries: Sequence[str], *, canonical: bool = False) -> list[str]:
-        text = ENTRY_DELIMITER.join(entries)
-        return self._backend._save(self._real, self._path, text, entries if canonical else None)
+    No generator and no second object per write (issue 13 §6): ``__enter__`` takes the lock, reads
+    the file under it and returns ``self``; ``__exit__`` releases the lock.
+    """
 
-    def backup(self) -> tuple[str, str]:
-        copy = backup_file(self._path)
-        return copy.name, str(copy)
-
-
-class _Mutation:
-    """The critical section of :meth:`FileBackend.mutation` (a plain class: no generator per write)."""
-
-    __slots__ = ("_backend", "_path", "_lock")
+    __slots__ = ("_backend", "_path", "_lock", "_real", "stored")
 
     def __init__(self, backend: FileBackend, path: Path) -> None:
         self._backend, self._path = backend, path
         self._lock: SidecarLock | None = None
+        self._real = ""
 
     def __enter__(self) -> EntriesTxn:
         backend, path = self._backend, self._path
         lock, real, st = backend._lock_current(path)
-        self._lock = lock
+        self._lock, self._real = lock, real
         try:
             if real not in backend._swept:
                 backend.sweep_temp_files(real, resolved=True)
-            return _FileTxn(backend, path, real, backend._read_locked(path, real, st))
+            self.stored = backend._read_locked(path, real, st)
+            return self
         except BaseException:
             self._lock = None
             lock.release()
@@ -135,6 +130,14 @@ class _Mutation:
         lock, self._lock = self._lock, None
         if lock is not None:
             lock.release()
+
+    def save(self, entries: Sequence[str], *, canonical: bool = False) -> list[str]:
+        text = ENTRY_DELIMITER.join(entries)
+        return self._backend._save(self._real, self._path, text, entries if canonical else None)
+
+    def backup(self) -> tuple[str, str]:
+        copy = backup_file(self._path)
+        return copy.name, str(copy)
 
 
 class FileBackend(EntriesBackend):

@@ -140,7 +140,7 @@ class ReadCache:
         self.misses += 1
         if slot is None or mode is None or slot.fd is None:
             return None
-        if stat_key(st) != slot.key:
+        if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) != slot.key:  # stat_key, inline
             self.drop(path)
             return None
         ctime = slot.key[4]
