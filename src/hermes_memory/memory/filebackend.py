@@ -105,16 +105,16 @@ class _Mutation(EntriesTxn):
     the file under it and returns ``self``; ``__exit__`` releases the lock.
     """
 
-    __slots__ = ("_backend", "_path", "_lock", "_real", "stored")
+    __slots__ = ("_backend", "_path", "_spath", "_lock", "_real", "stored")
 
-    def __init__(self, backend: FileBackend, path: Path) -> None:
-        self._backend, self._path = backend, path
+    def __init__(self, backend: FileBackend, path: Path, spath: str) -> None:
+        self._backend, self._path, self._spath = backend, path, spath
         self._lock: SidecarLock | None = None
         self._real = ""
 
     def __enter__(self) -> EntriesTxn:
         backend, path = self._backend, self._path
-        lock, real, st = backend._lock_current(path)
+        lock, real, st = backend._lock_current(self._spath)
         self._lock, self._real = lock, real
         try:
             if real not in backend._swept:
@@ -153,6 +153,7 @@ class FileBackend(EntriesBackend):
         self._swept: set[str] = set()
         self._tmp_seq = 0
         self._paths: dict[str, Path] = {}
+        self._spaths: dict[str, str] = {}  # target -> str(path): no pathlib frames per write
         self._reals: dict[str, str] = {}  # a file's path -> the real file locked last time (symlinks)
         self._cache = ReadCache()
         self._folders: dict[str, tuple[str, str]] = {}  # a real file -> (its folder, its temp files' prefix)
@@ -187,7 +188,11 @@ class FileBackend(EntriesBackend):
         return _decode(data)
 
     def mutation(self, target: str) -> _Mutation:
-        return _Mutation(self, self.path_for(target))
+        path = self.path_for(target)
+        spath = self._spaths.get(target)
+        if spath is None:
+            spath = self._spaths[target] = os.fspath(path)
+        return _Mutation(self, path, spath)
 
     def close(self) -> None:
         """Close the held-open descriptors (read cache and sidecar locks); the backend stays usable."""
@@ -222,14 +227,14 @@ class FileBackend(EntriesBackend):
         return out
 
     # ------------------------------------------------------------------ reading under the lock
-    def _lock_current(self, path: Path) -> tuple[SidecarLock, str, os.stat_result | None]:
+    def _lock_current(self, path: Path | str) -> tuple[SidecarLock, str, os.stat_result | None]:
         """Lock the file ``path`` really is now and ``lstat`` it under that lock: ``(lock, real, lstat)``.
 
         The lock sits next to the real file (see :meth:`locked`); which file that is, is checked
         again under the lock (one ``lstat``, which is also the read cache's validator), so a
         symlink made or removed meanwhile sends us round to the right lock.
         """
-        spath = os.fspath(path)
+        spath = path if isinstance(path, str) else os.fspath(path)
         real = self._reals.get(spath, spath)
         while True:
             lock = self._acquire(real)
