@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 
 from hermes_memory.config import DEFAULT_MEMORY_CHAR_LIMIT, DEFAULT_USER_CHAR_LIMIT  # noqa: F401 - one definition
 from hermes_memory.memory.scan import MAX_SCAN_CHARS, find_threats
@@ -92,6 +93,7 @@ def joined_len(entries: Sequence[str]) -> int:
     return sum(map(len, entries)) + len(ENTRY_DELIMITER) * (len(entries) - 1)
 
 
+@lru_cache(maxsize=1024)  # pure; built for every write's result (issue 13 §6)
 def usage_text(chars: int, limit: int) -> str:
     """``"P% — C/L chars"`` with ``P = min(100, int(chars / limit * 100))`` (the reference's usage string)."""
     pct = min(100, int(chars / limit * 100))

@@ -10,8 +10,8 @@
   directory, fsyncs it and ``os.replace``-s it over the file (system calls: ``open``, ``write``,
   ``fsync``, ``close`` of the replaced inode's cached descriptor *before* the rename, ``rename``,
   plus one ``fstat`` for the cache's validator; no directory fsync, like the reference agent and a
-  bare atomic write). The entries just written are kept as the cache's parse once one ``split``
-  proves the text reads back as exactly those entries.
+  bare atomic write). The entries just written are kept as the cache's parse once a count of
+  ``§`` (or a ``split``) proves the text reads back as exactly those entries.
 * A symlinked ``MEMORY.md`` stays a symlink: the lock and the temp file go next to the resolved
   target, so homes whose files link to one shared file serialise on one lock.
 * With ``user_id`` (gateway mode) ``USER.md`` lives in ``users/<user_id>/`` while ``MEMORY.md``
@@ -383,9 +383,9 @@ class FileBackend(EntriesBackend):
         """:meth:`write` of ``text`` to the real file ``real`` (``path`` names it in errors), keeping the cache.
 
         ``entries``: what ``text`` joins, each stripped, non-empty and unique (``save(canonical=True)``);
-        the cache then keeps them instead of parsing ``text`` again, once one ``split`` proves that
-        no delimiter hides inside an entry. Returns the entries a re-read gives (``entries`` itself
-        when it is a list and reads back unchanged).
+        the cache then keeps them instead of parsing ``text`` again, once a count of '§' (or, when
+        an entry holds one, a ``split``) proves that no delimiter hides inside an entry. Returns the
+        entries a re-read gives (``entries`` itself when it is a list and reads back unchanged).
 
         System calls: ``open`` (O_EXCL), ``write``, ``fsync``, ``close`` (of the replaced inode's
         cached descriptor, or of the temp file where nothing is cached), ``rename``; then, where the
@@ -434,7 +434,9 @@ class FileBackend(EntriesBackend):
             written, text = stored.entries, stored.text
         else:
             written = entries if isinstance(entries, list) else list(entries or ())
-            if entries is None or text.split(ENTRY_DELIMITER) != written:
+            # The text reads back as exactly these entries when each '§' in it is a delimiter's
+            # (no entry holds one: counted, nothing allocated), or else when the split says so.
+            if entries is None or (text.count("§") != len(written) - 1 and text.split(ENTRY_DELIMITER) != written):
                 written = parse_entries(text)
         try:
             taken = time.time_ns()

@@ -25,7 +25,6 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -488,17 +487,15 @@ class MemoryStore:
         ents = self._entries[target] if entries is None else entries
         return f"{joined_len(ents)}/{self.limits[target]}"
 
-    def _success(
-        self, target: str, message: str, entries: Sequence[str], *, chars: int | None = None, **extra: Any
-    ) -> dict[str, Any]:
-        """The success result; ``chars`` is ``joined_len(entries)`` when the caller already knows it."""
-        if chars is None:
-            chars = joined_len(entries)
+    def _success(self, target: str, message: str, entries: Sequence[str], *, chars: int | None = None,
+                 **extra: Any) -> dict[str, Any]:
+        """The success result; ``chars``: ``joined_len(entries)`` when the caller already knows it."""
+        chars = joined_len(entries) if chars is None else chars
         return {
             "success": True,
             "done": True,
             "target": target,
-            "usage": _usage_text(chars, self.limits[target]),
+            "usage": usage_text(chars, self.limits[target]),
             "entry_count": len(entries),
             "message": message,
             "note": SUCCESS_NOTE,
@@ -595,12 +592,6 @@ class MemoryStore:
         if not isinstance(self.backend, FileBackend):
             raise TypeError(f"this store keeps its entries in {self.backend.kind}, not in files")
         return self.backend
-
-
-@lru_cache(maxsize=1024)
-def _usage_text(chars: int, limit: int) -> str:
-    """:func:`usage_text`, remembered: a success result is built on every write (issue 13 §6)."""
-    return usage_text(chars, limit)
 
 
 def _fail(error: str, **extra: Any) -> dict[str, Any]:
