@@ -22,6 +22,7 @@ def test_memory_ops_bench_prints_every_figure_for_each_folder_and_the_reference(
     assert run["dir"] == str(tmp_path) and run["rounds"] == 3 and run["fs"] != "unknown"
     assert set(run["median_us"]) == {"add", "replace", "remove", "bare"}
     assert set(run["breakdown_us"]) == {"lock", "critical_section", "read_miss", "scan", "write", "fixed_cpu"}
+    assert set(run["headroom_us"]) == {"add", "replace", "remove"}
     cache = run["read_cache"]
     assert cache["hits"] + cache["misses"] == 9
     if cache["mode"] == "multigrain":  # multigrain ctime: no op had to re-read its own last write

@@ -44,10 +44,14 @@ class EntriesTxn(ABC):
     stored: Stored
 
     @abstractmethod
-    def save(self, entries: Sequence[str]) -> None:
+    def save(self, entries: Sequence[str], *, canonical: bool = False) -> list[str]:
         """Replace the target's entries with ``entries`` (in order), durably, before the lock is released.
 
-        Raises :class:`~hermes_memory.errors.MemoryStoreError` when the write fails; the stored
+        Returns the entries as a read now gives them: ``entries`` itself (the same list object when
+        it is one) unless the stored form reads back otherwise (a file entry that hides a
+        delimiter, kept from a hand edit). ``canonical``: the caller vouches that every entry is
+        stripped, non-empty and unique (the store's own invariant: they come from a parse or a
+        cleaned field), so a backend that keeps what it wrote may skip parsing it again. Raises :class:`~hermes_memory.errors.MemoryStoreError` when the write fails; the stored
         entries are then unchanged.
         """
 

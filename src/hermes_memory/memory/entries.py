@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 
 from hermes_memory.config import DEFAULT_MEMORY_CHAR_LIMIT, DEFAULT_USER_CHAR_LIMIT  # noqa: F401 - one definition
 from hermes_memory.memory.scan import MAX_SCAN_CHARS, find_threats
@@ -92,6 +93,7 @@ def joined_len(entries: Sequence[str]) -> int:
     return sum(map(len, entries)) + len(ENTRY_DELIMITER) * (len(entries) - 1)
 
 
+@lru_cache(maxsize=1024)  # pure; built for every write's result (issue 13 §6)
 def usage_text(chars: int, limit: int) -> str:
     """``"P% — C/L chars"`` with ``P = min(100, int(chars / limit * 100))`` (the reference's usage string)."""
     pct = min(100, int(chars / limit * 100))
@@ -159,10 +161,9 @@ def drift_reason(text: str, entries: Sequence[str], limit: int) -> tuple[str, in
     Rewriting such text would silently reformat what a person wrote, so mutations other than a
     single add are refused (the drift guard).
     """
-    too_big = [e for e in entries if len(e) > limit]
-    if too_big:
-        return "too_big", len(too_big[0])
-    if text == ENTRY_DELIMITER.join(entries):
+    if entries and max(map(len, entries)) > limit:
+        return "too_big", next(len(e) for e in entries if len(e) > limit)
+    if len(text) == joined_len(entries):
         return None  # equal lengths: no piece was stripped, dropped or deduplicated by the parse
     pieces = [p.strip() for p in text.split(ENTRY_DELIMITER)]
     canonical = ENTRY_DELIMITER.join(p for p in pieces if p)

@@ -43,6 +43,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hermes_memory.memory.backend import Stored
@@ -139,7 +140,7 @@ class ReadCache:
         self.misses += 1
         if slot is None or mode is None or slot.fd is None:
             return None
-        if stat_key(st) != slot.key:
+        if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) != slot.key:  # stat_key, inline
             self.drop(path)
             return None
         ctime = slot.key[4]
@@ -160,7 +161,7 @@ class ReadCache:
         return Stored(list(slot.entries), text=slot.text)
 
     def keep(self, path: str, fd: int | None, st: os.stat_result | None, taken_ns: int, data: bytes,
-             entries: list[str], text: str) -> None:
+             entries: Sequence[str], text: str) -> None:
         """Remember ``entries`` / ``text`` as the state of ``path`` (bytes ``data``); takes ownership of ``fd``.
 
         ``st`` is ``fstat(fd)``, taken after ``taken_ns``; without ``fd`` only the bytes are kept.

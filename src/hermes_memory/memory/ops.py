@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from itertools import compress, count, repeat
+from operator import contains
 from typing import Any
 
 from hermes_memory.memory.entries import (
@@ -35,7 +37,7 @@ def clean_content(content: Any, empty_message: str) -> tuple[str, str | None]:
     text = normalise_newlines(str(content)).strip()
     if not text:
         return "", empty_message
-    if _DELIM_LINE.search(text):
+    if "§" in text and _DELIM_LINE.search(text):
         return "", (
             "Content contains the reserved entry delimiter (a line holding only '§'; entries are "
             "separated by '\\n§\\n'). Keep § on a line with other text, or save the parts as "
@@ -90,10 +92,11 @@ def match_entry(
     ``{"error", "kind": "no_match"|"ambiguous", "matches"?: [{"index", "preview"}]}``.
     """
     needle = normalise_newlines(old_text).strip()
-    for i, e in enumerate(entries):
-        if e == needle:
-            return i, None
-    hits = [i for i, e in enumerate(entries) if needle in e]
+    if needle in entries:  # the first entry equal to old_text (one C-level scan)
+        return entries.index(needle), None
+    hits = list(compress(count(), map(contains, entries, repeat(needle))))  # entries holding it, in C
+    if len(hits) == 1:
+        return hits[0], None
     if not hits:  # the typed form (issue 13 §2): only when nothing matches as written
         key = match_key(needle)
         keys = [match_key(e) for e in entries]

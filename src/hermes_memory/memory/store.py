@@ -364,8 +364,9 @@ class MemoryStore:
 
     # ------------------------------------------------------------------ internals: the mutation
     def _mutate(self, target: str, ops: list[dict[str, Any]], *, single: bool, origin: str) -> dict[str, Any]:
-        if origin not in ORIGINS:
+        if origin != "foreground" and origin not in ORIGINS:
             return _fail(f"Unknown origin '{origin}'. Use 'foreground' or 'background_review'.")
+        rewrites = not single or ops[0]["action"] != "add"  # anything but one add rewrites what is there
         if origin == "background_review" and any(op["action"] != "add" for op in ops):
             return _fail(
                 "Background memory review may only add entries; replace and remove need the foreground "
@@ -386,7 +387,7 @@ class MemoryStore:
             self._read_errors[target] = None
             self._entries[target] = disk.entries
             before = disk.entries
-            if any(op["action"] != "add" for op in ops) or not single:
+            if rewrites:
                 drift = self._drift_check(target, txn)
                 if drift:
                     return drift
@@ -434,25 +435,22 @@ class MemoryStore:
                     len(ops),
                 )
             if work != before:
-                txn.save(work)
+                saved = txn.save(work, canonical=True)  # parsed entries and cleaned fields, duplicates merged
+                if saved is not work:  # the stored form reads back otherwise (a hand-edited entry hid a '§' line)
+                    work, new_chars = saved, joined_len(saved)
             self._entries[target] = work
         self._failures = 0
         if single:
             act = ops[0]["action"]
             if act == "add":
-                return self._success(target, "Entry added.", work)
+                return self._success(target, "Entry added.", work, chars=new_chars)
             if act == "replace":
-                return self._success(target, MERGED_MESSAGE if merged else "Entry replaced.", work,
+                return self._success(target, MERGED_MESSAGE if merged else "Entry replaced.", work, chars=new_chars,
                                      replaced_entry=replaced[1], **({"merged_with": merged[1]} if merged else {}))
-            return self._success(target, "Entry removed.", work, removed_entry=removed[1])
-        extra: dict[str, Any] = {}
-        if replaced:
-            extra["replaced_entries"] = replaced
-        if removed:
-            extra["removed_entries"] = removed
-        if merged:
-            extra["merged_entries"] = merged
-        return self._success(target, batch_message(len(ops), skipped, len(merged)), work, **extra)
+            return self._success(target, "Entry removed.", work, chars=new_chars, removed_entry=removed[1])
+        lists = {"replaced_entries": replaced, "removed_entries": removed, "merged_entries": merged}
+        extra: dict[str, Any] = {key: value for key, value in lists.items() if value}
+        return self._success(target, batch_message(len(ops), skipped, len(merged)), work, chars=new_chars, **extra)
 
     def _drift_check(self, target: str, txn: Any) -> dict[str, Any] | None:
         """Refuse to rewrite a target stored outside the delimiter form (a copy is kept first)."""
@@ -487,20 +485,20 @@ class MemoryStore:
         ents = self._entries[target] if entries is None else entries
         return f"{joined_len(ents)}/{self.limits[target]}"
 
-    def _success(self, target: str, message: str, entries: Sequence[str], **extra: Any) -> dict[str, Any]:
-        limit = self.limits[target]
-        chars = joined_len(entries)
-        out = {
+    def _success(self, target: str, message: str, entries: Sequence[str], *, chars: int | None = None,
+                 **extra: Any) -> dict[str, Any]:
+        """The success result; ``chars``: ``joined_len(entries)`` when the caller already knows it."""
+        chars = joined_len(entries) if chars is None else chars
+        return {
             "success": True,
             "done": True,
             "target": target,
-            "usage": usage_text(chars, limit),
+            "usage": usage_text(chars, self.limits[target]),
             "entry_count": len(entries),
             "message": message,
             "note": SUCCESS_NOTE,
+            **extra,
         }
-        out.update(extra)
-        return out
 
     def _terminal(self) -> dict[str, Any] | None:
         if self._failures > MAX_CONSOLIDATION_FAILURES_PER_TURN:

@@ -66,7 +66,7 @@ class _PgTxn(EntriesTxn):
         self._conn, self._key, self.stored = conn, key, stored
         self.finished = False
 
-    def save(self, entries: Sequence[str]) -> None:
+    def save(self, entries: Sequence[str], *, canonical: bool = False) -> list[str]:
         if self.finished:
             raise MemoryDatabaseError("this memory transaction is already finished; nothing was written")
         conn = self._conn
@@ -76,6 +76,7 @@ class _PgTxn(EntriesTxn):
                 conn.execute(_INSERT, (*self._key, list(entries)))
             conn.commit()  # durable now; the advisory lock goes with the transaction
         self.finished = True
+        return entries if isinstance(entries, list) else list(entries)  # rows read back as written
 
     def backup(self) -> tuple[str, str]:
         if self.finished:
