@@ -60,6 +60,7 @@ from hermes_memory.memory.scan_families_intl import INTL_FAMILIES
 from hermes_memory.memory.scan_families_prompt import PROMPT_FAMILIES
 from hermes_memory.memory.scan_families_shape import SHAPE_FAMILIES
 from hermes_memory.memory.scan_fragments import Family
+from hermes_memory.memory.scan_negation import is_prohibition
 from hermes_memory.memory.scan_text import (
     _HOMOGLYPHS,
     MAX_SCAN_CHARS,
@@ -225,7 +226,8 @@ _LEAD_WINDOW = 48
 
 def _filtered_search(rx: re.Pattern[str], hay: str, scoped: bool, lead: re.Pattern[str] | None) -> bool:
     """A match in an imperative position (``lead``), not followed by a tool scope (``scoped``, see
-    :data:`_TOOL_SCOPE`) and not a glossed quotation (:data:`_GLOSS`). At most 8 matches are tried
+    :data:`_TOOL_SCOPE`), not a glossed quotation (:data:`_GLOSS`) and not forbidden by a negator
+    right before it (:func:`.scan_negation.is_prohibition`). At most 8 matches are tried
     (a 64 KiB near miss stays linear)."""
     for n, m in enumerate(rx.finditer(hay)):
         if n >= 8:
@@ -236,6 +238,8 @@ def _filtered_search(rx: re.Pattern[str], hay: str, scoped: bool, lead: re.Patte
         if scoped and _TOOL_SCOPE.match(hay, m.end()):
             continue
         if _GLOSS.match(hay, m.end()) or _mentioned(hay, start, m.end(), described_ok=lead is None):
+            continue
+        if is_prohibition(hay, start):
             continue
         return True
     return False
