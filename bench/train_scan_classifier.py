@@ -105,8 +105,16 @@ def validation_notes() -> list[str]:
 
 
 def _views(text: str) -> list[str]:
-    """The windows the classifier scores (the same windows as at inference)."""
-    return windows(for_matching(text).lower())
+    """The windows the classifier scores (the same windows as at inference). The corpora write every
+    attacker host as ``*.invalid`` (and notes use ``example.com``): trained as written, "invalid"
+    would become an attack word, so the reserved TLD is read as ``.com`` here."""
+    return windows(for_matching(text).lower().replace(".invalid", ".com"))
+
+
+def _whole_views(text: str) -> list[str]:
+    """The windows of ``text`` as a whole (without the per-line windows of :func:`_views`)."""
+    low = for_matching(text).lower().replace(".invalid", ".com")
+    return windows(low.replace("\n", " ")) if "\n" in low else windows(low)
 
 
 def _with_noise(docs: list[Doc]) -> list[Doc]:
@@ -199,7 +207,9 @@ def _train_fixed(docs: list[Doc], margin: float) -> Model:
     rows: list[tuple[set[str], int]] = []
     fam_rows: list[str] = []
     for d in docs:
-        for v in _views(d.text):
+        # An attack's rows are its windows as a whole; a note's rows are every window scored at
+        # inference (its lines too), so no line of a note is left to score high.
+        for v in _views(d.text) if d.label == 0 else _whole_views(d.text):
             rows.append((features(v), d.label))
             fam_rows.append(d.family)
     df: dict[str, int] = {}

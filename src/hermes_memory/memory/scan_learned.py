@@ -10,8 +10,10 @@ phrasings nobody wrote a pattern for (issue 13 §4). This layer scores the same 
   more symbols (``<|``, ``###``, ``-->``); binary, the score divided by the square root of their
   number (an L2-normalised binary vector), so a long note is not scored higher for its length;
 * a text over :data:`WINDOW` characters is scored in windows of :data:`WINDOW` characters every
-  :data:`STRIDE` (an attack buried in a long note is not diluted by it), and the highest window
-  counts: linear time in the text, at most :data:`.scan_text.MAX_SCAN_CHARS` characters;
+  :data:`STRIDE`, and a text of several lines line by line too (:func:`windows`), and the highest
+  window counts: linear time in the text, at most :data:`.scan_text.MAX_SCAN_CHARS` characters.
+  An attack sentence inside one long line of benign prose is diluted by the prose around it in
+  its window (the regex families still match it anywhere);
 * a refusal names a family (``learned:<family>``): the family whose n-grams contribute most to the
   score (each kept n-gram carries the attack family it is most frequent in) and the n-grams that
   pushed the score up the most.
@@ -49,7 +51,7 @@ def features(low: str) -> set[str]:
     """The binary features of ``low`` (normalised, lower-cased text): unigrams, bigrams, stems, symbol runs."""
     toks = _TOKEN.findall(low)
     out = set(toks)
-    out.update(map(" ".join, zip(toks, toks[1:])))
+    out.update(map(" ".join, zip(toks, toks[1:], strict=False)))
     out.update([t[:_STEM] + "*" for t in toks if len(t) > _STEM and t.isalpha()])
     return out
 
@@ -89,11 +91,23 @@ def _window_score(model: Model, feats: set[str]) -> float:
     return model.bias + sum([get(f, 0.0) for f in feats]) / math.sqrt(len(feats))
 
 
-def windows(low: str) -> list[str]:
+def _spans(low: str) -> list[str]:
     """``low`` itself, or its windows of :data:`WINDOW` chars every :data:`STRIDE` (the last one reaches the end)."""
     if len(low) <= WINDOW:
         return [low]
     return [low[i: i + WINDOW] for i in range(0, len(low) - WINDOW + STRIDE, STRIDE)]
+
+
+def windows(low: str) -> list[str]:
+    """The texts scored for ``low``: its windows (:func:`_spans`) and, when it has several lines,
+    the windows of each non-blank line too (a line planted among others is not diluted by them).
+    At most about ``2 * len(low) / STRIDE + lines`` windows: linear in the text."""
+    out = _spans(low)
+    if "\n" in low:
+        for line in low.split("\n"):
+            if line.strip():
+                out += _spans(line)
+    return out
 
 
 def score(low: str, model: Model | None = None) -> float:
