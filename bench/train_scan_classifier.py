@@ -13,9 +13,10 @@ run: sorted features, integer weights, gzip without a timestamp).
 ``--cv`` prints, as JSON, grouped cross-validation instead: leave-one-corpus-out (train without a
 corpus, both its attacks and its notes, and test on it) and leave-one-family-out (train without
 every attack of one family, test on that family's real attacks), each for the learned layer alone
-and for the whole scan (regexes OR learned), plus the LoCoMo 3-4 refusals of every fold.
+and for the whole scan (regexes OR learned), plus the LoCoMo 3-4 refusals of every fold. The family
+folds keep every note, so they keep the shipped model's threshold (one fit per fold).
 
-Usage: ``python bench/train_scan_classifier.py [--out PATH] [--cv]``.
+Usage: ``python bench/train_scan_classifier.py [--out PATH] [--cv [--cv-only corpora|families]]``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import corpora  # noqa: E402
 import scan_augment  # noqa: E402
 
 from hermes_memory.memory.scan import find_threats  # noqa: E402
-from hermes_memory.memory.scan_learned import MODEL_PATH, Model, features, score, windows  # noqa: E402
+from hermes_memory.memory.scan_learned import MODEL_PATH, Model, features, load_model, norm, score, windows  # noqa: E402
 from hermes_memory.memory.scan_text import for_matching  # noqa: E402
 
 SEED = 13
@@ -140,7 +141,7 @@ def _matrix(rows: list[tuple[set[str], int]], vocab: dict[str, int]) -> _Matrix:
         n = len(feats)
         ids = sorted(vocab[f] for f in feats if f in vocab)
         idx += ids
-        val += [1.0 / np.sqrt(n)] * len(ids) if n else []
+        val += [1.0 / norm(n)] * len(ids) if n else []
         ptr.append(len(idx))
     y = np.array([lab for _, lab in rows], dtype=np.float64)
     pos = max(1.0, y.sum())
@@ -290,20 +291,25 @@ def _rates(model: Model, attacks: list[str], benign: list[str]) -> dict:
     return out
 
 
-def cross_validate() -> dict:
-    """Leave-one-corpus-out and leave-one-family-out figures (JSON-ready)."""
+def cross_validate(groups: tuple[str, ...] = ("original", "dev", "heldout", "heldout2"), families: bool = True) -> dict:
+    """Leave-one-corpus-out (``groups``) and leave-one-family-out (``families``) figures (JSON-ready)."""
     docs = load_docs()
     val = validation_notes()
     out: dict = {"leave_one_corpus_out": {}, "leave_one_family_out": {}}
-    for group in ("original", "dev", "heldout", "heldout2"):
+    for group in groups:
         model = train([d for d in docs if d.group != group])
         test = [d for d in docs if d.group == group]
         fig = _rates(model, [d.text for d in test if d.label], [d.text for d in test if not d.label])
         fig["locomo_3_4_learned_refused"] = _rates(model, [], val)["learned_refused"]
         out["leave_one_corpus_out"][group] = fig
         print(group, json.dumps(fig, ensure_ascii=False), file=sys.stderr, flush=True)
-    for fam in FAMILIES:
-        model = train([d for d in docs if not (d.label and d.family == fam)])
+    # The family folds keep every benign text, so they keep the full model's threshold (its
+    # out-of-fold benign quantile is computed on the same notes): one fit per fold instead of five.
+    threshold = load_model().threshold if families else 0.0
+    out["threshold_of_the_family_folds"] = threshold
+    for fam in FAMILIES if families else ():
+        fit = _train_fixed([d for d in docs if not (d.label and d.family == fam)], 0.0)
+        model = Model(fit.weights, fit.bias, threshold, fit.family_of, fit.families, fit.meta)
         test = [d.text for d in docs if d.label and d.family == fam and d.group != "augment"]
         fig = _rates(model, test, [])
         out["leave_one_family_out"][fam] = {k: v for k, v in fig.items() if "blocked" in k}
@@ -315,9 +321,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=MODEL_PATH, help="where to write the model (default: the shipped package data)")
     ap.add_argument("--cv", action="store_true", help="print grouped cross-validation figures instead of writing the model")
+    ap.add_argument("--cv-only", choices=["corpora", "families"], help="with --cv: only the corpus folds or only the family folds")
     args = ap.parse_args()
     if args.cv:
-        print(json.dumps(cross_validate(), ensure_ascii=False, indent=1))
+        groups = () if args.cv_only == "families" else ("original", "dev", "heldout", "heldout2")
+        print(json.dumps(cross_validate(groups, args.cv_only != "corpora"), ensure_ascii=False, indent=1))
         return
     model = train(load_docs())
     write_model(model, args.out)

@@ -85,14 +85,15 @@ FAMILIES: tuple[Family, ...] = PROMPT_FAMILIES + ACTION_FAMILIES + INTENT_FAMILI
 
 #: ``(id, pattern)`` of every family, in the order tried (kept for callers that list the patterns).
 THREAT_PATTERNS: tuple[tuple[str, str], ...] = tuple((f.id, f.pattern) for f in FAMILIES)
-#: The family ids a refusal can name (plus ``invisible_unicode`` and ``encoded_payload``).
-FAMILY_IDS: tuple[str, ...] = tuple(dict.fromkeys(f.id for f in FAMILIES))
 #: The ids a refusal of the learned layer can name (:mod:`.scan_learned`).
 LEARNED_IDS: tuple[str, ...] = (
     "learned:ignore_override", "learned:multilingual", "learned:role_persona", "learned:remove_filters",
     "learned:fake_markers", "learned:prompt_leak", "learned:encoded", "learned:exfiltration", "learned:agent_hijack",
     "learned:injection",
 )
+#: The family ids a refusal can name: the regex families, then the learned layer's (plus
+#: ``invisible_unicode`` and ``encoded_payload``).
+FAMILY_IDS: tuple[str, ...] = (*dict.fromkeys(f.id for f in FAMILIES), *LEARNED_IDS)
 
 def _map_literals(src: str, leet: bool = False) -> str:
     """``src`` with its literal letters lower-cased (and, for ``leet``, ``l`` turned into ``i``).

@@ -8,7 +8,8 @@ phrasings nobody wrote a pattern for (issue 13 §4). This layer scores the same 
 * features (:func:`features`): the *set* of word unigrams, word bigrams, 5-character word stems
   (``instr*``), CJK characters as words (so their bigrams are character bigrams) and runs of two or
   more symbols (``<|``, ``###``, ``-->``); binary, the score divided by the square root of their
-  number (an L2-normalised binary vector), so a long note is not scored higher for its length;
+  number (an L2-normalised binary vector; never fewer than :data:`MIN_FEATURES`), so a long note
+  is not scored higher for its length and a one-word note cannot score on one heavy feature;
 * a text over :data:`WINDOW` characters is scored in windows of :data:`WINDOW` characters every
   :data:`STRIDE`, and a text of several lines line by line too (:func:`windows`), and the highest
   window counts: linear time in the text, at most :data:`.scan_text.MAX_SCAN_CHARS` characters.
@@ -84,11 +85,21 @@ def _shipped() -> Model:
     return load_model()
 
 
+#: The norm of a window's features never counts fewer than this many: a one-word note ("c", "ok")
+#: cannot score on a single heavy feature (memory entries hold about 20-60 features).
+MIN_FEATURES = 16
+
+
+def norm(n_features: int) -> float:
+    """The divisor of a window with ``n_features`` features: ``sqrt(max(n, MIN_FEATURES))``."""
+    return math.sqrt(max(n_features, MIN_FEATURES))
+
+
 def _window_score(model: Model, feats: set[str]) -> float:
     if not feats:
         return model.bias
     get = model.weights.get
-    return model.bias + sum([get(f, 0.0) for f in feats]) / math.sqrt(len(feats))
+    return model.bias + sum([get(f, 0.0) for f in feats]) / norm(len(feats))
 
 
 def _spans(low: str) -> list[str]:
@@ -131,9 +142,10 @@ def learned_hit(low: str, model: Model | None = None) -> LearnedHit | None:
     """``None`` when every window of ``low`` scores at or below the threshold, else the explained hit
     (the highest window's family and top n-grams)."""
     m = model or _shipped()
-    best, best_feats = -math.inf, set()
-    for w in windows(low):
-        feats = features(w)
+    best: float = -math.inf
+    best_feats: set[str] = set()
+    for span in windows(low):
+        feats = features(span)
         s = _window_score(m, feats)
         if s > best:
             best, best_feats = s, feats
@@ -141,9 +153,9 @@ def learned_hit(low: str, model: Model | None = None) -> LearnedHit | None:
         return None
     contrib = sorted(((m.weights[f], f) for f in best_feats if m.weights.get(f, 0.0) > 0), reverse=True)
     per_family = [0.0] * len(m.families)
-    for w, f in contrib:
+    for weight, f in contrib:
         k = m.family_of.get(f)
         if k is not None:
-            per_family[k] += w
+            per_family[k] += weight
     fam = m.families[per_family.index(max(per_family))] if m.families and max(per_family) > 0 else "injection"
     return LearnedHit(f"learned:{fam}", round(best, 3), round(m.threshold, 3), tuple(f for _, f in contrib[:5]))
