@@ -1,7 +1,7 @@
 """Benchmark: what the learned layer of the threat scan adds per memory entry (issue 13 §4, §6).
 
 Prints JSON, measured in one run on the thread's CPU clock (fastest of ``--repeat`` runs per
-entry, uncached): for typical entries (our benign notes and LoCoMo texts of 100-300 chars) the
+entry, uncached, the three timings interleaved entry by entry): for typical entries (our benign notes and LoCoMo texts of 100-300 chars) the
 microseconds of the regex layer alone (invisible characters + families + leetspeak/decoded views,
 the scan as it was before the learned layer), of the learned layer alone, and of the whole scan
 (``scan._scan``), each as median and p95; then the learned layer's milliseconds on each 64 KiB
@@ -61,9 +61,13 @@ def main() -> None:
     args = ap.parse_args()
     notes = [n for _, n in corpora.own_benign_notes() + corpora.locomo_notes() if 100 <= len(n) <= 300]
     scan._learned("warm up the model")  # load the weights outside the timing
-    regex = [_best_us(_regex_only, t, args.repeat) for t in notes]
-    learned = [_best_us(_learned_only, t, args.repeat) for t in notes]
-    whole = [_best_us(scan._scan, t, args.repeat) for t in notes]
+    regex: list[float] = []
+    learned: list[float] = []
+    whole: list[float] = []
+    for t in notes:  # interleaved per entry, so a neighbour's load hits all three alike
+        regex.append(_best_us(_regex_only, t, args.repeat))
+        learned.append(_best_us(_learned_only, t, args.repeat))
+        whole.append(_best_us(scan._scan, t, args.repeat))
     adv = adversarial_texts()
     adv_ms = {k: round(_best_us(lambda t: score(for_matching(t).lower()), v, 1) / 1000, 2) for k, v in adv.items()}
     one = next(iter(adv.values()))

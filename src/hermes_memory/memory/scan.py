@@ -330,7 +330,7 @@ def _scan_views(norm: str, first_only: bool) -> tuple[list[str], str | None]:
         if hits and first_only:
             return hits, None
     inner: list[str] = []
-    for decoded in decoded_views(norm):
+    for decoded in _decoded(norm):
         d = for_matching(decoded)
         for view in [d, *leet_views(d)]:
             _family_hits(view, True, inner, leet=view is not d and "l" not in view)
@@ -368,12 +368,18 @@ def find_threats(text: str, *, first_only: bool = False) -> list[str]:
     return hits
 
 
+@lru_cache(maxsize=4)
+def _decoded(norm: str) -> tuple[str, ...]:
+    """:func:`.scan_text.decoded_views` of ``norm``, kept for the learned layer's pass over the same text."""
+    return tuple(decoded_views(norm))
+
+
 def _learned(norm: str) -> LearnedHit | None:
     """The learned layer's hit on ``norm`` or on a decoded payload in it (:mod:`.scan_learned`)."""
     hit = learned_hit(norm.lower())
     if hit is not None:
         return hit
-    for decoded in decoded_views(norm):
+    for decoded in _decoded(norm):
         hit = learned_hit(for_matching(decoded).lower())
         if hit is not None:
             return hit
