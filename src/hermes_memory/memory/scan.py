@@ -348,7 +348,8 @@ def find_threats(text: str, *, first_only: bool = False) -> list[str]:
     """Return the ids of every threat family found in ``text`` (``[]`` when clean).
 
     ``"invisible_unicode"`` is reported for invisible/bidi characters, ``"encoded_payload"`` for
-    base64/hex/percent-encoded text that decodes to a threat. Only the first
+    base64/hex/percent-encoded text that decodes to a threat, and one ``learned:<family>`` id of the
+    learned layer (:mod:`.scan_learned`) when nothing else was found. Only the first
     :data:`MAX_SCAN_CHARS` characters are scanned. ``first_only`` stops at the first hit.
     """
     text = text[:MAX_SCAN_CHARS]
@@ -360,7 +361,7 @@ def find_threats(text: str, *, first_only: bool = False) -> list[str]:
     norm = for_matching(text)
     found, _ = _scan_views(norm, first_only)
     hits.extend(found)
-    if hits and first_only:
+    if hits:  # the learned layer speaks only where no family did (as in scan_memory_content)
         return hits
     learned = _learned(norm)
     if learned is not None:
