@@ -28,8 +28,11 @@ def own_benign_notes() -> list[tuple[str, str]]:
     return [(cat, n) for cat, notes in data["notes"].items() for n in notes]
 
 
-def locomo_notes(path: Path = LOCOMO) -> list[tuple[str, str]]:
+def locomo_notes(path: Path = LOCOMO, conversations: range | None = None) -> list[tuple[str, str]]:
     """``(kind, text)`` for every LoCoMo observation, event, session summary and dialogue turn.
+
+    ``conversations``: only those conversation indexes (the learned scan layer trains on 0-2, the
+    tuning conversations, and keeps 3-4 for validation); all of them by default.
 
     Raises ``FileNotFoundError`` naming the path when the shared data is missing (tests fail, not skip).
     """
@@ -39,7 +42,9 @@ def locomo_notes(path: Path = LOCOMO) -> list[tuple[str, str]]:
             "(../shared/data/locomo/locomo-dev.json next to the repository)."
         )
     out: list[tuple[str, str]] = []
-    for conv in json.loads(path.read_text(encoding="utf-8")):
+    for n, conv in enumerate(json.loads(path.read_text(encoding="utf-8"))):
+        if conversations is not None and n not in conversations:
+            continue
         for per_speaker in conv["observation"].values():
             for items in per_speaker.values():
                 out += [("observation", item[0]) for item in items]

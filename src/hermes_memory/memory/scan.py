@@ -4,7 +4,7 @@ Memory entries are pasted into the system prompt of every future session, so any
 ``MEMORY.md`` / ``USER.md`` is checked here first, and every entry is checked again when the frozen
 snapshot is built (a file edited by hand or by another tool is not trusted).
 
-Two checks, first hit wins:
+Checks in this order, first hit wins:
 
 1. Invisible and bidirectional-control characters on the *raw* text (U+200B-200D, U+2060,
    U+2062-2064, U+2066-2069, U+202A-202E, U+FEFF, and C0/C1 control characters other than tab
@@ -36,6 +36,10 @@ Two checks, first hit wins:
    extraction. A match described by someone else (:data:`_DESCRIBED`), quoted after a cue or glossed
    is a mention, unless the note then tells the agent to act on it (:data:`_ENDORSED`).
 
+5. The learned layer (:mod:`.scan_learned`), when no family matched: a linear classifier over
+   n-grams of the same normalised text (and of decoded payloads); a score over its threshold is a
+   refusal naming ``learned:<family>`` and the n-grams that weighed most (docs/security.md §1).
+
 Speed (LoCoMo texts: p50 about 58 us, p95 about 300 us of CPU; ``bench/memory_scan.py``): a family's regex runs only
 when one of its keywords occurs in the lower-cased text (one C substring test per keyword), and
 all but the case-sensitive families run on the lower-cased text without ``re.IGNORECASE`` so the
@@ -60,6 +64,8 @@ from hermes_memory.memory.scan_families_intl import INTL_FAMILIES
 from hermes_memory.memory.scan_families_prompt import PROMPT_FAMILIES
 from hermes_memory.memory.scan_families_shape import SHAPE_FAMILIES
 from hermes_memory.memory.scan_fragments import Family
+from hermes_memory.memory.scan_learned import LearnedHit, learned_hit
+from hermes_memory.memory.scan_negation import is_prohibition
 from hermes_memory.memory.scan_text import (
     _HOMOGLYPHS,
     MAX_SCAN_CHARS,
@@ -69,7 +75,7 @@ from hermes_memory.memory.scan_text import (
     leet_views,
 )
 
-__all__ = ["FAMILIES", "FAMILY_IDS", "MAX_SCAN_CHARS", "THREAT_PATTERNS", "Family", "find_invisible", "find_threats", "scan_memory_content"]
+__all__ = ["FAMILIES", "FAMILY_IDS", "LEARNED_IDS", "MAX_SCAN_CHARS", "THREAT_PATTERNS", "Family", "find_invisible", "find_threats", "scan_memory_content"]
 
 
 #: Families in the order they are tried. Compiled case-insensitive; run on :func:`.scan_text.for_matching` text
@@ -79,8 +85,15 @@ FAMILIES: tuple[Family, ...] = PROMPT_FAMILIES + ACTION_FAMILIES + INTENT_FAMILI
 
 #: ``(id, pattern)`` of every family, in the order tried (kept for callers that list the patterns).
 THREAT_PATTERNS: tuple[tuple[str, str], ...] = tuple((f.id, f.pattern) for f in FAMILIES)
-#: The family ids a refusal can name (plus ``invisible_unicode`` and ``encoded_payload``).
-FAMILY_IDS: tuple[str, ...] = tuple(dict.fromkeys(f.id for f in FAMILIES))
+#: The ids a refusal of the learned layer can name (:mod:`.scan_learned`).
+LEARNED_IDS: tuple[str, ...] = (
+    "learned:ignore_override", "learned:multilingual", "learned:role_persona", "learned:remove_filters",
+    "learned:fake_markers", "learned:prompt_leak", "learned:encoded", "learned:exfiltration", "learned:agent_hijack",
+    "learned:injection",
+)
+#: The family ids a refusal can name: the regex families, then the learned layer's (plus
+#: ``invisible_unicode`` and ``encoded_payload``).
+FAMILY_IDS: tuple[str, ...] = (*dict.fromkeys(f.id for f in FAMILIES), *LEARNED_IDS)
 
 def _map_literals(src: str, leet: bool = False) -> str:
     """``src`` with its literal letters lower-cased (and, for ``leet``, ``l`` turned into ``i``).
@@ -225,7 +238,8 @@ _LEAD_WINDOW = 48
 
 def _filtered_search(rx: re.Pattern[str], hay: str, scoped: bool, lead: re.Pattern[str] | None) -> bool:
     """A match in an imperative position (``lead``), not followed by a tool scope (``scoped``, see
-    :data:`_TOOL_SCOPE`) and not a glossed quotation (:data:`_GLOSS`). At most 8 matches are tried
+    :data:`_TOOL_SCOPE`), not a glossed quotation (:data:`_GLOSS`) and not forbidden by a negator
+    right before it (:func:`.scan_negation.is_prohibition`). At most 8 matches are tried
     (a 64 KiB near miss stays linear)."""
     for n, m in enumerate(rx.finditer(hay)):
         if n >= 8:
@@ -236,6 +250,8 @@ def _filtered_search(rx: re.Pattern[str], hay: str, scoped: bool, lead: re.Patte
         if scoped and _TOOL_SCOPE.match(hay, m.end()):
             continue
         if _GLOSS.match(hay, m.end()) or _mentioned(hay, start, m.end(), described_ok=lead is None):
+            continue
+        if is_prohibition(hay, start):
             continue
         return True
     return False
@@ -314,7 +330,7 @@ def _scan_views(norm: str, first_only: bool) -> tuple[list[str], str | None]:
         if hits and first_only:
             return hits, None
     inner: list[str] = []
-    for decoded in decoded_views(norm):
+    for decoded in _decoded(norm):
         d = for_matching(decoded)
         for view in [d, *leet_views(d)]:
             _family_hits(view, True, inner, leet=view is not d and "l" not in view)
@@ -332,7 +348,8 @@ def find_threats(text: str, *, first_only: bool = False) -> list[str]:
     """Return the ids of every threat family found in ``text`` (``[]`` when clean).
 
     ``"invisible_unicode"`` is reported for invisible/bidi characters, ``"encoded_payload"`` for
-    base64/hex/percent-encoded text that decodes to a threat. Only the first
+    base64/hex/percent-encoded text that decodes to a threat, and one ``learned:<family>`` id of the
+    learned layer (:mod:`.scan_learned`) when nothing else was found. Only the first
     :data:`MAX_SCAN_CHARS` characters are scanned. ``first_only`` stops at the first hit.
     """
     text = text[:MAX_SCAN_CHARS]
@@ -341,9 +358,33 @@ def find_threats(text: str, *, first_only: bool = False) -> list[str]:
         hits.append("invisible_unicode")
         if first_only:
             return hits
-    found, _ = _scan_views(for_matching(text), first_only)
+    norm = for_matching(text)
+    found, _ = _scan_views(norm, first_only)
     hits.extend(found)
+    if hits:  # the learned layer speaks only where no family did (as in scan_memory_content)
+        return hits
+    learned = _learned(norm)
+    if learned is not None:
+        hits.append(learned.family)
     return hits
+
+
+@lru_cache(maxsize=4)
+def _decoded(norm: str) -> tuple[str, ...]:
+    """:func:`.scan_text.decoded_views` of ``norm``, kept for the learned layer's pass over the same text."""
+    return tuple(decoded_views(norm))
+
+
+def _learned(norm: str) -> LearnedHit | None:
+    """The learned layer's hit on ``norm`` or on a decoded payload in it (:mod:`.scan_learned`)."""
+    hit = learned_hit(norm.lower())
+    if hit is not None:
+        return hit
+    for decoded in _decoded(norm):
+        hit = learned_hit(for_matching(decoded).lower())
+        if hit is not None:
+            return hit
+    return None
 
 
 def _regex_hits(norm: str, first_only: bool) -> list[str]:
@@ -380,12 +421,20 @@ def _scan(text: str) -> str | None:
     bad = find_invisible(text)
     if bad:
         return f"Blocked: content contains invisible unicode character {bad} (possible injection)."
-    hits, inner = _scan_views(for_matching(text), True)
+    norm = for_matching(text)
+    hits, inner = _scan_views(norm, True)
+    why = ""
     if hits:
         why = f" (encoded text that decodes to '{inner}')" if inner else ""
-        return (
-            f"Blocked: content matches threat pattern '{hits[0]}'{why}. Memory entries are injected into the "
-            "system prompt, so they must not contain injection or exfiltration payloads. Rephrase the "
-            "note as a plain fact."
-        )
-    return None
+    else:
+        learned = _learned(norm)
+        if learned is None:
+            return None
+        hits = [learned.family]
+        grams = ", ".join(f"'{g}'" for g in learned.top)
+        why = f" (learned classifier: score {learned.score} over {learned.threshold}; strongest n-grams {grams})"
+    return (
+        f"Blocked: content matches threat pattern '{hits[0]}'{why}. Memory entries are injected into the "
+        "system prompt, so they must not contain injection or exfiltration payloads. Rephrase the "
+        "note as a plain fact."
+    )
