@@ -1,18 +1,21 @@
 """Fewer statements per search, same answers: the filter check reads only the rows it needs and
-hands their columns on (no second read for session ids or discovery's result rows), and a batch
-of lineages walks only the sessions that have a parent. Real SQLite files and, for lineages, a
+hands their columns on (no second read for session ids, texts or discovery's result rows), a batch
+of lineages walks only the sessions that have a parent, and the dropped-word check searches ASCII
+texts without the matcher loop. Real SQLite files and, for lineages, a
 real PostgreSQL too (``db`` fixture)."""
 
 from __future__ import annotations
 
 import json
+import random
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
 
-from hermes_memory.sessions import message_search, ranking
+from hermes_memory.sessions import message_search, ranking, word_match
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.search import discovery_rows, session_search
 from tests.sessions.backend_sql import raw_write
@@ -133,3 +136,18 @@ def test_trace_helper_sees_statements(db: SessionDB) -> None:
     with statements(db) as seen:
         db.conn.execute("SELECT 1").fetchall()
     assert seen == ["SELECT 1"] and isinstance(db.conn, sqlite3.Connection)
+
+
+def test_dropped_word_check_on_ascii_texts_is_the_patterns_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(5)
+    pieces = ["walk", "Walked", "WALKING", "sidewalk", "walk_er", "9walk", "walk9", "x-walk", "(walk)", "run",
+              "Rerun", "runs", "caf\u00e9", "\u00e9walk", "\u212aelvin", "kelvin", "  ", ".", "_run", "r", "ru"]
+    texts = ["", "walk"] + [" ".join(rng.choice(pieces) for _ in range(rng.randint(1, 8))) for _ in range(400)]
+    terms = [["walk"], ["run", "runs"], ["kelvin"], ["r"]]
+    calls: list[str] = []
+    spans = word_match.WordMatcher.spans
+    monkeypatch.setattr(word_match.WordMatcher, "spans", lambda self, text: calls.append(text) or spans(self, text))
+    got = word_match.found_per_term(terms, texts)
+    want = [[re.compile(word_match.word_pattern(t), re.IGNORECASE).search(x) is not None for t in terms] for x in texts]
+    assert got == want and any(any(r) for r in got) and not all(all(r) for r in got)
+    assert calls and all(not x.isascii() for x in calls)  # ASCII texts skip the matcher loop
