@@ -151,3 +151,28 @@ def test_dropped_word_check_on_ascii_texts_is_the_patterns_answer(monkeypatch: p
     want = [[re.compile(word_match.word_pattern(t), re.IGNORECASE).search(x) is not None for t in terms] for x in texts]
     assert got == want and any(any(r) for r in got) and not all(all(r) for r in got)
     assert calls and all(not x.isascii() for x in calls)  # ASCII texts skip the matcher loop
+
+
+@pytest.mark.backends("sqlite", "postgres")
+def test_discovery_results_show_the_sessions_own_columns(db: SessionDB) -> None:
+    for n in range(4):
+        sid = db.create_session(f"c{n}", source=("cli", "telegram")[n % 2], model=f"m-{n}", title=f"walrus chat {n}"
+                                if n != 2 else None, started_at=1_700_000_000.0 + n * 3600)
+        db.append_messages(sid, [{"role": "user", "content": f"walrus reef {n} {i}"} for i in range(3)])
+    db.create_session("titled", title="narwhal plans")  # found by its title only: no hits
+    for query in ("walrus reef", "narwhal plans", "walrus"):
+        out = json.loads(session_search({"query": query, "limit": 10}, db))
+        assert out["success"] and out["results"], query
+        for res in out["results"]:
+            sess = db.get_session(res["session_id"])
+            assert sess is not None
+            got = {k: res[k] for k in ("title", "source", "started_at", "model")}
+            assert got == {k: sess[k] for k in ("title", "source", "started_at", "model")}, (query, res["session_id"])
+
+
+def test_discovery_reads_no_session_row_a_hit_carries(db: SessionDB) -> None:
+    _home(db)
+    with statements(db) as seen:
+        out = json.loads(session_search({"query": "walrus reef", "limit": 5}, db))
+    assert out["count"] == 5 and all(r["hits"] for r in out["results"])
+    assert not [s for s in seen if s.startswith("SELECT * FROM sessions WHERE id")]
