@@ -14,6 +14,12 @@ synthetic,natural] [--compare] [--agreement 20]``.
   term-statistics work) and the current settings in turn, so both see the same machine load.
   ``--agreement N``: the share of an uncapped search's top 10 that the bounded search keeps,
   over N questions (:func:`agreement`).
+* ``--vectors N`` (with ``--existing``): semantic search on over a partly indexed store: random
+  unit vectors for the newest N user/assistant messages written to ``hm_embeddings`` (once; the
+  file is changed, so pass a copy), then questions and ``session_search`` calls again with fusion
+  on (``embeddings`` in the JSON). The query's own embedding is left out (a cached random vector:
+  ``bench/embeddings.py`` times the real model's); what is timed is the cosine scan of the N
+  vectors, the filter check of the nearest and the fusion.
 * disk: bytes on disk per byte of message text, and the full-text index overhead (pages of our
   FTS tables divided by raw text bytes) from SQLite's ``dbstat``; CJK queries (1-2 char and 3+
   char) on the synthetic corpus.
@@ -54,6 +60,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hermes_memory.sessions import embeddings as emb
 from hermes_memory.sessions import ranking, refschema, term_stats
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.search import session_search
@@ -363,6 +370,39 @@ def measure(db: SessionDB, queries: dict[str, list[str]], text_bytes: int, cjk: 
     return out
 
 
+def attach_vectors(db: SessionDB, n: int, seed: int) -> int:
+    """Give ``db`` semantic search over random unit vectors of its newest ``n`` user/assistant
+    messages (model ``"bench"``; written once, kept in the file), the query vectors random too
+    (seeded by the query text). Returns the vectors stored."""
+    model = "bench"
+    have = 0
+    if emb.has_table(db.conn):
+        have = db.conn.execute(f"SELECT count(*) FROM {emb.TABLE} WHERE model = ?", (model,)).fetchone()[0]
+    if have < n:
+        rows = db.conn.execute("SELECT id, role, content FROM messages WHERE role IN ('user', 'assistant') "
+                               "ORDER BY id DESC LIMIT ?", (n,)).fetchall()
+        g = np.random.default_rng(seed)
+        for at in range(0, len(rows), 5000):
+            chunk = [(int(r[0]), emb.embed_text(r[1], r[2])) for r in rows[at:at + 5000]]
+            vecs = g.standard_normal((sum(1 for _, t in chunk if t), emb.DIM)).astype(np.float32)
+            vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+            db._execute_write(lambda c, chunk=chunk, vecs=vecs: emb.store(c, model, chunk, vecs))
+    sem = emb.SemanticSearch.__new__(emb.SemanticSearch)
+    sem.index, sem.weight, sem.k = emb.VectorIndex(model), None, None
+    cache: dict[str, np.ndarray] = {}
+
+    def query_vector(q: str) -> np.ndarray:
+        if q not in cache:
+            v = np.random.default_rng(abs(hash(q)) % 2**32).standard_normal(emb.DIM).astype(np.float32)
+            cache[q] = v / np.linalg.norm(v)
+        return cache[q]
+
+    sem.query_vector = query_vector  # type: ignore[method-assign]
+    db.semantic = sem
+    db.search_messages("warm up", limit=1)  # the first search loads the vectors
+    return int(db.conn.execute(f"SELECT count(*) FROM {emb.TABLE} WHERE model = ?", (model,)).fetchone()[0])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,100000,1000000", help="comma-separated message counts")
@@ -378,6 +418,8 @@ def main() -> None:
     ap.add_argument("--existing", default=None, help="measure an already built database (skips growing)")
     ap.add_argument("--agreement", type=int, default=0, metavar="N",
                     help="also compare the top 10 of N questions with an uncapped search (slow at 1M)")
+    ap.add_argument("--vectors", type=int, default=0, metavar="N",
+                    help="with --existing: also measure with semantic search over N random vectors (changes the file)")
     ap.add_argument("--compare", action="store_true",
                     help="run every query before and after the term-statistics changes, in turn (see BEFORE)")
     args = ap.parse_args()
@@ -421,6 +463,12 @@ def main() -> None:
             row = {"messages": db.message_count(), **{k: v for k, v in info.items() if k != "text_bytes"},
                    **measure(db, queries[name], int(info["text_bytes"]) or 1, name == "synthetic", args.seed,
                            variants, args.agreement, dbs)}
+            if args.vectors and args.existing:
+                nl = queries[name]["natural_language"]
+                stored = attach_vectors(db, args.vectors, args.seed)
+                row["embeddings"] = {"vectors": stored, "natural_language": latency(db, nl),
+                                     "session_search_tool_natural_language": latency(db, nl[: max(20, len(nl) // 4)],
+                                                                                     tool=True)}
             for other in dbs.values():
                 other.close()
             db.close()

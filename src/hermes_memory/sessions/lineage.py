@@ -55,10 +55,26 @@ class LineageMethods(StoreBase):
             return list(reversed(self._ancestors(self._conn, session_id))) + [session_id]
 
     def get_lineages(self, session_ids: Iterable[str]) -> dict[str, list[str]]:
-        """For many sessions at once (one recursive query): id -> ids from the root down to it."""
+        """For many sessions at once: id -> ids from the root down to it (just ``[id]`` for a
+        session without a parent, or an unknown id). One plain statement reads the parents; the
+        recursive one walks only the chains of sessions that have one (at 1M messages the
+        recursive statement alone took 3.7 ms of CPU for the 300 sessions of a discovery call,
+        the plain one 1.6 ms)."""
         ids = list(dict.fromkeys(session_ids))
         if not ids:
             return {}
+        chained: list[str] = []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            chained += [r[0] for r in self._read(
+                f"SELECT id FROM sessions WHERE id IN ({','.join('?' * len(chunk))}) AND parent_session_id IS NOT NULL",
+                chunk)]
+        result = {sid: [sid] for sid in ids}
+        result.update(self._chains(chained))
+        return result
+
+    def _chains(self, ids: list[str]) -> dict[str, list[str]]:
+        """id -> ids from the root down to it, by the recursive statement (cycles cut)."""
         out: dict[str, list[tuple[int, str]]] = {i: [] for i in ids}
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]

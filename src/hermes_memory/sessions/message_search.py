@@ -13,7 +13,6 @@ side table ``hm_messages_cjk`` (``"cjk_trigram"``, ``"cjk_like"``). Relevance or
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import sqlite3
 from dataclasses import dataclass, field
@@ -21,17 +20,21 @@ from typing import Any
 
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions import fusion, hmcontext, ranking, signals, term_stats
-from hermes_memory.sessions.codec import decode_content
+from hermes_memory.sessions import fusion, hmcontext, ranking, search_head, signals, term_stats
 from hermes_memory.sessions.listing import cwd_clause
+from hermes_memory.sessions.search_rows import (
+    CONTEXT_CHARS,  # noqa: F401  (re-exported)
+    context_row,
+    message_snippet,
+    result_row,
+    time_sort,
+)
 from hermes_memory.sessions.storebase import StoreBase
 
 logger = logging.getLogger("hermes_memory.sessions.db")
 
 SNIPPET_TOKENS = 40
 """FTS5 ``snippet()`` length in tokens (reference)."""
-CONTEXT_CHARS = 200
-"""Characters of the previous/next message shown as search ``context`` (reference)."""
 SEARCH_STEPS = ("fts", "keep", "top_up", "cjk_trigram", "cjk_like")
 """The statements :func:`build_search_sql` builds."""
 
@@ -145,6 +148,7 @@ def build_search_sql(
     rank_sql: str | None = None,
     ids: list[int] | None = None,
     head: bool = False,
+    text: bool = False,
 ) -> tuple[str, list[Any]]:
     """One statement of a search, as ``(sql, params)``; every statement selects ``id`` and
     ``rank`` (``"fts"``, ``"top_up"``) or ``id`` and ``ts`` (the CJK steps), at most ``limit`` rows.
@@ -159,7 +163,9 @@ def build_search_sql(
       ``rank_sql`` by FTS5's ``rank`` column.
       With ``head``: the best ``limit`` rows by ``rank_sql`` (else FTS5's ``rank``), ties newest
       first, ignoring every filter: the order the filtered statement sorts in (:func:`filtered_head`).
-    * ``"keep"``: which of ``ids`` pass ``filters`` and the negated words (selects ``id``).
+    * ``"keep"``: which of ``ids`` pass ``filters`` and the negated words (selects ``id`` and,
+      when the filters join ``sessions``, :data:`hermes_memory.sessions.search_head.KEEP_COLUMNS`,
+      with ``text`` also ``content`` and ``tool_calls``).
     * ``"top_up"``: the newest rows matching the full ``plan.fts``.
     * ``"cjk_trigram"``: rows of the trigram side table matching ``plan.cjk_trigram``;
       ``"cjk_like"``: rows whose content or tool name contains ``pattern`` (a ``LIKE`` pattern,
@@ -201,7 +207,8 @@ def build_search_sql(
                 [expr, *wparams, *params, *neg_like_params, limit])
     if step == "keep":
         marks = ",".join("?" * len(ids or []))
-        return (f"SELECT m.id AS id FROM messages m{join_s} WHERE m.id IN ({marks})" + cond + neg_like,
+        cols = (", " + search_head.KEEP_COLUMNS + (search_head.TEXT_COLUMNS if text else "")) if needs_session else ""
+        return (f"SELECT m.id AS id{cols} FROM messages m{join_s} WHERE m.id IN ({marks})" + cond + neg_like,
                 [*(ids or []), *params, *neg_like_params])
     if step == "top_up":
         full = hmcontext.own_text(plan.fts) if own and plan.fts else plan.fts
@@ -228,28 +235,28 @@ HEAD_FACTOR = 2
 
 
 def filtered_head(conn: sqlite3.Connection, plan: fts_mod.QueryPlan, filters: SearchFilters, *, limit: int,
-                  fts_expr: str | None, min_rowid: int | None, rank_sql: str) -> list[tuple[int, float]] | None:
+                  fts_expr: str | None, min_rowid: int | None, rank_sql: str,
+                  kept_rows: dict[int, sqlite3.Row] | None = None, with_text: bool = False,
+                  ) -> list[tuple[int, float]] | None:
     """The rows the filtered relevance ``"fts"`` statement returns, as ``(id, rank)`` best first,
     found without joining ``messages`` and ``sessions`` for every matching row; ``None`` when this
     cannot tell (the caller then runs that statement).
 
     The best :data:`HEAD_FACTOR` x ``limit`` rows by rank alone (``"fts"`` with ``head``, ties
-    newest first, the filtered statement's order) are checked against the filters in one statement
-    (``"keep"``); the filtered statement's answer is the first ``limit`` rows that pass, when at
-    least ``limit`` pass or the head held every match. A filtered ``session_search`` (roles,
-    hidden sources, the live session) at 1M messages joined 2,500 window rows for about 8 ms of
-    CPU; the head and the check take about a third of that."""
-    sql, params = build_search_sql("fts", plan, filters, None, limit=HEAD_FACTOR * limit, fts_expr=fts_expr,
-                                   min_rowid=min_rowid, rank_sql=rank_sql, head=True)
-    head = [(int(r[0]), float(r[1])) for r in conn.execute(sql, params)]
-    if not head:
-        return []
-    sql, params = build_search_sql("keep", plan, filters, None, limit=0, ids=[i for i, _ in head])
-    kept = {int(r[0]) for r in conn.execute(sql, params)}
-    rows = [(i, rank) for i, rank in head if i in kept]
-    if len(rows) < limit and len(head) == HEAD_FACTOR * limit:
-        return None  # the filters left too few: rows further down might pass
-    return rows[:limit]
+    newest first, the filtered statement's order) are checked against the filters (``"keep"``),
+    ``limit`` first and more only while the page is short
+    (:func:`hermes_memory.sessions.search_head.filtered_head`); the filtered statement's answer is
+    the first ``limit`` rows that pass, when at least ``limit`` pass or the head held every match.
+    ``kept_rows`` receives the checked rows' columns (id -> row) when the check joins ``sessions``,
+    their texts too with ``with_text`` (``"keep"`` with ``text``).
+    A filtered ``session_search`` (roles, hidden sources, the live session) at 1M messages joined
+    2,500 window rows for about 8 ms of CPU; the head and a check of all 600 rows took about a
+    third of that, and where every row passes the check now reads 300."""
+    head = build_search_sql("fts", plan, filters, None, limit=HEAD_FACTOR * limit, fts_expr=fts_expr,
+                            min_rowid=min_rowid, rank_sql=rank_sql, head=True)
+    return search_head.filtered_head(
+        conn, head, lambda ids: build_search_sql("keep", plan, filters, None, limit=0, ids=ids, text=with_text),
+        limit=limit, factor=HEAD_FACTOR, kept_rows=kept_rows)
 
 
 def broad_filters(filters: SearchFilters) -> bool:
@@ -282,54 +289,6 @@ def merge_hits(hits: dict[int, float], sessions: dict[int, str], found: dict[int
         cjk_only.sort(key=lambda i: (-found[i], -i))
         ids += cjk_only
     return ids
-
-
-def time_sort(ids: list[int], timestamps: dict[int, float], order_kind: str) -> None:
-    """Sort ``ids`` in place by message time: ``"newest"`` first or else oldest first, ties by id."""
-    if order_kind == "newest":
-        ids.sort(key=lambda i: (-timestamps[i], -i))
-    else:
-        ids.sort(key=lambda i: (timestamps[i], i))
-
-
-def message_snippet(highlighter: fts_mod.Highlighter, r: Any) -> str:
-    """The ``>>>match<<<`` snippet of one message row (``content``, ``tool_name``, ``tool_calls``
-    by name): its content, else its tool name and tool-call text where the match is."""
-    text = decode_content(r["content"])
-    if not isinstance(text, str):
-        text = json.dumps(text, ensure_ascii=False) if text is not None else ""
-    if r["tool_name"] and (not text or not highlighter.matches(text)):
-        text = f"[{r['tool_name']}] {text}".strip()
-    if not highlighter.matches(text) and r["tool_calls"]:
-        text = f"{text} {r['tool_calls']}".strip()
-    return highlighter.snippet(text)
-
-
-def result_row(i: int, r: Any, snippet: str | None, rank: float | None, context: list[dict[str, Any]]) -> dict[str, Any]:
-    """One :meth:`MessageSearchMethods.search_messages` result from a joined message/session row."""
-    return {
-        "id": i,
-        "session_id": r["session_id"],
-        "role": r["role"],
-        "snippet": snippet,
-        "timestamp": r["timestamp"],
-        "tool_name": r["tool_name"],
-        "source": r["source"],
-        "model": r["model"],
-        "title": r["title"],
-        "user_id": r["user_id"],
-        "session_started": r["session_started"],
-        "rank": rank,
-        "context": context,
-    }
-
-
-def context_row(row_id: int, role: str, content: str | None) -> dict[str, Any]:
-    """One message of a result's ``context``: content decoded and cut to :data:`CONTEXT_CHARS`."""
-    text = decode_content(content)
-    if not isinstance(text, str):
-        text = json.dumps(text, ensure_ascii=False) if text is not None else ""
-    return {"id": int(row_id), "role": role, "content": text[:CONTEXT_CHARS]}
 
 
 def rank_signals(conn: Any, query: str, hits: dict[int, float], sessions: dict[int, str], filters: SearchFilters,
@@ -441,13 +400,15 @@ class MessageSearchMethods(StoreBase):
             conn = self._live()
             hits: dict[int, float] = {}  # id -> bm25 rank (negative; lower is better)
             cand: dict[int, tuple[str, str]] = {}
+            kept: dict[int, sqlite3.Row] = {}  # rows the filter check read, with their session columns
             fts_expr, dropped, min_rowid = stats.cap_terms(conn, plan) if relevance else (plan.fts, [], None)
             if fts_expr:
                 pool = max(want, ranking.RERANK_POOL) if relevance else want
                 rank_sql = term_stats.rank_sql(conn) if relevance else None
                 cond = filter_sql(filters)[0] or plan.exclude_like
                 head = filtered_head(conn, plan, filters, limit=pool, fts_expr=fts_expr, min_rowid=min_rowid,
-                                     rank_sql=rank_sql) if rank_sql and cond and broad_filters(filters) else None
+                                     rank_sql=rank_sql, kept_rows=kept, with_text=bool(dropped),
+                                     ) if rank_sql and cond and broad_filters(filters) else None
                 if head is None:
                     sql, params = build_search_sql("fts", plan, filters, sort, limit=pool, fts_expr=fts_expr,
                                                    min_rowid=min_rowid, rank_sql=rank_sql)
@@ -455,7 +416,10 @@ class MessageSearchMethods(StoreBase):
                 hits.update(head)
                 if hits and relevance and dropped:
                     best = sorted(hits, key=hits.__getitem__)[:ranking.DROPPED_TERM_ROWS]
-                    cand = term_stats.candidates(conn, best, with_text=True)
+                    cand = search_head.texts_of(kept, best)
+                    rest = [i for i in best if i not in cand]
+                    if rest:
+                        cand.update(term_stats.candidates(conn, rest, with_text=True))
                     stats.score_dropped(conn, hits, dropped, cand)
                 if relevance and (dropped or min_rowid) and len(hits) < want and plan.fts:
                     # The posting budget or the recency window left the page short (the kept words
@@ -467,7 +431,9 @@ class MessageSearchMethods(StoreBase):
                             break
                         hits.setdefault(int(r["id"]), float(r["rank"]))
                 missing = [i for i in hits if i not in cand] if relevance else []
-                if missing:  # session ids of the rows the dropped-term check did not read
+                cand.update((i, (kept[i]["session_id"], "")) for i in sorted(missing) if i in kept)
+                missing = [i for i in missing if i not in kept]
+                if missing:  # session ids of the rows neither the filter check nor the dropped-term check read
                     cand.update(term_stats.candidates(conn, missing, with_text=False))
             found: dict[int, float] = {}
             if (plan.cjk_trigram or plan.cjk_like) and conn.execute(
@@ -497,7 +463,7 @@ class MessageSearchMethods(StoreBase):
             page = ids[offset : offset + limit]
             if not page:
                 return []
-            return self._materialise(conn, page, hits, plan, with_context, with_snippet)
+            return self._materialise(conn, page, hits, plan, with_context, with_snippet, kept)
 
     def _fuse_semantic(self, conn: sqlite3.Connection, sem: Any, qvec: Any, ids: list[int],
                        filters: SearchFilters) -> list[int]:
@@ -529,16 +495,21 @@ class MessageSearchMethods(StoreBase):
         plan: fts_mod.QueryPlan,
         with_context: bool,
         with_snippet: bool = True,
+        kept: dict[int, sqlite3.Row] | None = None,
     ) -> list[dict[str, Any]]:
-        marks = ",".join("?" * len(page))
-        text_cols = "m.content, m.tool_calls, " if with_snippet else ""
-        rows = conn.execute(
-            "SELECT m.id, m.session_id, m.role, " + text_cols + "m.timestamp, m.tool_name, "
-            "s.source, s.model, s.title, s.user_id, s.started_at AS session_started "
-            f"FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id IN ({marks})",
-            page,
-        ).fetchall()
-        by_id = {int(r["id"]): r for r in rows}
+        """The result rows of ``page`` (ids in order); without snippets, the rows in ``kept``
+        (id -> row the filter check read, :data:`hermes_memory.sessions.search_head.KEEP_COLUMNS`)
+        are not read again."""
+        by_id: dict[int, Any] = {i: kept[i] for i in page if i in kept} if kept and not with_snippet else {}
+        rest = [i for i in page if i not in by_id]
+        if rest:
+            text_cols = "m.content, m.tool_calls, " if with_snippet else ""
+            by_id.update((int(r["id"]), r) for r in conn.execute(
+                "SELECT m.id, m.session_id, m.role, " + text_cols + "m.timestamp, m.tool_name, "
+                "s.source, s.model, s.title, s.user_id, s.started_at AS session_started "
+                f"FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id IN ({','.join('?' * len(rest))})",
+                rest,
+            ))
         contexts = self._contexts(conn, [(i, by_id[i]["session_id"]) for i in page if i in by_id]) if with_context else {}
         highlighter = fts_mod.Highlighter(plan.terms, self._term_stats.stems_for_terms(conn, plan.terms)) if with_snippet else None
         results = []

@@ -352,7 +352,7 @@ def _discover(
     for root in order[:limit]:
         g = groups[root]
         best_sid = g["best_session"]
-        sess = db.get_session(best_sid) or {}
+        sess = _session_of(db, best_sid, g["hits"])
         results.append(
             {
                 "session_id": best_sid,
@@ -417,6 +417,16 @@ def _discover(
     if note:
         payload["note"] = note
     return _ok(payload)
+
+
+def _session_of(db: SessionDB, session_id: str, hits: list[dict[str, Any]]) -> dict[str, Any]:
+    """``title``, ``source``, ``started_at``, ``model`` of the session a result shows: from its first
+    hit when that hit is in it (a search row carries its session's columns: no statement), else
+    :meth:`SessionDB.get_session` (``{}`` when unknown)."""
+    if hits and hits[0]["session_id"] == session_id:
+        h = hits[0]
+        return {"title": h["title"], "source": h["source"], "started_at": h["session_started"], "model": h["model"]}
+    return db.get_session(session_id) or {}
 
 
 def _title_hits(
