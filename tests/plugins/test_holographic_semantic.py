@@ -38,7 +38,7 @@ def _settled(p: HolographicProvider, timeout: float = 120.0) -> None:
     """Wait for the background indexer to embed every fact (it is never on the add path)."""
     assert p.retriever is not None and p.retriever.semantic is not None
     deadline = time.monotonic() + timeout
-    while p.retriever.semantic.pending(1):
+    while not p.retriever.semantic.ready.is_set() or p.retriever.semantic.pending(1):
         assert time.monotonic() < deadline, "facts were not embedded in time"
         time.sleep(0.05)
 
@@ -52,6 +52,7 @@ def test_a_paraphrase_finds_the_fact_only_with_embeddings_on(hermes_home: Path) 
     try:
         assert p.semantic_status == "on"
         ids = [call(p, action="add", content=c)["fact_id"] for c in FACTS]
+        assert _ids(p, "deploy staging")  # whether or not the model has loaded yet, search works
         _settled(p)
         assert _ids(p, "automobile")[:1] == [ids[0]]
         assert _ids(p, "xyzzy plugh") == []  # meaning-only facts join above fusion.SEMANTIC_FLOOR

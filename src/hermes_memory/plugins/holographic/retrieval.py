@@ -154,6 +154,8 @@ class FactRetriever:
         except Exception as exc:  # a failing model never breaks a search
             logger.warning("holographic: semantic candidates failed; hybrid order kept: %s", exc)
             return deep[:limit]
+        if near is None:  # the model is still loading (in the background)
+            return deep[:limit]
         order = fusion.fuse([r["fact_id"] for _, r in deep], near, weight=sem.WEIGHT, k=sem.RRF_K)[:limit]
         rows = {r["fact_id"]: r for _, r in deep}
         rows.update((r["fact_id"], r) for r in self.store.rows(i for i in order if i not in rows))

