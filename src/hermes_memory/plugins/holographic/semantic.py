@@ -157,7 +157,9 @@ class FactIndexer(threading.Thread):
     def kick(self) -> None:
         self._wake.set()
 
-    def stop(self, timeout: float = 5.0) -> None:
+    def stop(self, timeout: float = 1.0) -> None:
+        """Ask the thread to end and wait up to ``timeout`` s (a daemon: a batch still running when
+        the process exits is rolled back by SQLite, never half-written)."""
         self._halt.set()
         self._wake.set()
         if self.is_alive():
