@@ -12,6 +12,9 @@ question turns whose answer is the next turn (pure parsing, plus one small read 
   which often shares no word with the query. :func:`is_question` tells such turns; the rerank
   moves part of their score to the next turn of the same session (which may not have matched
   at all).
+* **Speakers.** A turn that starts with a ``Name:`` tag (imported group chats, LoCoMo) was said
+  by that person (:mod:`hermes_memory.sessions.speakers`); when the query names them, the rerank
+  gives the turn a bonus (:data:`hermes_memory.sessions.ranking.SPEAKER_WEIGHT`).
 
 :func:`gather` reads what these need for the best BM25 candidates with one or two statements
 that run unchanged on SQLite and PostgreSQL (``?`` or ``%s`` placeholders). Nothing here raises
@@ -26,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hermes_memory.dates import DATE_SLACK_DAYS, DateHint, date_hint
+from hermes_memory.sessions import speakers as speakers_mod
 from hermes_memory.sessions.codec import decode_content
 
 __all__ = ["DATE_SLACK_DAYS", "DateHint", "RankSignals", "date_hint", "gather", "is_question"]
@@ -57,11 +61,14 @@ class RankSignals:
     """What :func:`hermes_memory.sessions.ranking.rerank` may use beyond BM25 scores:
     ``dates`` named by the query, ``session_start`` (message id -> its session's start, epoch
     s; filled when ``dates`` is set) and ``answers`` (id of a question turn among the
-    candidates -> ``(id, session id)`` of the turn that answers it)."""
+    candidates -> ``(id, session id)`` of the turn that answers it); ``spoken`` (ids of the
+    :data:`QUESTION_ROWS` best candidates whose speaker tag the query names,
+    :mod:`hermes_memory.sessions.speakers`)."""
 
     dates: DateHint = field(default_factory=DateHint)
     session_start: dict[int, float] = field(default_factory=dict)
     answers: dict[int, tuple[int, str]] = field(default_factory=dict)
+    spoken: set[int] = field(default_factory=set)
 
 
 def gather(conn: Any, query: str, hits: Mapping[int, float], sessions: Mapping[int, str], *,
@@ -73,7 +80,8 @@ def gather(conn: Any, query: str, hits: Mapping[int, float], sessions: Mapping[i
     candidate id -> BM25 rank (lower is better); ``sessions``: candidate id -> session id;
     ``roles``/``since``/``until``: the search's message filters, which an answer row must pass
     too (it is in the question's session, so it passes the session filters). Reads the texts of
-    the :data:`QUESTION_ROWS` best candidates and, for the questions among them, the next row;
+    the :data:`QUESTION_ROWS` best candidates (the start of every one when the query has a word
+    that could name a speaker) and, for the questions among them, the next row;
     session starts only when the query names a date. Raises the driver's error."""
     sig = RankSignals(dates=date_hint(query))
     if not hits:
@@ -86,10 +94,22 @@ def gather(conn: Any, query: str, hits: Mapping[int, float], sessions: Mapping[i
                 f"SELECT id, started_at FROM sessions WHERE id IN ({','.join([p] * len(sids))})", sids).fetchall()}
             sig.session_start = {i: float(start[s]) for i, s in sessions.items() if start.get(s) is not None}
     best = sorted(hits, key=lambda i: (hits[i], -i))[:QUESTION_ROWS]
-    # only rows holding a question mark come back (the LIKE runs in the engine, not in Python)
-    rows = conn.execute(f"SELECT id, content FROM messages WHERE id IN ({','.join([p] * len(best))})"
-                        f" AND (content LIKE {p} OR content LIKE {p})", [*best, "%?%", "%\uff1f%"]).fetchall()
-    asks = [int(r[0]) for r in rows if is_question(decode_content(r[1]))]
+    names = speakers_mod.query_names(query)
+    marks = ",".join([p] * len(best))
+    if names:
+        # the start of the rows that may open with a speaker tag and the whole text of the rows
+        # holding a question mark (the LIKEs run in the engine): one statement, as without names
+        tag = f"substr(content, 1, {int(speakers_mod.TAG_CHARS) + 1})"
+        rows = conn.execute(f"SELECT id, CASE WHEN content LIKE {p} OR content LIKE {p} THEN content ELSE {tag} END"
+                            f" FROM messages WHERE id IN ({marks}) AND (content LIKE {p} OR content LIKE {p}"
+                            f" OR {tag} LIKE {p})", ["%?%", "%\uff1f%", *best, "%?%", "%\uff1f%", "%: %"]).fetchall()
+        sig.spoken = speakers_mod.spoken(names, rows)
+    else:  # only rows holding a question mark come back
+        rows = conn.execute(f"SELECT id, content FROM messages WHERE id IN ({marks})"
+                            f" AND (content LIKE {p} OR content LIKE {p})", [*best, "%?%", "%\uff1f%"]).fetchall()
+    # a row's start (read for its tag) holds no question mark: only whole texts are checked
+    asks = [int(r[0]) for r in rows if isinstance(r[1], str) and ("?" in r[1] or "\uff1f" in r[1])
+            and is_question(decode_content(r[1]))]
     if not asks:
         return sig
     cond = ""

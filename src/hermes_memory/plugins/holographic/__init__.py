@@ -35,7 +35,7 @@ from typing import Any
 
 from hermes_memory.config import load_config
 from hermes_memory.errors import ConfigError
-from hermes_memory.plugins.holographic import hrr
+from hermes_memory.plugins.holographic import hrr, semantic
 from hermes_memory.plugins.holographic.retrieval import FactRetriever
 from hermes_memory.plugins.holographic.store import CATEGORIES, MAX_FACT_CHARS, FactStore
 from hermes_memory.providers.base import ConfigField, MemoryProvider, is_trivial_prompt
@@ -212,6 +212,8 @@ class HolographicProvider(MemoryProvider):
         self.settings: dict[str, Any] = {}
         self.store: FactStore | None = None
         self.retriever: FactRetriever | None = None
+        self.indexer: Any = None  # semantic.FactIndexer with search.embeddings: on
+        self.semantic_status = "off"
         self.agent_context = "primary"
         self.session_id = ""
         self.init_error = ""
@@ -302,8 +304,10 @@ class HolographicProvider(MemoryProvider):
                                "Move the file away (it will be recreated) or set holographic.db_path.")
             raise RuntimeError(self.init_error) from exc
         self.init_error = ""
+        self._stop_indexer()  # search.embeddings: on -> fused fact search, vectors made in the background
+        vectors, self.indexer, self.semantic_status = semantic.attach(self.store, home)
         self.retriever = FactRetriever(self.store, hrr_weight=self.settings["hrr_weight"],
-                                       half_life_days=self.settings["temporal_decay_half_life"])
+                                       half_life_days=self.settings["temporal_decay_half_life"], semantic=vectors)
 
     def get_tool_schemas(self) -> list[dict[str, Any]]:
         return [json.loads(json.dumps(FACT_STORE_SCHEMA)), json.loads(json.dumps(FACT_FEEDBACK_SCHEMA))]
@@ -345,6 +349,7 @@ class HolographicProvider(MemoryProvider):
             return unknown
         try:
             if tool_name == "fact_store":
+                self._kick()
                 return self._fact_store(args)
             if tool_name == "fact_feedback":
                 return self._fact_feedback(args)
@@ -530,6 +535,7 @@ class HolographicProvider(MemoryProvider):
                     return
         if action in ("add", "replace") and content and content.strip():
             self.store.add_fact(content, category, f"{MIRROR_TAG},{target}")
+            self._kick()
 
     def on_session_end(self, messages: list[dict[str, Any]]) -> None:
         """With ``auto_extract``: store user messages stating preferences (``user_pref``) or decisions (``project``)."""
@@ -550,8 +556,19 @@ class HolographicProvider(MemoryProvider):
                 self.store.add_fact(text[:400], "user_pref", "auto-extract")
             elif _DECISION.search(text):
                 self.store.add_fact(text[:400], "project", "auto-extract")
+        self._kick()
+
+    def _kick(self) -> None:
+        if self.indexer is not None:
+            self.indexer.kick()
+
+    def _stop_indexer(self) -> None:
+        if self.indexer is not None:
+            self.indexer.stop()
+            self.indexer = None
 
     def shutdown(self) -> None:
+        self._stop_indexer()
         if self.store is not None:
             self.store.close()
             self.store = None

@@ -29,6 +29,7 @@ contradict uses the lexical checks only.
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 import re
 import time
@@ -37,6 +38,8 @@ from typing import Any
 from hermes_memory import dates as dates_mod
 from hermes_memory.plugins.holographic import hrr
 from hermes_memory.plugins.holographic.store import FactStore, query_terms
+
+logger = logging.getLogger(__name__)
 
 _NEGATIONS = {"not", "no", "never", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't", "won't",
               "can't", "cannot", "dont", "doesnt", "didnt", "isnt", "arent", "wont", "cant", "neither", "nor",
@@ -103,8 +106,12 @@ class FactRetriever:
         half_life_days: temporal decay half-life in days (0 = off, the default).
     """
 
-    def __init__(self, store: FactStore, *, hrr_weight: float = 0.3, half_life_days: float = 0.0) -> None:
+    def __init__(self, store: FactStore, *, hrr_weight: float = 0.3, half_life_days: float = 0.0,
+                 semantic: Any = None) -> None:
         self.store = store
+        self.semantic = semantic
+        """A :class:`hermes_memory.plugins.holographic.semantic.FactVectors` when ``search.embeddings``
+        is on: ``search`` then fuses the hybrid order with the facts' cosine order."""
         self.hrr_weight = min(1.0, max(0.0, float(hrr_weight)))
         self.half_life_days = max(0.0, float(half_life_days))
 
@@ -121,8 +128,50 @@ class FactRetriever:
     # ------------------------------------------------------------------ search
     def search(self, query: str, *, min_trust: float = 0.3, limit: int = 10, category: str | None = None,
                touch: bool = True) -> list[dict[str, Any]]:
-        """Hybrid keyword + HRR search; facts as dicts with ``score``. Malformed queries → ``[]``."""
+        """Hybrid keyword + HRR search; facts as dicts with ``score``. Malformed queries → ``[]``.
+
+        With :attr:`semantic`, the hybrid order (read to ``DEPTH x limit`` facts) is fused with the
+        nearest facts by meaning (:func:`hermes_memory.sessions.fusion.fuse`, the weights of
+        :mod:`hermes_memory.plugins.holographic.semantic`; a fact sharing no word with the query
+        joins above :data:`hermes_memory.sessions.fusion.SEMANTIC_FLOOR`); ``score`` is then the
+        fused reciprocal-rank score. A failing model leaves the hybrid order (logged)."""
         limit = max(1, int(limit))
+        if self.semantic is None:
+            top = self._hybrid(query, min_trust=min_trust, limit=limit, category=category)
+        else:
+            top = self._fused(query, min_trust=min_trust, limit=limit, category=category)
+        if touch:
+            self.store.touch(r["fact_id"] for _, r in top)
+        return [self.store.row_to_fact(r, score=round(s, 4)) for s, r in top]
+
+    def _fused(self, query: str, *, min_trust: float, limit: int, category: str | None) -> list[tuple[float, Any]]:
+        from hermes_memory.plugins.holographic import semantic as sem
+        from hermes_memory.sessions import fusion
+
+        deep = self._hybrid(query, min_trust=min_trust, limit=sem.DEPTH * limit, category=category)
+        try:
+            near = self.semantic.nearest(query, sem.POOL, min_trust=min_trust, category=category)
+        except Exception as exc:  # a failing model never breaks a search
+            logger.warning("holographic: semantic candidates failed; hybrid order kept: %s", exc)
+            return deep[:limit]
+        if near is None:  # the model is still loading (in the background)
+            return deep[:limit]
+        order = fusion.fuse([r["fact_id"] for _, r in deep], near, weight=sem.WEIGHT, k=sem.RRF_K)[:limit]
+        rows = {r["fact_id"]: r for _, r in deep}
+        rows.update((r["fact_id"], r) for r in self.store.rows(i for i in order if i not in rows))
+        rank = {i: r for r, (i, _) in enumerate(near, start=1)}
+        lex = {r["fact_id"]: n for n, (_, r) in enumerate(deep, start=1)}
+        out = []
+        for i in order:
+            if i not in rows:
+                continue
+            score = (1.0 / (sem.RRF_K + lex[i]) if i in lex else 0.0) + \
+                (sem.WEIGHT / (sem.RRF_K + rank[i]) if i in rank else 0.0)
+            out.append((score, rows[i]))
+        return out
+
+    def _hybrid(self, query: str, *, min_trust: float, limit: int, category: str | None) -> list[tuple[float, Any]]:
+        """The best ``limit`` ``(score, row)`` of the hybrid search, best first (module doc)."""
         dates = dates_mod.date_hint(query)
         cands = self.store.fts(query, min_trust=min_trust, limit=limit * (DATE_POOL if dates else 3), category=category)
         if not cands:
@@ -150,10 +199,7 @@ class FactRetriever:
             scored = [(r + bonus if dates.matches(_float(row["created_at"])) else r, row) for r, row in scored]
         scored = [(r * float(row["trust_score"]) * self._decay(row), row) for r, row in scored]
         scored.sort(key=lambda t: (-t[0], t[1]["fact_id"]))
-        top = scored[:limit]
-        if touch:
-            self.store.touch(r["fact_id"] for _, r in top)
-        return [self.store.row_to_fact(r, score=round(s, 4)) for s, r in top]
+        return scored[:limit]
 
     # ------------------------------------------------------------------ entity operations
     def _entity_candidates(self, entity: str, limit: int) -> list[Any]:
