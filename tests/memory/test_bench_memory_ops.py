@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_memory_ops_bench_prints_every_figure_for_each_folder_and_the_reference(tmp_path: Path) -> None:
-    from tests.plugins.fakes_ii import backends
+    from tests import backends
 
     backends.ensure("hermes-agent")  # the bench runs the reference MemoryStore beside ours
     out = subprocess.run([sys.executable, str(ROOT / "bench" / "memory_ops.py"), "--rounds", "3", "--dir", str(tmp_path)],

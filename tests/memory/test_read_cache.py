@@ -110,7 +110,7 @@ def test_a_write_by_another_store_in_the_same_millisecond_is_never_overwritten(m
 
 
 def test_a_rename_by_the_reference_agents_memory_store_is_never_lost(tmp_path: Path) -> None:
-    from tests.plugins.fakes_ii import backends
+    from tests import backends
 
     ref_python = backends.ensure("hermes-agent")
     home = tmp_path / "home"
@@ -130,7 +130,7 @@ def test_a_rename_by_the_reference_agents_memory_store_is_never_lost(tmp_path: P
 
 
 def test_the_reference_agent_reads_what_we_wrote_after_a_cached_write(tmp_path: Path) -> None:
-    from tests.plugins.fakes_ii import backends
+    from tests import backends
 
     ref_python = backends.ensure("hermes-agent")
     home = tmp_path / "home"
