@@ -65,6 +65,10 @@ class VectorCache:
             self.save()
 
     def get(self, kind: str, text: str) -> np.ndarray:
+        """The cached vector of ``text``, computed (and cached) first when it is missing: a search
+        may embed a query the bench did not list (the literal-term top-up searches its terms alone)."""
+        if _key(kind, text) not in self.vecs:
+            self.fill(kind, [text])
         return self.vecs[_key(kind, text)]
 
 
