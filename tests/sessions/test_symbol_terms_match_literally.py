@@ -94,3 +94,12 @@ def test_literal_terms_and_the_literal_check() -> None:
     assert not contains_literal("abc# is not it", ["c#"])
     assert not contains_literal("see the .network file", [".net"])
     assert contains_literal("(C#)", ["c#"])
+
+
+def test_amounts_numbers_and_initials_are_not_literal_terms() -> None:
+    # "$50" and "#42" name a number the index holds ("50 dollars", "issue 42" must still match), and
+    # initials are written without their dots as often as with them ("US", "eg", "am")
+    from hermes_memory.sessions.literal_terms import literal_terms
+
+    assert literal_terms("did the U.S. trip cost $50, e.g. at 9 a.m. (see #42)?") == []
+    assert literal_terms("U.S. pricing for node.js and C#") == ["node.js", "C#"]

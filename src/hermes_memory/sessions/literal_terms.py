@@ -11,6 +11,8 @@ Literal terms: a word (split on white space, outer quotes, brackets and sentence
 removed) with a letter or digit and one of ``+ # & @ $``, or a ``.`` before a letter at its start
 (``.net``) or between a letter and another letter or digit (``node.js``, ``asp.net``, ``vue.js``).
 Dashes, apostrophes and plain numbers (``3.5``) are not: the tokenizer's phrase already matches them.
+Nor are words without a letter (``$50``, ``#42``: "50 dollars" and "issue 42" should still match) or
+abbreviations of single letters (``U.S.``, ``e.g.``, ``a.m.``: text writes them as ``US``, ``eg``, ``am`` too).
 
 When a query has literal terms, a message (or a title) is kept when it contains at least one of
 them: the point of typing ``c++`` is the language, not the letter. The planner may leave a
@@ -36,6 +38,8 @@ _STRIP = "\"'`“”‘’()[]{}<>,;:!?"
 _SYMBOL = re.compile(r"[+#&@$]")
 _DOTTED = re.compile(r"(?:^\.[^\W\d_])|(?:[^\W\d_]\.[^\W_])|(?:[^\W_]\.[^\W\d_])")
 _ALNUM = re.compile(r"[^\W_]")
+_LETTER = re.compile(r"[^\W\d_]")
+_INITIALS = re.compile(r"(?:[^\W\d_]\.)+[^\W\d_]?\.?")
 
 
 def literal_terms(query: str | None) -> list[str]:
@@ -51,7 +55,7 @@ def literal_terms(query: str | None) -> list[str]:
         word = raw.strip(_STRIP)
         if word.endswith(".") and not word.startswith("."):
             word = word.rstrip(".")  # a sentence's full stop, not part of the word
-        if not _ALNUM.search(word):
+        if not _LETTER.search(word) or _INITIALS.fullmatch(raw.strip(_STRIP)):
             continue
         if (_SYMBOL.search(word) or _DOTTED.search(word)) and word.casefold() not in (t.casefold() for t in out):
             out.append(word)
