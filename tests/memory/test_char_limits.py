@@ -24,9 +24,9 @@ def test_B07_limit_counts_chars_and_delimiters(backing: Backing) -> None:
     before_bytes = backing.raw("memory")
     before = s.entries("memory")
     r1 = s.add("memory", "c")
-    assert r1["success"] is False and "2200/2200" in r1["error"]
+    assert r1["success"] is False and "2,200/2,200" in r1["error"]
     r2 = s.replace("memory", old_text="b" * 10, new_content="b" * 1198)
-    assert r2["success"] is False and "2200/2200" in r2["error"] and "2201/2200" in r2["error"]
+    assert r2["success"] is False and "2,200/2,200" in r2["error"] and "2,201/2,200" in r2["error"]
     assert s.entries("memory") == before and backing.raw("memory") == before_bytes
     r3 = s.replace("memory", old_text="b" * 10, new_content="e" * 1197)
     assert r3["success"] and s.usage("memory")["chars"] == 2200
@@ -46,7 +46,7 @@ def test_B07_batch_final_state_over_by_one_is_rejected_whole(backing: Backing) -
     s.add("memory", "b" * 1197)
     before = backing.raw("memory")
     r = s.apply_batch("memory", [{"action": "remove", "old_text": "a" * 10}, {"action": "add", "content": "d" * 1001}])
-    assert r["success"] is False and "2201/2200" in r["error"] and "0 of 2" in r["error"]
+    assert r["success"] is False and "2,201/2,200" in r["error"] and "0 of 2" in r["error"]
     assert backing.raw("memory") == before
 
 
@@ -58,10 +58,10 @@ def test_B08_over_limit_file_loads_whole_and_allows_shrinking(backing: Backing, 
         s = backing.new()
         s.load_from_disk()
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert len(warnings) == 1 and "MEMORY.md" in warnings[0] and "2600/2200" in warnings[0]
+    assert len(warnings) == 1 and "MEMORY.md" in warnings[0] and "2,600/2,200" in warnings[0]
     assert s.entries("memory") == entries
     r_add = s.add("memory", "new")
-    assert r_add["success"] is False and r_add["usage"] == "2600/2200" and r_add["current_entries"] == entries
+    assert r_add["success"] is False and r_add["usage"] == "2,600/2,200" and r_add["current_entries"] == entries
     assert s.remove("memory", "z" * 20)["success"]
     r_rep = s.replace("memory", "y" * 20, "y" * 10)
     assert r_rep["success"] and s.entries("memory") == ["x" * 1000, "y" * 10]

@@ -50,7 +50,7 @@ def test_B03_ambiguous_replace_error_is_actionable(big_store: MemoryStore, backi
     assert all(len(m["preview"]) <= 83 for m in r["matches"])
     assert r["matches"][1]["preview"].endswith("...")
     assert "#1: Editor: uses vim" in r["error"]
-    assert r["usage"] == f"{len(D.join(s.entries('memory')))}/2200"
+    assert r["usage"] == f"{len(D.join(s.entries('memory')))}/2,200"
     assert backing.raw("memory") == before
     r2 = s.add("memory", "Editor: uses vim")
     assert r2["success"] and "already exists" in r2["message"] and r2["entry_count"] == 2

@@ -79,7 +79,7 @@ def test_B15_blocked_batch_op_rejects_whole_batch_clearly(big_store: MemoryStore
     assert r["success"] is False
     assert r["error"].startswith("Operation 2: Blocked")
     assert "whole batch was rejected" in r["error"] and "0 of 3" in r["error"]
-    assert r["applied"] == 0 and r["current_entries"] == ["seed"] and r["usage"] == "4/2200"
+    assert r["applied"] == 0 and r["current_entries"] == ["seed"] and r["usage"] == "4/2,200"
     assert backing.raw("memory") == before
     assert big_store.consolidation_failures == 0  # a scan refusal is not a consolidation failure
 

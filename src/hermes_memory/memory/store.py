@@ -244,8 +244,8 @@ class MemoryStore:
             chars, limit = joined_len(disk.entries), self.limits[target]
             if chars > limit:
                 logger.warning(
-                    "%s exceeds its limit: %d/%d chars. It is kept whole and shown as over budget; "
-                    "remove or shorten entries.", path, chars, limit,
+                    "%s exceeds its limit: %s/%s chars. It is kept whole and shown as over budget; "
+                    "remove or shorten entries.", path, f"{chars:,}", f"{limit:,}",
                 )
             self._snapshot[target] = self._render_block(target, disk.entries)
         self._loaded = True
@@ -483,7 +483,7 @@ class MemoryStore:
 
     def _usage_cl(self, target: str, entries: Sequence[str] | None = None) -> str:
         ents = self._entries[target] if entries is None else entries
-        return f"{joined_len(ents)}/{self.limits[target]}"
+        return f"{joined_len(ents):,}/{self.limits[target]:,}"
 
     def _success(self, target: str, message: str, entries: Sequence[str], *, chars: int | None = None,
                  **extra: Any) -> dict[str, Any]:
@@ -557,18 +557,18 @@ class MemoryStore:
     ) -> dict[str, Any]:
         if single and ops[0]["action"] == "add":
             msg = (
-                f"{label} at {old_chars}/{limit} chars. Adding this entry ({len(ops[0]['content'])} chars) "
+                f"{label} at {old_chars:,}/{limit:,} chars. Adding this entry ({len(ops[0]['content']):,} chars) "
                 f"would exceed the limit. {_RETRY_HINT}"
             )
         elif single:
             msg = (
-                f"Replacement would put {label.lower()} at {new_chars}/{limit} chars (now {old_chars}/{limit}), "
+                f"Replacement would put {label.lower()} at {new_chars:,}/{limit:,} chars (now {old_chars:,}/{limit:,}), "
                 f"which would exceed the limit. Shorten the new text, or {_RETRY_HINT[0].lower()}{_RETRY_HINT[1:]}"
             )
         else:
             return self._batch_fail(
                 target,
-                f"The final state would be {new_chars}/{limit} chars (now {old_chars}/{limit}), over the limit.",
+                f"The final state would be {new_chars:,}/{limit:,} chars (now {old_chars:,}/{limit:,}), over the limit.",
                 len(ops),
             )
         return self._counted_fail(target, {"error": msg})

@@ -133,7 +133,7 @@ def memory_tool(
                     f"old_text is required for '{action}' action: old_text must be non-empty text copied from "
                     "the entry you mean. Pick it from current_entries and retry.",
                     current_entries=store.current_entries(target),
-                    usage=f"{store.usage(target)['chars']}/{store.usage(target)['limit']}",
+                    usage=f"{store.usage(target)['chars']:,}/{store.usage(target)['limit']:,}",
                 )
             if action == "replace":
                 if content is None or not str(content).strip():
