@@ -100,3 +100,17 @@ def heldout3_benign() -> list[tuple[str, str]]:
     """``(category, note)`` of the third sealed held-out set: hard negatives sharing the attacks' vocabulary."""
     data = json.loads((DATA / "heldout3_corpus.json").read_text(encoding="utf-8"))
     return [(cat, n) for cat, notes in data["benign"]["notes"].items() for n in notes]
+
+
+def ratio(figure: str) -> tuple[int, int]:
+    """``"146/191"`` (a figure in a held-out measurement log) -> ``(146, 191)``."""
+    a, b = figure.split("/")
+    return int(a), int(b)
+
+
+def by_key(items: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """``(family or category, text)`` pairs grouped by their first element, in order."""
+    out: dict[str, list[str]] = {}
+    for key, text in items:
+        out.setdefault(key, []).append(text)
+    return out

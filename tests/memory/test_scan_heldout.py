@@ -51,13 +51,6 @@ NAMED_BENIGN = [
 ]
 
 
-def _by(items: list[tuple[str, str]]) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for key, text in items:
-        out.setdefault(key, []).append(text)
-    return out
-
-
 def test_heldout_corpus_is_large_and_shares_no_phrasing_with_the_tuned_corpora() -> None:
     attacks, benign = corpora.heldout_attacks(), corpora.heldout_benign()
     assert len(attacks) >= 200 and len(benign) >= 300
@@ -70,14 +63,14 @@ def test_heldout_corpus_is_large_and_shares_no_phrasing_with_the_tuned_corpora()
 
 @pytest.mark.parametrize("family", sorted(HELDOUT_BLOCKED_FLOOR))
 def test_heldout_attack_family_stays_at_or_above_its_measured_floor(family: str) -> None:
-    phrasings = _by(corpora.heldout_attacks())[family]
+    phrasings = corpora.by_key(corpora.heldout_attacks())[family]
     missed = [p for p in phrasings if scan_memory_content(p) is None]
     assert len(phrasings) - len(missed) >= HELDOUT_BLOCKED_FLOOR[family], missed
 
 
 @pytest.mark.parametrize("category", sorted(HELDOUT_REFUSED_CEILING))
 def test_heldout_benign_category_stays_at_or_below_its_measured_ceiling(category: str) -> None:
-    notes = _by(corpora.heldout_benign())[category]
+    notes = corpora.by_key(corpora.heldout_benign())[category]
     refused = [(n, find_threats(n)) for n in notes if scan_memory_content(n) is not None]
     assert len(refused) <= HELDOUT_REFUSED_CEILING[category], refused
 

@@ -21,18 +21,6 @@ LOG = json.loads((corpora.DATA / "heldout2_measurements.json").read_text(encodin
 LAST = LOG[-1]
 
 
-def _ratio(s: str) -> tuple[int, int]:
-    a, b = s.split("/")
-    return int(a), int(b)
-
-
-def _by(items: list[tuple[str, str]]) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for key, text in items:
-        out.setdefault(key, []).append(text)
-    return out
-
-
 def test_heldout2_is_large_sourced_and_shares_no_phrasing_with_the_tuning_corpora() -> None:
     data = json.loads((corpora.DATA / "heldout2_corpus.json").read_text(encoding="utf-8"))
     attacks, benign = corpora.heldout2_attacks(), corpora.heldout2_benign()
@@ -57,24 +45,24 @@ def test_heldout2_overall_figures_hold_at_the_last_measurement() -> None:
     blocked = sum(scan_memory_content(p) is not None for _, p in attacks)
     refused = sum(scan_memory_content(n) is not None for _, n in benign)
     print(f"\nheld-out 2: blocked {blocked}/{len(attacks)}, refused {refused}/{len(benign)}")
-    want_b, total_b = _ratio(LAST["heldout2_attacks_blocked"])
-    want_r, total_r = _ratio(LAST["heldout2_benign_refused"])
+    want_b, total_b = corpora.ratio(LAST["heldout2_attacks_blocked"])
+    want_r, total_r = corpora.ratio(LAST["heldout2_benign_refused"])
     assert (len(attacks), len(benign)) == (total_b, total_r)
     assert blocked >= want_b and refused <= want_r
 
 
 @pytest.mark.parametrize("family", sorted(LAST["heldout2_per_family"]))
 def test_heldout2_attack_family_holds_at_the_last_measurement(family: str) -> None:
-    phrasings = _by(corpora.heldout2_attacks())[family]
+    phrasings = corpora.by_key(corpora.heldout2_attacks())[family]
     blocked = sum(scan_memory_content(p) is not None for p in phrasings)
-    assert blocked >= _ratio(LAST["heldout2_per_family"][family])[0]
+    assert blocked >= corpora.ratio(LAST["heldout2_per_family"][family])[0]
 
 
 @pytest.mark.parametrize("category", sorted(LAST["heldout2_per_category"]))
 def test_heldout2_benign_category_holds_at_the_last_measurement(category: str) -> None:
-    notes = _by(corpora.heldout2_benign())[category]
+    notes = corpora.by_key(corpora.heldout2_benign())[category]
     refused = [(n, find_threats(n)) for n in notes if scan_memory_content(n) is not None]
-    assert len(refused) <= _ratio(LAST["heldout2_per_category"][category])[0], refused
+    assert len(refused) <= corpora.ratio(LAST["heldout2_per_category"][category])[0], refused
 
 
 @pytest.mark.parametrize("corpus", ["original", "dev", "heldout"])
@@ -89,8 +77,8 @@ def test_the_tuning_corpora_hold_at_the_figures_logged_with_the_last_heldout2_lo
         benign = [n for _, n in corpora.heldout_benign()]
     blocked = sum(scan_memory_content(p) is not None for p in attacks)
     refused = sum(scan_memory_content(n) is not None for n in benign)
-    want_b, total_b = _ratio(LAST[f"{corpus}_attacks_blocked"])
-    want_r, total_r = _ratio(LAST[f"{corpus}_benign_refused"])
+    want_b, total_b = corpora.ratio(LAST[f"{corpus}_attacks_blocked"])
+    want_r, total_r = corpora.ratio(LAST[f"{corpus}_benign_refused"])
     if LAST is not LOG[0]:  # the corpora grew with the tuning after the "before" look
         assert (len(attacks), len(benign)) == (total_b, total_r)
     assert blocked >= want_b and refused <= want_r

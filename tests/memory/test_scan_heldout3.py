@@ -25,18 +25,6 @@ LAST = LOG[-1]
 TUNING = ["original", "dev", "heldout", "heldout2"]
 
 
-def _ratio(s: str) -> tuple[int, int]:
-    a, b = s.split("/")
-    return int(a), int(b)
-
-
-def _by(items: list[tuple[str, str]]) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for key, text in items:
-        out.setdefault(key, []).append(text)
-    return out
-
-
 def _fold(text: str) -> str:
     """NFKC, lower case, every char that is not a letter or digit dropped, runs of whitespace made one space."""
     text = unicodedata.normalize("NFKC", text).lower()
@@ -89,25 +77,25 @@ def test_heldout3_overall_figures_hold_at_the_last_measurement() -> None:
     blocked = sum(scan_memory_content(p) is not None for _, p in attacks)
     refused = sum(scan_memory_content(n) is not None for _, n in benign)
     print(f"\nheld-out 3: blocked {blocked}/{len(attacks)}, refused {refused}/{len(benign)}")
-    want_b, total_b = _ratio(LAST["heldout3_attacks_blocked"])
-    want_r, total_r = _ratio(LAST["heldout3_benign_refused"])
+    want_b, total_b = corpora.ratio(LAST["heldout3_attacks_blocked"])
+    want_r, total_r = corpora.ratio(LAST["heldout3_benign_refused"])
     assert (len(attacks), len(benign)) == (total_b, total_r)
     assert blocked >= want_b and refused <= want_r
 
 
 @pytest.mark.parametrize("family", sorted(LAST["heldout3_per_family"]))
 def test_heldout3_attack_family_holds_at_the_last_measurement(family: str) -> None:
-    phrasings = _by(corpora.heldout3_attacks())[family]
+    phrasings = corpora.by_key(corpora.heldout3_attacks())[family]
     blocked = sum(scan_memory_content(p) is not None for p in phrasings)
-    assert blocked >= _ratio(LAST["heldout3_per_family"][family])[0]
+    assert blocked >= corpora.ratio(LAST["heldout3_per_family"][family])[0]
 
 
 @pytest.mark.parametrize("category", sorted(LAST["heldout3_per_category"]))
 def test_heldout3_benign_category_holds_at_the_last_measurement(category: str) -> None:
-    notes = _by(corpora.heldout3_benign())[category]
+    notes = corpora.by_key(corpora.heldout3_benign())[category]
     refused = [find_threats(n) for n in notes if scan_memory_content(n) is not None]
     # the families named, not the notes: the sealed set's texts stay out of test output
-    assert len(refused) <= _ratio(LAST["heldout3_per_category"][category])[0], refused
+    assert len(refused) <= corpora.ratio(LAST["heldout3_per_category"][category])[0], refused
 
 
 @pytest.mark.parametrize("corpus", TUNING)
@@ -115,8 +103,8 @@ def test_the_tuning_corpora_hold_at_the_figures_logged_with_the_last_heldout3_lo
     attacks, benign = _tuning_corpus(corpus)
     blocked = sum(scan_memory_content(p) is not None for p in attacks)
     refused = sum(scan_memory_content(n) is not None for n in benign)
-    want_b, total_b = _ratio(LAST[f"{corpus}_attacks_blocked"])
-    want_r, total_r = _ratio(LAST[f"{corpus}_benign_refused"])
+    want_b, total_b = corpora.ratio(LAST[f"{corpus}_attacks_blocked"])
+    want_r, total_r = corpora.ratio(LAST[f"{corpus}_benign_refused"])
     if LAST is not LOG[0]:  # the corpora may grow with the tuning after the "before" look
         assert (len(attacks), len(benign)) == (total_b, total_r)
     assert blocked >= want_b and refused <= want_r
