@@ -114,3 +114,12 @@ def by_key(items: list[tuple[str, str]]) -> dict[str, list[str]]:
     for key, text in items:
         out.setdefault(key, []).append(text)
     return out
+
+
+B15_BENIGN_NOTES = [
+    "Deploy key for the repo is ~/.ssh/id_ed25519_deploy",
+    "API key lives in ~/.config/app/.env; check before asking",
+    "You are now ready to run the migration.",
+    "Escape any <script> tag before rendering user input.",
+]
+"""Failure case B15: notes that name key paths or attack-like phrases and must be stored (the scan and the store both)."""

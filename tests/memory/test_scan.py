@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hermes_memory.memory.scan import THREAT_PATTERNS, find_threats, scan_memory_content
+from tests.memory import corpora
 
 BENIGN = [
     "User prefers dark mode",
@@ -106,15 +107,7 @@ def test_filler_words_are_bounded_but_cover_short_gaps() -> None:
     assert "prompt_injection" not in find_threats(far)
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Deploy key for the repo is ~/.ssh/id_ed25519_deploy",
-        "API key lives in ~/.config/app/.env; check before asking",
-        "You are now ready to run the migration.",
-        "Escape any <script> tag before rendering user input.",
-    ],
-)
+@pytest.mark.parametrize("text", corpora.B15_BENIGN_NOTES)
 def test_B15_notes_that_name_paths_or_phrases_are_accepted(text: str) -> None:
     assert scan_memory_content(text) is None
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from hermes_memory.memory import ENTRY_DELIMITER, MemoryStore, memory_tool
+from tests.memory import corpora
 from tests.memory.backing import Backing
 
 D = ENTRY_DELIMITER
@@ -84,15 +85,7 @@ def test_B15_blocked_batch_op_rejects_whole_batch_clearly(big_store: MemoryStore
     assert big_store.consolidation_failures == 0  # a scan refusal is not a consolidation failure
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Deploy key for the repo is ~/.ssh/id_ed25519_deploy",
-        "API key lives in ~/.config/app/.env; check before asking",
-        "You are now ready to run the migration.",
-        "Escape any <script> tag before rendering user input.",
-    ],
-)
+@pytest.mark.parametrize("text", corpora.B15_BENIGN_NOTES)
 def test_B15_benign_notes_are_stored(big_store: MemoryStore, text: str) -> None:
     assert big_store.add("memory", text)["success"]
 
