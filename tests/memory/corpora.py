@@ -8,6 +8,7 @@ Maharana et al., ACL 2024), which is never copied into the repository.
 from __future__ import annotations
 
 import json
+import unicodedata
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -100,6 +101,57 @@ def heldout3_benign() -> list[tuple[str, str]]:
     """``(category, note)`` of the third sealed held-out set: hard negatives sharing the attacks' vocabulary."""
     data = json.loads((DATA / "heldout3_corpus.json").read_text(encoding="utf-8"))
     return [(cat, n) for cat, notes in data["benign"]["notes"].items() for n in notes]
+
+
+def heldout4_attacks() -> list[tuple[str, str]]:
+    """``(family, phrasing)`` of the fourth sealed held-out set (``heldout4_corpus.json``; measured before/after only)."""
+    data = json.loads((DATA / "heldout4_corpus.json").read_text(encoding="utf-8"))
+    return [(fam, p) for fam, v in data["attacks"].items() for p in v["phrasings"]]
+
+
+def heldout4_benign() -> list[tuple[str, str]]:
+    """``(category, note)`` of the fourth sealed held-out set: hard negatives sharing the attacks' vocabulary."""
+    data = json.loads((DATA / "heldout4_corpus.json").read_text(encoding="utf-8"))
+    return [(cat, n) for cat, notes in data["benign"]["notes"].items() for n in notes]
+
+
+def fold(text: str) -> str:
+    """NFKC, lower case, every char that is not a letter or digit dropped, runs of whitespace made one space.
+
+    The key under which two phrasings count as the same when a sealed set is checked against the
+    corpora the scan was tuned on (a copy with new case, punctuation or spacing folds to the same key).
+    """
+    text = unicodedata.normalize("NFKC", text).lower()
+    kept = "".join(c for c in text if unicodedata.category(c)[0] in "LN" or c.isspace())
+    return " ".join(kept.split())
+
+
+def tuning_corpus(name: str) -> tuple[list[str], list[str]]:
+    """``(attacks, benign)`` texts of a corpus the scan was tuned on, by the name the measurement logs use.
+
+    ``name``: ``"original"`` (attack_corpus.json; benign_notes.json plus every LoCoMo text), ``"dev"``,
+    ``"heldout"``, ``"heldout2"`` or ``"heldout3"``. Raises ``KeyError`` for any other name.
+    """
+    if name == "original":
+        return ([p for _, p in attack_phrasings()], [n for _, n in own_benign_notes() + locomo_notes()])
+    if name == "dev":
+        return dev_set()
+    loaders = {
+        "heldout": (heldout_attacks, heldout_benign),
+        "heldout2": (heldout2_attacks, heldout2_benign),
+        "heldout3": (heldout3_attacks, heldout3_benign),
+    }
+    attacks, benign = loaders[name]
+    return [p for _, p in attacks()], [n for _, n in benign()]
+
+
+def shared_with(texts: list[str], tuning: list[str]) -> list[str]:
+    """The ``texts`` equal to one of the corpora named in ``tuning``, as written, lower-cased or folded (:func:`fold`)."""
+    seen: set[str] = set()
+    for name in tuning:
+        a, b = tuning_corpus(name)
+        seen |= {t.lower() for t in a + b} | {fold(t) for t in a + b}
+    return [t for t in texts if t.lower() in seen or fold(t) in seen]
 
 
 def ratio(figure: str) -> tuple[int, int]:
