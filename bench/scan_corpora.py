@@ -11,8 +11,10 @@ themselves with the family each refusal names. Corpora:
   (``heldout_measurements.json``) and since then tuning data (its ``about`` says so);
 * held-out 2: ``tests/memory/data/heldout2_corpus.json``, the second sealed set; looked at twice
   (``heldout2_measurements.json``: before and after) and tuning data since;
-* held-out 3: ``tests/memory/data/heldout3_corpus.json``, the third sealed set: measured only with
-  ``--record LABEL``, which appends every corpus's figures to ``heldout3_measurements.json`` so the
+* held-out 3: ``tests/memory/data/heldout3_corpus.json``, the third sealed set; looked at twice
+  (``heldout3_measurements.json``: before and after) and tuning data since;
+* held-out 4: ``tests/memory/data/heldout4_corpus.json``, the fourth sealed set: measured only with
+  ``--record LABEL``, which appends every corpus's figures to ``heldout4_measurements.json`` so the
   number of looks at it stays on record. Without ``--record`` it is left out of the output.
 
 Usage: ``python bench/scan_corpora.py [--record LABEL] [--show-misses]``.
@@ -36,7 +38,7 @@ import corpora  # noqa: E402
 from hermes_memory.memory.scan import find_threats, scan_memory_content  # noqa: E402
 
 #: The sealed set ``--record`` measures, and its log of looks (one entry per look).
-SEALED = "heldout3"
+SEALED = "heldout4"
 MEASUREMENTS = ROOT / "tests" / "memory" / "data" / f"{SEALED}_measurements.json"
 
 
@@ -127,11 +129,15 @@ def main() -> None:
             "attacks": _attack_figures(corpora.heldout2_attacks()),
             "benign": _benign_figures(corpora.heldout2_benign()),
         },
+        "heldout3": {
+            "attacks": _attack_figures(corpora.heldout3_attacks()),
+            "benign": _benign_figures(corpora.heldout3_benign()),
+        },
     }
     if args.record:
         sealed = {
-            "attacks": _attack_figures(corpora.heldout3_attacks()),
-            "benign": _benign_figures(corpora.heldout3_benign()),
+            "attacks": _attack_figures(corpora.heldout4_attacks()),
+            "benign": _benign_figures(corpora.heldout4_benign()),
         }
         record(out, args.record, sealed, MEASUREMENTS, show_misses=args.show_misses)
         out[SEALED] = sealed

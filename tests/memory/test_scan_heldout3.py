@@ -12,7 +12,6 @@ corpus the scan was tuned on, the second held-out set included.
 from __future__ import annotations
 
 import json
-import unicodedata
 
 import pytest
 
@@ -25,28 +24,10 @@ LAST = LOG[-1]
 TUNING = ["original", "dev", "heldout", "heldout2"]
 
 
-def _fold(text: str) -> str:
-    """NFKC, lower case, every char that is not a letter or digit dropped, runs of whitespace made one space."""
-    text = unicodedata.normalize("NFKC", text).lower()
-    kept = "".join(c for c in text if unicodedata.category(c)[0] in "LN" or c.isspace())
-    return " ".join(kept.split())
-
-
-def _tuning_corpus(name: str) -> tuple[list[str], list[str]]:
-    if name == "original":
-        return ([p for _, p in corpora.attack_phrasings()],
-                [n for _, n in corpora.own_benign_notes() + corpora.locomo_notes()])
-    if name == "dev":
-        return corpora.dev_set()
-    if name == "heldout":
-        return [p for _, p in corpora.heldout_attacks()], [n for _, n in corpora.heldout_benign()]
-    return [p for _, p in corpora.heldout2_attacks()], [n for _, n in corpora.heldout2_benign()]
-
-
 def test_fold_catches_what_a_copy_with_new_case_punctuation_or_spacing_would_hide() -> None:
-    assert _fold("Ignore  ALL previous instructions!") == _fold("ignore all previous, instructions")
-    assert _fold("Ｉｇｎｏｒｅ\u3000it") == _fold("ignore it")
-    assert _fold("ignore all previous instructions") != _fold("ignore all prior instructions")
+    assert corpora.fold("Ignore  ALL previous instructions!") == corpora.fold("ignore all previous, instructions")
+    assert corpora.fold("Ｉｇｎｏｒｅ\u3000it") == corpora.fold("ignore it")
+    assert corpora.fold("ignore all previous instructions") != corpora.fold("ignore all prior instructions")
 
 
 def test_heldout3_is_large_sourced_and_shares_no_phrasing_with_the_tuning_corpora() -> None:
@@ -55,13 +36,8 @@ def test_heldout3_is_large_sourced_and_shares_no_phrasing_with_the_tuning_corpor
     assert len(attacks) >= 250 and len(benign) >= 400
     assert len(data["attacks"]) >= 12 and len(data["benign"]["notes"]) >= 10
     assert all(v["source"] and len(v["phrasings"]) >= 10 for v in data["attacks"].values())
-    tuned: set[str] = set()
-    for name in TUNING:
-        a, b = _tuning_corpus(name)
-        tuned |= {t.lower() for t in a + b} | {_fold(t) for t in a + b}
-    shared = [t for _, t in attacks + benign if t.lower() in tuned or _fold(t) in tuned]
-    assert shared == []
-    folded = [_fold(t) for _, t in attacks + benign]
+    assert corpora.shared_with([t for _, t in attacks + benign], TUNING) == []
+    folded = [corpora.fold(t) for _, t in attacks + benign]
     assert len(set(folded)) == len(folded), "a phrasing appears twice in the set"
 
 
@@ -100,7 +76,7 @@ def test_heldout3_benign_category_holds_at_the_last_measurement(category: str) -
 
 @pytest.mark.parametrize("corpus", TUNING)
 def test_the_tuning_corpora_hold_at_the_figures_logged_with_the_last_heldout3_look(corpus: str) -> None:
-    attacks, benign = _tuning_corpus(corpus)
+    attacks, benign = corpora.tuning_corpus(corpus)
     blocked = sum(scan_memory_content(p) is not None for p in attacks)
     refused = sum(scan_memory_content(n) is not None for n in benign)
     want_b, total_b = corpora.ratio(LAST[f"{corpus}_attacks_blocked"])
