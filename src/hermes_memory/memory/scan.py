@@ -178,7 +178,7 @@ class _KeywordScan:
     ``$(`` ...) through a trie whose first characters the engine skips to in C. All keywords starting
     at one position share its character, so each position still reports its longest keyword: the
     same set as the one trie over all keywords, at about half its cost (docs/benchmarks.md,
-    "Memory writes").
+    "Reading the figures").
     """
 
     def __init__(self, keywords: list[str]) -> None:

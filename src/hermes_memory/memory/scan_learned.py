@@ -174,7 +174,7 @@ def iter_window_features(low: str) -> Iterator[set[str]]:
     (:func:`_line_features`) instead of once for the text and once more per line. The windows of a
     longer text are tokenised each on its own (``findall`` in C over overlapping windows costs less
     than cutting 160-char windows from one tokenisation in Python: measured on the 64 KiB
-    adversarial strings, docs/benchmarks.md "Memory writes"). The sets equal the per-window ones
+    adversarial strings, docs/benchmarks.md, "Reading the figures"). The sets equal the per-window ones
     and are filled in the same order, so scores are bit-identical
     (``tests/memory/test_scan_learned_identity.py`` checks it against the original code).
     """
