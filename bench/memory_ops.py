@@ -26,8 +26,10 @@ an op could still add in that folder (a larger threat scan, issue 13 §4) and st
 (acquire + release of the sidecar lock), ``critical_section`` (lock, the ``lstat`` under it and the
 read-cache check: what a write pays before it decides), ``read_miss`` (a full re-read and parse,
 paid only when the read cache cannot prove the file unchanged), ``scan`` (the threat scan of the
-note, uncached), ``write`` (the store's temp-write + fsync + rename), and ``fixed_cpu`` =
-median(op) - median(bare). ``read_cache`` counts the ops that skipped the re-read (``hits``) and
+note, uncached), split into ``scan_regex`` (invisible characters, normalisation, the keyword gate and the
+regex families with their leetspeak and decoded views), ``scan_learned_features`` (the learned layer's
+feature sets of every window) and ``scan_learned_score`` (their weights summed; the note is benign, so no explained hit),
+``write`` (the store's temp-write + fsync + rename), and ``fixed_cpu`` = median(op) - median(bare). ``read_cache`` counts the ops that skipped the re-read (``hits``) and
 names the cache's trust mode for the folder (``multigrain``, ``tick`` or ``null``: always re-read).
 
 ``reference`` runs the same rounds through the reference agent's own ``MemoryStore`` (its venv,
@@ -54,9 +56,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from hermes_memory.memory import MemoryStore  # noqa: E402
+from hermes_memory.memory import MemoryStore, scan_learned  # noqa: E402
 from hermes_memory.memory import scan as scan_mod  # noqa: E402
 from hermes_memory.memory.filecache import trust_mode  # noqa: E402
+from hermes_memory.memory.scan_text import find_invisible, for_matching  # noqa: E402
 
 GOAL_RATIO = 1.5  # issue 13 §6: store ops at most 1.5x a bare temp-write + fsync + rename
 REFERENCE_PYTHON = Path.home() / ".cache/hermes-memory/backends/hermes-agent-0.19.0/bin/python"
@@ -134,7 +137,8 @@ def run_ours(folder: str, rounds: int) -> dict:
         mem_file = mem / "MEMORY.md"
         bare_file = mem / "BARE.md"
         times: dict[str, list[float]] = {"add": [], "replace": [], "remove": [], "bare": []}
-        parts: dict[str, list[float]] = {"lock": [], "critical_section": [], "read_miss": [], "scan": [], "write": []}
+        parts: dict[str, list[float]] = {"lock": [], "critical_section": [], "read_miss": [], "scan": [], "scan_regex": [],
+                                         "scan_learned_features": [], "scan_learned_score": [], "write": []}
 
         def measure(name: str, fn) -> None:
             t0 = time.perf_counter()
@@ -159,6 +163,15 @@ def run_ours(folder: str, rounds: int) -> dict:
             with backend.mutation("memory"):
                 pass
 
+        def scan_regex(text: str) -> None:
+            if not find_invisible(text):
+                scan_mod._scan_views(for_matching(text), True)
+
+        model = scan_learned._shipped()
+
+        def learned_score(feats: list[set[str]]) -> None:  # a benign note: no explained hit is built
+            max(scan_learned._window_score(model, f) for f in feats)
+
         hits0, misses0 = backend._cache.hits, backend._cache.misses
         for i in range(rounds):
             note = f"Round {i}: user prefers concise answers and metric units"
@@ -172,6 +185,11 @@ def run_ours(folder: str, rounds: int) -> dict:
             part("critical_section", critical_section)
             part("read_miss", lambda: store._read("memory"))
             part("scan", lambda note=note: scan_mod._scan(note + " (uncached)"))
+            part("scan_regex", lambda note=note: scan_regex(note + " (uncached)"))
+            low = for_matching(note + " (uncached)").lower()
+            part("scan_learned_features", lambda low=low: scan_learned.window_features(low))
+            feats = scan_learned.window_features(low)
+            part("scan_learned_score", lambda feats=feats: learned_score(feats))
             text = mem_file.read_text(encoding="utf-8")
             part("write", lambda text=text: store._write(mem_file, text))
         file_chars = len(mem_file.read_text(encoding="utf-8"))

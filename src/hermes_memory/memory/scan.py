@@ -166,12 +166,45 @@ def _prefix_closed(keywords: dict[str, tuple[int, ...]]) -> dict[str, frozenset[
     return {k: frozenset(i for p, idxs in keywords.items() if k.startswith(p) for i in idxs) for k in keywords}
 
 
-#: Every keyword occurrence in one pass: at each position the trie reports the longest keyword
-#: starting there; any shorter keyword starting there is a prefix of it, so its families are
-#: merged in (:func:`_prefix_closed`). Linear in the text; faster than one ``in`` test per
-#: keyword at every length measured (60 chars to 64 KiB).
-_KEYWORD_SCAN = re.compile("(?=(" + _trie_pattern(list(_KEYWORD_FAMILIES)) + "))")
-_LEET_KEYWORD_SCAN = re.compile("(?=(" + _trie_pattern(list(_LEET_KEYWORDS)) + "))")
+class _KeywordScan:
+    """Every keyword occurrence of a lower-cased view in one pass: at each position a trie reports the
+    longest keyword starting there; any shorter keyword starting there is a prefix of it, so its
+    families are merged in (:func:`_prefix_closed`). Linear in the text; faster than one ``in`` test
+    per keyword at every length measured (60 chars to 64 KiB).
+
+    An ASCII text (nearly every note) is searched with the ASCII keywords only (no other can occur in
+    it), split by first character: the keywords starting with a letter through a trie of 26
+    branches (``findall`` of a lookahead, one try per position), the others (``<|``, ``.ssh/``,
+    ``$(`` ...) through a trie whose first characters the engine skips to in C. All keywords starting
+    at one position share its character, so each position still reports its longest keyword: the
+    same set as the one trie over all keywords, at about half its cost (docs/benchmarks.md,
+    "Reading the figures").
+    """
+
+    def __init__(self, keywords: list[str]) -> None:
+        self.any_text = re.compile("(?=(" + _trie_pattern(keywords) + "))")
+        ascii_kw = [k for k in keywords if k.isascii()]
+        letter = [k for k in ascii_kw if k[:1].isalpha()]
+        other = [k for k in ascii_kw if not k[:1].isalpha()]
+        self.ascii_letter = re.compile("(?=(" + _trie_pattern(letter) + "))") if letter else None
+        self.ascii_other = re.compile(_trie_pattern(other)) if other else None
+
+    def found(self, low: str) -> set[str]:
+        """The longest keyword starting at each position of ``low`` where one starts (a set)."""
+        if not low.isascii():
+            return set(self.any_text.findall(low))  # group 1 of each match, in C
+        out = set(self.ascii_letter.findall(low)) if self.ascii_letter is not None else set()
+        if self.ascii_other is not None:
+            search = self.ascii_other.search
+            m = search(low)
+            while m is not None:
+                out.add(m.group())
+                m = search(low, m.start() + 1)
+        return out
+
+
+_KEYWORD_SCAN = _KeywordScan(list(_KEYWORD_FAMILIES))
+_LEET_KEYWORD_SCAN = _KeywordScan(list(_LEET_KEYWORDS))
 _KEYWORD_CLOSED = _prefix_closed(_KEYWORD_FAMILIES)
 _LEET_KEYWORD_CLOSED = _prefix_closed(_LEET_KEYWORDS)
 
@@ -180,7 +213,7 @@ def _keyword_families(low: str, leet: bool) -> set[int]:
     """Indexes of the families one of whose keywords occurs in ``low`` (lower-cased view)."""
     todo: set[int] = set()
     closed = _LEET_KEYWORD_CLOSED if leet else _KEYWORD_CLOSED
-    for k in {m.group(1) for m in (_LEET_KEYWORD_SCAN if leet else _KEYWORD_SCAN).finditer(low)}:
+    for k in (_LEET_KEYWORD_SCAN if leet else _KEYWORD_SCAN).found(low):
         todo.update(closed[k])
     return todo
 
@@ -198,7 +231,7 @@ def _family_hits(view: str, first_only: bool, hits: list[str], *, leet: bool = F
         tid, rx, cased = _COMPILED[i]
         if tid in hits:
             continue
-        if also[i] and not any(k in low for k in also[i]):
+        if also[i] and not any(map(low.__contains__, also[i])):  # ``k in low`` per keyword, iterated in C
             continue
         if leet:
             leet_rx = _LEET_COMPILED[i]

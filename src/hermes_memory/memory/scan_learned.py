@@ -29,11 +29,15 @@ import gzip
 import json
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["MODEL_PATH", "STRIDE", "WINDOW", "LearnedHit", "Model", "features", "learned_hit", "load_model", "score", "windows"]
+__all__ = [
+    "MODEL_PATH", "STRIDE", "WINDOW", "LearnedHit", "Model", "features", "features_of", "iter_window_features", "learned_hit",
+    "load_model", "score", "window_features", "windows",
+]
 
 #: The shipped weights (written by ``bench/train_scan_classifier.py``).
 MODEL_PATH = Path(__file__).with_name("scan_model.json.gz")
@@ -50,7 +54,15 @@ _STEM = 5
 
 def features(low: str) -> set[str]:
     """The binary features of ``low`` (normalised, lower-cased text): unigrams, bigrams, stems, symbol runs."""
-    toks = _TOKEN.findall(low)
+    return features_of(_TOKEN.findall(low))
+
+
+def features_of(toks: list[str]) -> set[str]:
+    """:func:`features` of a text whose tokens (``_TOKEN.findall``) are ``toks``.
+
+    The set is filled in one fixed order (tokens, bigrams, stems), which every path here keeps:
+    a set's iteration order, and so the float sum of a window's weights, follows its insertions.
+    """
     out = set(toks)
     out.update(map(" ".join, zip(toks, toks[1:], strict=False)))
     out.update([t[:_STEM] + "*" for t in toks if len(t) > _STEM and t.isalpha()])
@@ -124,7 +136,61 @@ def windows(low: str) -> list[str]:
 def score(low: str, model: Model | None = None) -> float:
     """The highest window score of ``low`` (normalised, lower-cased text); above ``model.threshold`` is an attack."""
     m = model or _shipped()
-    return max(_window_score(m, features(w)) for w in windows(low))
+    return max(_window_score(m, feats) for feats in iter_window_features(low))
+
+
+def _line_features(low: str, lines: list[str]) -> Iterator[set[str]]:
+    """:func:`features` of ``low`` (one window) and of each non-blank line of ``lines``
+    (``low.split("\\n")``), from one tokenisation.
+
+    A token never holds a line break, so the tokens of ``low`` are its lines' tokens end to end, and a
+    line's features are cut from the whole text's tokens, bigrams and stems. Each set is filled in
+    :func:`features_of`'s order (tokens, bigrams, stems, each in text order): a set iterates in the
+    order of its insertions, so each window's float sum, and its score, are bit-identical.
+    """
+    per_line = [_TOKEN.findall(line) for line in lines]
+    toks = [t for lt in per_line for t in lt]
+    bigrams = list(map(" ".join, zip(toks, toks[1:], strict=False)))
+    stems = [t[:_STEM] + "*" if len(t) > _STEM and t.isalpha() else "" for t in toks]
+    out = set(toks)
+    out.update(bigrams)
+    out.update(filter(None, stems))
+    yield out
+    k = 0
+    for line, lt in zip(lines, per_line, strict=True):
+        n = len(lt)
+        if line.strip():
+            feats = set(lt)
+            feats.update(bigrams[k: k + n - 1] if n else ())
+            feats.update(filter(None, stems[k: k + n]))
+            yield feats
+        k += n
+
+
+def iter_window_features(low: str) -> Iterator[set[str]]:
+    """``features(w) for w in windows(low)``, one set at a time, in that order.
+
+    A text of one window and several lines (the usual multi-line memory entry) is tokenised once
+    (:func:`_line_features`) instead of once for the text and once more per line. The windows of a
+    longer text are tokenised each on its own (``findall`` in C over overlapping windows costs less
+    than cutting 160-char windows from one tokenisation in Python: measured on the 64 KiB
+    adversarial strings, docs/benchmarks.md, "Reading the figures"). The sets equal the per-window ones
+    and are filled in the same order, so scores are bit-identical
+    (``tests/memory/test_scan_learned_identity.py`` checks it against the original code).
+    """
+    if len(low) <= WINDOW:
+        if "\n" in low:
+            yield from _line_features(low, low.split("\n"))
+        else:
+            yield features(low)
+        return
+    for w in windows(low):
+        yield features(w)
+
+
+def window_features(low: str) -> list[set[str]]:
+    """``[features(w) for w in windows(low)]``: :func:`iter_window_features` as a list."""
+    return list(iter_window_features(low))
 
 
 @dataclass(frozen=True)
@@ -144,8 +210,7 @@ def learned_hit(low: str, model: Model | None = None) -> LearnedHit | None:
     m = model or _shipped()
     best: float = -math.inf
     best_feats: set[str] = set()
-    for span in windows(low):
-        feats = features(span)
+    for feats in iter_window_features(low):
         s = _window_score(m, feats)
         if s > best:
             best, best_feats = s, feats
