@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import re
 import sqlite3
+from typing import Any
 
 from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions import hmindex, ranking, word_match
@@ -205,11 +206,15 @@ class TermStats:
                 if row[k]:
                     hits[i] -= idf
 
-def candidates(conn: sqlite3.Connection, ids: list[int], with_text: bool) -> dict[int, tuple[str, str]]:
-    """id -> (session_id, searchable text or "") for the BM25 candidates, in one query."""
-    cols = "id, session_id, content, tool_name, tool_calls" if with_text else "id, session_id"
-    out: dict[int, tuple[str, str]] = {}
-    for r in conn.execute(f"SELECT {cols} FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids):
-        text = " ".join(x for x in r[2:] if x) if with_text else ""
-        out[int(r[0])] = (r[1], text)
-    return out
+def read_candidates(conn: sqlite3.Connection, ids: list[int], sessions: dict[int, str],
+                    texts: dict[int, tuple[Any, Any, Any]] | None) -> None:
+    """Fill ``sessions`` (id -> session id) of the BM25 candidates ``ids`` and, unless ``texts`` is
+    ``None``, ``texts`` (id -> ``(content, tool_name, tool_calls)`` as stored), in one statement."""
+    if texts is None:
+        sessions.update((int(r[0]), r[1]) for r in conn.execute(
+            f"SELECT id, session_id FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids))
+        return
+    for r in conn.execute(f"SELECT id, session_id, content, tool_name, tool_calls FROM messages "
+                          f"WHERE id IN ({','.join('?' * len(ids))})", ids):
+        sessions[int(r[0])] = r[1]
+        texts[int(r[0])] = (r[2], r[3], r[4])
