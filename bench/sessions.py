@@ -20,6 +20,10 @@ synthetic,natural] [--compare] [--agreement 20]``.
   on (``embeddings`` in the JSON). The query's own embedding is left out (a cached random vector:
   ``bench/embeddings.py`` times the real model's); what is timed is the cosine scan of the N
   vectors, the filter check of the nearest and the fusion.
+* ``--cold N`` (with ``--existing``): the first ``session_search`` call of N fresh processes (one
+  question each), CPU ms, beside the same call again in that process: what the CLI and the hooks
+  pay. Term frequencies other processes stored (``hm_term_df``) are used, so run it after a
+  measurement has searched the file once.
 * disk: bytes on disk per byte of message text, and the full-text index overhead (pages of our
   FTS tables divided by raw text bytes) from SQLite's ``dbstat``; CJK queries (1-2 char and 3+
   char) on the synthetic corpus.
@@ -52,6 +56,7 @@ import random
 import shutil
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -422,7 +427,13 @@ def main() -> None:
                     help="with --existing: also measure with semantic search over N random vectors (changes the file)")
     ap.add_argument("--compare", action="store_true",
                     help="run every query before and after the term-statistics changes, in turn (see BEFORE)")
+    ap.add_argument("--cold", type=int, default=0, metavar="N",
+                    help="with --existing: also time the first session_search call of N fresh processes")
+    ap.add_argument("--cold-one", nargs=2, metavar=("DB", "QUERY"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.cold_one:
+        print(json.dumps(cold_one(*args.cold_one)))
+        return
     variants: Variants | None = {"before": BEFORE, "after": after_settings()} if args.compare else None
     sizes = sorted(int(s) for s in args.sizes.split(",") if s.strip())
     corpora = [c.strip() for c in args.corpora.split(",") if c.strip()]
@@ -463,6 +474,8 @@ def main() -> None:
             row = {"messages": db.message_count(), **{k: v for k, v in info.items() if k != "text_bytes"},
                    **measure(db, queries[name], int(info["text_bytes"]) or 1, name == "synthetic", args.seed,
                            variants, args.agreement, dbs)}
+            if args.cold and args.existing:
+                row["cold_process"] = cold_processes(path, queries[name]["natural_language"], args.cold)
             if args.vectors and args.existing:
                 nl = queries[name]["natural_language"]
                 stored = attach_vectors(db, args.vectors, args.seed)
@@ -485,6 +498,32 @@ def main() -> None:
         } for name, rows in results.items() if rows},
     }
     print(json.dumps(out, indent=2))
+
+
+def cold_one(path: str, query: str) -> dict[str, float]:
+    """CPU ms of this process (``time.process_time``): opening ``path``, its first ``session_search``
+    call for ``query``, and the same call again (warm)."""
+    c0 = time.process_time()
+    db = SessionDB(path)
+    c1 = time.process_time()
+    session_search({"query": query}, db)
+    c2 = time.process_time()
+    session_search({"query": query}, db)
+    c3 = time.process_time()
+    db.close()
+    return {"open_ms": (c1 - c0) * 1000, "first_ms": (c2 - c1) * 1000, "again_ms": (c3 - c2) * 1000}
+
+
+def cold_processes(path: Path, questions: list[str], n: int) -> dict[str, float]:
+    """Medians over ``n`` fresh processes (one question each, the CLI's and the hooks' case) of
+    :func:`cold_one`: what a process pays for its first query beside what it pays once warm."""
+    runs = []
+    for q in questions[:n]:
+        done = subprocess.run([sys.executable, __file__, "--cold-one", str(path), q], capture_output=True,
+                              text=True, check=True)
+        runs.append(json.loads(done.stdout))
+    return {k: round(statistics.median(r[k] for r in runs), 2) for k in ("open_ms", "first_ms", "again_ms")} | {
+        "processes": len(runs)}
 
 
 def _p95s(stats: object) -> object:

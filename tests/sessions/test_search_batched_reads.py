@@ -47,6 +47,11 @@ def _home(db: SessionDB, tool_share: int = 0) -> None:
 BACKENDS = ("sqlite",)
 
 
+def _in_list(statement: str) -> list[str]:
+    """The values of a statement's first ``IN (...)`` list."""
+    return statement.split(" IN (", 1)[1].split(")", 1)[0].split(",")
+
+
 def _keep_sizes(seen: list[str]) -> list[int]:
     return [s.split(" WHERE m.id IN (", 1)[1].split(")", 1)[0].count(",") + 1
             for s in seen if s.startswith("SELECT m.id AS id") and " WHERE m.id IN (" in s]
@@ -94,10 +99,16 @@ def test_the_dropped_word_check_reads_no_text_twice(db: SessionDB, monkeypatch: 
     _home(db, tool_share=4)
     monkeypatch.setattr(ranking, "POSTINGS_BUDGET", 150)  # "walrus" (in every row) is dropped, scored from the texts
     queries = ("walrus reef note", "walrus tusk 4", "walrus note 3 reef")
-    with statements(db) as seen:
-        fast = [discovery_rows(db, q) for q in queries]
-    assert not [s for s in seen if s.startswith("SELECT id, session_id, content")]
-    assert any("m.content AS content" in s for s in seen)
+    fast = []
+    for q in queries:
+        with statements(db) as seen:
+            fast.append(discovery_rows(db, q))
+        # the texts the filter check read are not read again (rows the top-up added are read once,
+        # for the dropped words and the question turns together)
+        checked = {i for s in seen if "m.content AS content" in s for i in _in_list(s)}
+        again = {i for s in seen if s.startswith("SELECT id, session_id, content") for i in _in_list(s)}
+        assert checked and not checked & again
+        assert not [s for s in seen if "content LIKE '%?%'" in s]
     monkeypatch.setattr(message_search, "broad_filters", lambda f: False)
     slow = [discovery_rows(db, q) for q in queries]
     assert slow == fast and all(fast)
@@ -176,3 +187,48 @@ def test_discovery_reads_no_session_row_a_hit_carries(db: SessionDB) -> None:
         out = json.loads(session_search({"query": "walrus reef", "limit": 5}, db))
     assert out["count"] == 5 and all(r["hits"] for r in out["results"])
     assert not [s for s in seen if s.startswith("SELECT * FROM sessions WHERE id")]
+
+
+def _chat_home(db: SessionDB) -> None:
+    """Ten sessions of a group chat: speaker tags, questions and their answers, one word shared."""
+    for n in range(10):
+        sid = db.create_session(f"c{n}", source="cli")
+        rows = []
+        for i in range(30):
+            who = ("Maria", "Jon")[i % 2]
+            text = f"{who}: did you see the walrus at pier {i % 7}?" if i % 3 == 0 else f"{who}: the walrus ate {i} fish"
+            rows.append({"role": "user" if i % 2 == 0 else "assistant", "content": text})
+        db.append_messages(sid, rows)
+
+
+def test_question_turns_are_judged_from_the_texts_the_search_read(db: SessionDB, monkeypatch: pytest.MonkeyPatch) -> None:
+    _chat_home(db)
+    queries = ("what did Maria say about the walrus pier", "where is the walrus fish", "Jon walrus")
+    with statements(db) as seen:
+        fast = [discovery_rows(db, q) for q in queries] + [db.search_messages(q, limit=10) for q in queries]
+    # the filter check (discovery) and the session-id read (no filters) carry the texts: no second read
+    assert not [s for s in seen if "content LIKE '%?%'" in s]
+    assert [s for s in seen if s.startswith("SELECT q.id, q.session_id")]  # the questions' answers are still looked up
+    real = message_search.rank_signals
+    monkeypatch.setattr(message_search, "rank_signals",
+                        lambda *a, **k: real(*a, **{**k, "texts": None}))  # the signals read the texts themselves
+    with statements(db) as seen:
+        slow = [discovery_rows(db, q) for q in queries] + [db.search_messages(q, limit=10) for q in queries]
+    assert [s for s in seen if "content LIKE '%?%'" in s]
+    assert slow == fast and all(fast)
+
+
+def test_a_literal_term_search_shapes_only_its_page_and_reads_no_text_twice(db: SessionDB) -> None:
+    sid = db.create_session("lit", source="cli")
+    db.append_messages(sid, [{"role": "user" if i % 2 == 0 else "assistant",
+                              "content": f"walrus notes in {'c++' if i % 3 == 0 else 'c'} number {i}"} for i in range(120)])
+    with statements(db) as seen:
+        rows = db.search_messages("walrus c++", limit=5)
+    assert len(rows) == 5 and all("c++" in r["snippet"] or "c++" in str(r["context"]) for r in rows)
+    shaped = [s for s in seen if s.startswith("SELECT m.id, m.session_id, m.role, m.content")]
+    assert len(shaped) == 1 and shaped[0].split(" IN (", 1)[1].count(",") + 1 == 5  # the page only, not the over-fetch
+    texts = [s.split(" IN (", 1)[1].split(")", 1)[0].split(",") for s in seen
+             if s.startswith("SELECT id, content, tool_name, tool_calls FROM messages WHERE id IN")
+             or s.startswith("SELECT id, session_id, content")]
+    read = [i for chunk in texts for i in chunk]
+    assert len(read) == len(set(read))

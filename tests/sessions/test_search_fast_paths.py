@@ -10,11 +10,12 @@ from __future__ import annotations
 import itertools
 import re
 import sqlite3
+from typing import Any
 
 import pytest
 
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions import hmindex, message_search, ranking, term_stats, word_match
+from hermes_memory.sessions import hmindex, message_search, ranking, search_head, term_stats, word_match
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.message_search import SearchFilters, build_search_sql
 
@@ -167,7 +168,10 @@ def test_dropped_words_score_as_before_on_a_real_search(db: SessionDB, monkeypat
     assert fts_expr == '"reefs"' and len(dropped) == 3
     hits = {int(r[0]): float(r[1]) for r in db.conn.execute(
         "SELECT rowid, rank FROM hm_messages_fts WHERE hm_messages_fts MATCH ?", (fts_expr,))}
-    cand = term_stats.candidates(db.conn, list(hits), with_text=True)
+    sessions: dict[int, str] = {}
+    texts: dict[int, tuple[Any, Any, Any]] = {}
+    term_stats.read_candidates(db.conn, list(hits), sessions, texts)
+    cand = {i: (sessions[i], search_head.joined(texts[i])) for i in texts}
     fast = dict(hits)
     stats.score_dropped(db.conn, fast, dropped, cand)
     slow = dict(hits)  # the per-term highlighter loop the one-pass check replaced

@@ -166,3 +166,73 @@ def test_search_results_are_the_same_with_and_without_the_cache(tmp_path: Path, 
         assert len(db.search_messages("记忆断裂", limit=5)) == 1
     finally:
         db.close()
+
+
+def _index_reads(db: SessionDB) -> list[str]:
+    seen: list[str] = []
+    db.conn.set_trace_callback(seen.append)
+    return seen
+
+
+def test_a_new_connection_takes_the_stored_frequencies_instead_of_reading_the_index(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    first = SessionDB(path)
+    try:
+        _seed(first)
+        assert_exact(first)  # counted from the index, then stored for everyone
+        stored = dict(first.conn.execute(f"SELECT stem, docs FROM {term_stats.DF_TABLE}").fetchall())
+        assert stored and stored["otter"] == 21
+    finally:
+        first.close()
+    fresh = SessionDB(path)  # a new process: nothing cached on its connection
+    try:
+        seen = _index_reads(fresh)
+        assert_exact(fresh)
+        fresh.conn.set_trace_callback(None)
+        assert not [s for s in seen if "hm_fts_v WHERE term" in s]
+    finally:
+        fresh.close()
+
+
+def test_stored_frequencies_stay_exact_after_other_programs_change_rows(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    _seeded_home(path)
+    db = SessionDB(path)
+    try:
+        assert_exact(db)
+    finally:
+        db.close()
+    _other_program(path, "INSERT INTO messages(session_id, role, content, timestamp) VALUES ('s1', 'user', 'otters!', 2)")
+    db = SessionDB(path)  # appended only: the stored count plus the rows after it
+    try:
+        assert_exact(db)
+    finally:
+        db.close()
+    _other_program(path, "DELETE FROM messages WHERE content LIKE 'message 3 %'",
+                   "UPDATE messages SET content = 'a walrus' WHERE content LIKE 'message 4 %'")
+    db = SessionDB(path)  # deleted and changed: every stored row is stale and ignored
+    try:
+        assert_exact(db)
+        changes = hmindex.meta_get(db.conn, hmindex.CHANGES_KEY)
+        assert {c for (c,) in db.conn.execute(f"SELECT DISTINCT changes FROM {term_stats.DF_TABLE}")} == {changes}
+    finally:
+        db.close()
+
+
+def test_a_locked_database_stores_nothing_and_the_counts_stay_exact(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    _seeded_home(path)
+    db = SessionDB(path, timeout=5.0)
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # another writer holds the lock
+        assert_exact(db)
+        assert db.conn.execute("PRAGMA busy_timeout").fetchone()[0] == 5000  # put back
+        other.execute("ROLLBACK")
+        assert not db.conn.execute(f"SELECT name FROM sqlite_master WHERE name = '{term_stats.DF_TABLE}'").fetchall()
+        assert_exact(db)  # not tried again until DF_STORE_LAG rows later
+        db.append_messages("s1", [{"role": "user", "content": "otters"}] * 3)
+        assert_exact(db)
+    finally:
+        other.close()
+        db.close()

@@ -59,7 +59,6 @@ from hermes_memory.sessions.connection import (  # noqa: F401  (re-exported)
 from hermes_memory.sessions.embeddings import forget_sessions
 from hermes_memory.sessions.lineage import _MEMORY_CONTEXT_RE, LineageMethods, _repeats_pending_prompt  # noqa: F401
 from hermes_memory.sessions.listing import AMBIGUOUS_SHOWN, ListingMethods, SessionLookupError, cwd_clause  # noqa: F401
-from hermes_memory.sessions.literal_terms import LiteralTermSearch
 from hermes_memory.sessions.message_search import (  # noqa: F401  (re-exported)
     CONTEXT_CHARS,
     SNIPPET_TOKENS,
@@ -94,7 +93,7 @@ _decode_json = decode_json
 _scrub = scrub
 _storable = storable
 
-class SessionDB(LiteralTermSearch, TitleSearchMethods, TitleMethods, LineageMethods, ListingMethods, BrowseMethods, RecordMethods,
+class SessionDB(TitleSearchMethods, TitleMethods, LineageMethods, ListingMethods, BrowseMethods, RecordMethods,
                 MessageSearchMethods, SQLiteStore):
     """Sessions and messages in one SQLite file; the store behind ``session_search``.
 

@@ -15,6 +15,8 @@ Objects (all created and maintained by hermes-memory only; the reference never r
     hm_messages_changes_ad \
     hm_messages_changes_au  > triggers counting, in hm_meta.index_changes, every change of our index
     hm_messages_changes_ai /  other than a row appended at the end (see :data:`CHANGES_KEY`)
+    hm_term_df             document frequencies stored by searches for every connection
+                           (:data:`hermes_memory.sessions.term_stats.DF_TABLE`)
 
 Both tables keep their OWN copy of the indexed text (not external content over a view of
 ``messages``). That is what makes them safe to share: FTS5 can always remove a row by rowid from

@@ -3,9 +3,11 @@
 FTS5's ``unicode61`` tokenizer (and PostgreSQL's parser) keep letters and digits only, so ``c++``
 and ``C#`` both become the token ``c`` and would find every message with a lone "c". A query word
 holding such a symbol is a *literal term*: a hit must contain that literal (case-insensitive, not
-inside a longer word), else it is dropped. The full-text search still finds the candidates; this
-module only filters them, after the search, on both engines (:class:`LiteralTermSearch` is mixed
-into ``SessionDB`` and ``PgSessionDB``). Queries without such a word take no extra step.
+inside a longer word), else it is dropped. The full-text search still finds the candidates; the
+last step of the search pipeline keeps only the rows holding a literal, on both engines
+(:func:`hermes_memory.sessions.search_rows.literal_page`; titles:
+:meth:`hermes_memory.sessions.titles.TitleSearchMethods.search_titles`). Queries without such a
+word take no extra step.
 
 Literal terms: a word (split on white space, outer quotes, brackets and sentence punctuation
 removed) with a letter or digit and one of ``+ # & @ $``, or a ``.`` before a letter at its start
@@ -26,8 +28,6 @@ from __future__ import annotations
 import functools
 import re
 from typing import Any
-
-from hermes_memory.sessions.fts import like_escape
 
 OVERFETCH = 4
 """A query with literal terms asks the search for this many times the rows it returns (at least
@@ -81,69 +81,3 @@ def contains_literal(text: Any, terms: list[str] | tuple[str, ...]) -> bool:
     if text is None:
         return False
     return _pattern(tuple(terms)).search(text if isinstance(text, str) else str(text)) is not None
-
-
-class LiteralTermSearch:
-    """Mixin for the session stores: ``search_messages`` and ``search_titles`` drop hits that lack
-    every literal term of the query (see the module docstring). Must come before the classes that
-    implement the searches in the MRO; uses the store's ``_read(sql, params)``."""
-
-    def search_messages(self, query: str, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
-        terms = literal_terms(query)
-        inner = super().search_messages  # type: ignore[misc]
-        if not terms or args:  # positional filters: the callers pass keywords; leave such calls as they are
-            return inner(query, *args, **kwargs)
-        limit = max(int(kwargs.pop("limit", 20)), 0)
-        offset = max(int(kwargs.pop("offset", 0)), 0)
-        want = offset + limit
-        fetch = min(max(want * OVERFETCH, MIN_FETCH), MAX_FETCH)
-        kept = self._holding(inner(query, limit=fetch, offset=0, **kwargs), terms)
-        if len(kept) < want and " ".join(terms) != query.strip():
-            # The planner may drop a one-letter token (``c`` of ``c++``) beside other words: the literal
-            # terms alone find the rest, after the hits of the whole query.
-            seen = {r["id"] for r in kept}
-            extra = self._holding(inner(" ".join(terms), limit=fetch, offset=0, **kwargs), terms)
-            kept += [r for r in extra if r["id"] not in seen]
-            sort = kwargs.get("sort")
-            if sort in ("newest", "oldest"):
-                kept.sort(key=lambda r: (r.get("timestamp") or 0.0, r["id"]), reverse=sort == "newest")
-        return kept[offset:want]
-
-    def _holding(self, rows: list[dict[str, Any]], terms: list[str]) -> list[dict[str, Any]]:
-        texts = self._message_texts([r["id"] for r in rows])
-        return [r for r in rows if contains_literal(texts.get(int(r["id"]), ""), terms)]
-
-    def search_titles(self, query: str, limit: int = 10, query_syntax: bool = False) -> list[dict[str, Any]]:
-        hits = super().search_titles(query, limit, query_syntax)  # type: ignore[misc]
-        terms = literal_terms(query)
-        if not terms:
-            return hits
-        hits = [h for h in hits if contains_literal(h.get("title") or "", terms)]
-        if len(hits) < limit:  # the title search skips one-letter words: "C# port" is found by its literal
-            seen = {h["id"] for h in hits}
-            for term in terms:
-                rows = self._read(  # type: ignore[attr-defined]
-                    "SELECT id, title FROM sessions WHERE title IS NOT NULL AND lower(title) LIKE ? ESCAPE '\\' "
-                    "ORDER BY started_at DESC LIMIT ?", ("%" + like_escape(term.lower()) + "%", 4 * limit))
-                for r in rows:
-                    if r["id"] in seen or not contains_literal(r["title"], terms) or len(hits) >= limit:
-                        continue
-                    session = self.get_session(r["id"])  # type: ignore[attr-defined]
-                    if session is not None:
-                        seen.add(r["id"])
-                        wanted = query.strip().strip("`'\"").strip().casefold()
-                        hits.append({**session, "title_match": "exact" if r["title"].casefold() == wanted else "terms"})
-        return hits
-
-    def _message_texts(self, ids: list[int]) -> dict[int, str]:
-        """``id -> content + tool calls`` of the given messages (what the full-text index holds)."""
-        out: dict[int, str] = {}
-        for start in range(0, len(ids), 500):
-            chunk = [int(i) for i in ids[start:start + 500]]
-            if not chunk:
-                continue
-            marks = ",".join("?" * len(chunk))
-            for r in self._read(  # type: ignore[attr-defined]
-                    f"SELECT id, content, tool_calls FROM messages WHERE id IN ({marks})", tuple(chunk)):
-                out[int(r["id"])] = f"{r['content'] or ''}\n{r['tool_calls'] or ''}"
-        return out

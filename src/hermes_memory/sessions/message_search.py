@@ -15,16 +15,27 @@ from __future__ import annotations
 import functools
 import logging
 import sqlite3
-from dataclasses import dataclass, field
 from typing import Any
 
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions import fusion, hmcontext, ranking, search_head, signals, term_stats
-from hermes_memory.sessions.listing import cwd_clause
+from hermes_memory.sessions import literal_terms as literal_mod
+from hermes_memory.sessions.search_filters import (  # noqa: F401  (re-exported: importable here as before)
+    MAX_SEARCH_LIMIT,
+    SearchFilters,
+    as_list,
+    broad_filters,
+    filter_sql,
+    page_bounds,
+    sort_order,
+)
 from hermes_memory.sessions.search_rows import (
     CONTEXT_CHARS,  # noqa: F401  (re-exported)
+    Ranked,
+    Texts,
     context_row,
+    literal_page,
     message_snippet,
     result_row,
     time_sort,
@@ -37,102 +48,6 @@ SNIPPET_TOKENS = 40
 """FTS5 ``snippet()`` length in tokens (reference)."""
 SEARCH_STEPS = ("fts", "keep", "top_up", "cjk_trigram", "cjk_like")
 """The statements :func:`build_search_sql` builds."""
-
-
-@dataclass(frozen=True)
-class SearchFilters:
-    """What a search keeps: sources to include/exclude, roles, one session, ``user_id``,
-    ``since <= timestamp < until`` (epoch seconds), sessions to leave out, and sessions run in
-    ``cwd_prefix`` or below it. Empty lists and ``None`` filter nothing."""
-
-    sources: list[str] = field(default_factory=list)
-    excluded: list[str] = field(default_factory=list)
-    roles: list[str] = field(default_factory=list)
-    session_id: str | None = None
-    user_id: str | None = None
-    since: float | None = None
-    until: float | None = None
-    excluded_sessions: list[str] = field(default_factory=list)
-    cwd_prefix: str | None = None
-
-    @classmethod
-    def from_args(
-        cls,
-        source_filter: list[str] | str | None = None,
-        exclude_sources: list[str] | str | None = None,
-        role_filter: list[str] | str | None = None,
-        session_id: str | None = None,
-        user_id: str | None = None,
-        since: float | None = None,
-        until: float | None = None,
-        exclude_session_ids: list[str] | None = None,
-        cwd_prefix: str | None = None,
-    ) -> SearchFilters:
-        """The filters of ``search_messages``'s arguments (both engines): source and role lists
-        may be given as ``"a, b"`` strings (:func:`as_list`)."""
-        return cls(as_list(source_filter), as_list(exclude_sources), as_list(role_filter), session_id, user_id,
-                   since, until, list(exclude_session_ids or []), cwd_prefix)
-
-
-MAX_SEARCH_LIMIT = 1000
-"""The most results one ``search_messages`` call returns (a larger ``limit`` is cut to it)."""
-
-
-def page_bounds(limit: int, offset: int) -> tuple[int, int]:
-    """``(limit, offset)`` of a search page, clamped: ``0 <= limit <= MAX_SEARCH_LIMIT``, ``offset >= 0``."""
-    return max(0, min(int(limit), MAX_SEARCH_LIMIT)), max(0, int(offset))
-
-
-def filter_sql(f: SearchFilters) -> tuple[str, list[Any], bool]:
-    """``(" AND ..." condition or "", params, needs_session)`` on ``messages m`` (and ``sessions s``
-    when ``needs_session``)."""
-    where: list[str] = []
-    params: list[Any] = []
-    needs_session = False
-    if f.cwd_prefix is not None:
-        clause, extra = cwd_clause(f.cwd_prefix, "s.")
-        where.append(clause)
-        params += extra
-        needs_session = True
-    if f.sources:
-        where.append(f"s.source IN ({','.join('?' * len(f.sources))})")
-        params += f.sources
-        needs_session = True
-    if f.excluded:
-        where.append(f"s.source NOT IN ({','.join('?' * len(f.excluded))})")
-        params += f.excluded
-        needs_session = True
-    if f.user_id is not None:
-        where.append("s.user_id = ?")
-        params.append(f.user_id)
-        needs_session = True
-    if f.roles:
-        where.append(f"m.role IN ({','.join('?' * len(f.roles))})")
-        params += f.roles
-    if f.session_id is not None:
-        where.append("m.session_id = ?")
-        params.append(f.session_id)
-    if f.excluded_sessions:
-        where.append(f"m.session_id NOT IN ({','.join('?' * len(f.excluded_sessions))})")
-        params += f.excluded_sessions
-    if f.since is not None:
-        where.append("m.timestamp >= ?")
-        params.append(float(f.since))
-    if f.until is not None:
-        where.append("m.timestamp < ?")
-        params.append(float(f.until))
-    return (" AND " + " AND ".join(where)) if where else "", params, needs_session
-
-
-def sort_order(sort: str | None) -> str:
-    """``"newest"`` (also ``recent``/``desc``), ``"oldest"`` (also ``asc``) or ``"relevance"``
-    (anything else, ``None`` included)."""
-    s = (sort or "").lower()
-    if s in ("newest", "recent", "desc"):
-        return "newest"
-    if s in ("oldest", "asc"):
-        return "oldest"
-    return "relevance"
 
 
 def build_search_sql(
@@ -259,23 +174,6 @@ def filtered_head(conn: sqlite3.Connection, plan: fts_mod.QueryPlan, filters: Se
         limit=limit, factor=HEAD_FACTOR, kept_rows=kept_rows)
 
 
-def broad_filters(filters: SearchFilters) -> bool:
-    """True for filters that most rows pass (roles, excluded sources and sessions): worth
-    :func:`filtered_head`. A filter to one session, user, source set, time span or folder is left
-    to the joined statement, which finds its few rows directly."""
-    return not (filters.sources or filters.session_id or filters.user_id is not None or filters.since is not None
-                or filters.until is not None or filters.cwd_prefix is not None)
-
-
-def as_list(value: list[str] | tuple[str, ...] | str | None) -> list[str]:
-    """A filter value as a list: ``None`` -> ``[]``, ``"a, b"`` -> ``["a", "b"]``."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [v.strip() for v in value.split(",") if v.strip()]
-    return [str(v) for v in value if v]
-
-
 def merge_hits(hits: dict[int, float], sessions: dict[int, str], found: dict[int, float], relevance: bool,
                rank_signals: signals.RankSignals | None = None) -> list[int]:
     """Ids of one search, best first: full-text ``hits`` (id -> rank) reranked under relevance
@@ -292,15 +190,16 @@ def merge_hits(hits: dict[int, float], sessions: dict[int, str], found: dict[int
 
 
 def rank_signals(conn: Any, query: str, hits: dict[int, float], sessions: dict[int, str], filters: SearchFilters,
-                 placeholder: str) -> signals.RankSignals | None:
+                 placeholder: str, texts: dict[int, Any] | None = None) -> signals.RankSignals | None:
     """:func:`hermes_memory.sessions.signals.gather` for one search on either engine (``conn`` a
-    SQLite or psycopg connection, ``placeholder`` ``"?"``/``"%s"``); ``None`` when it fails (the
+    SQLite or psycopg connection, ``placeholder`` ``"?"``/``"%s"``; ``texts``: id -> content, as
+    stored, of candidates the search already read, not read again); ``None`` when it fails (the
     rerank then uses BM25 alone: these signals must never fail a search). Callers run it only when
     ``plan.context`` (a plain query of two or more terms): a one-word lookup, a quoted phrase alone
     or query syntax asks for rows holding its words, not for answers."""
     try:
         return signals.gather(conn, query, hits, sessions, roles=filters.roles, since=filters.since,
-                              until=filters.until, placeholder=placeholder)
+                              until=filters.until, placeholder=placeholder, texts=texts)
     except Exception as exc:  # sqlite3.Error / psycopg.Error, or a row another program wrote oddly
         logger.warning("rank signals unavailable, BM25 order kept: %s", exc)
         return None
@@ -385,11 +284,51 @@ class MessageSearchMethods(StoreBase):
         with_snippet: bool = True,
         query_syntax: bool = False,
     ) -> list[dict[str, Any]]:
-        """Run the statements of :func:`build_search_sql` for ``query`` and shape one page."""
-        plan = fts_mod.build_query(query, syntax=query_syntax)
-        if plan.empty or limit <= 0:
+        """Rank ``query`` (:meth:`_ranked`), keep the rows holding its literal terms when it has
+        some (:func:`hermes_memory.sessions.search_rows.literal_page`), and shape one page."""
+        if limit <= 0:
             return []
-        want = offset + limit
+        terms = literal_mod.literal_terms(query)
+        if not terms:
+            found = self._ranked(query, filters, offset + limit, sort, query_syntax)
+            page = [(i, found) for i in found.ids[offset:offset + limit]] if found is not None else []
+        else:
+            page = literal_page(lambda q, n: self._ranked(q, filters, n, sort, query_syntax, texts=True),
+                                self._texts, query, terms, offset, limit, sort)
+        if not page:
+            return []
+        with self._lock:
+            conn = self._live()
+            shaped: dict[int, dict[str, Any]] = {}
+            for found in {id(r): r for _, r in page}.values():
+                ids = [i for i, r in page if r is found]
+                shaped.update((row["id"], row) for row in self._materialise(
+                    conn, ids, found.hits, found.plan, with_context, with_snippet, found.rows))
+            return [shaped[i] for i, _ in page if i in shaped]
+
+    def _texts(self, ids: list[int]) -> Texts:
+        """The :data:`~hermes_memory.sessions.search_rows.Texts` of messages (unknown ids left out)."""
+        with self._lock:
+            conn = self._live()
+            out: Texts = {}
+            for start in range(0, len(ids), 500):
+                chunk = ids[start:start + 500]
+                out.update((int(r[0]), (r[1], r[2], r[3])) for r in conn.execute(
+                    f"SELECT id, content, tool_name, tool_calls FROM messages WHERE id IN ({','.join('?' * len(chunk))})",
+                    chunk))
+            return out
+
+    def _ranked(self, query: str, filters: SearchFilters, want: int, sort: str | None, query_syntax: bool,
+                texts: bool = False) -> Ranked | None:
+        """The ids of ``query``'s best ``want`` results and more (the statements of
+        :func:`build_search_sql`, the rerank, semantic fusion when on, the time sort), with what
+        was read on the way (:class:`~hermes_memory.sessions.search_rows.Ranked`); ``None`` for a
+        query with nothing to search. With ``texts`` (or when the rank signals or the dropped-word
+        check read them anyway) the candidates' texts are read in the statements that read their
+        session ids, and kept in ``texts`` for the caller."""
+        plan = fts_mod.build_query(query, syntax=query_syntax)
+        if plan.empty or want <= 0:
+            return None
         order_kind = sort_order(sort)
         relevance = order_kind == "relevance"
         stats = self._term_stats
@@ -399,28 +338,32 @@ class MessageSearchMethods(StoreBase):
         with self._lock:
             conn = self._live()
             hits: dict[int, float] = {}  # id -> bm25 rank (negative; lower is better)
-            cand: dict[int, tuple[str, str]] = {}
+            sess_of: dict[int, str] = {}
+            read: Texts = {}  # id -> (content, tool_name, tool_calls) of the rows whose text was read
             kept: dict[int, sqlite3.Row] = {}  # rows the filter check read, with their session columns
             fts_expr, dropped, min_rowid = stats.cap_terms(conn, plan) if relevance else (plan.fts, [], None)
+            signals_on = relevance and plan.context
+            need_text = relevance and (bool(dropped) or signals_on or texts)
             if fts_expr:
                 pool = max(want, ranking.RERANK_POOL) if relevance else want
                 rank_sql = term_stats.rank_sql(conn) if relevance else None
                 cond = filter_sql(filters)[0] or plan.exclude_like
                 head = filtered_head(conn, plan, filters, limit=pool, fts_expr=fts_expr, min_rowid=min_rowid,
-                                     rank_sql=rank_sql, kept_rows=kept, with_text=bool(dropped),
+                                     rank_sql=rank_sql, kept_rows=kept, with_text=need_text,
                                      ) if rank_sql and cond and broad_filters(filters) else None
                 if head is None:
                     sql, params = build_search_sql("fts", plan, filters, sort, limit=pool, fts_expr=fts_expr,
                                                    min_rowid=min_rowid, rank_sql=rank_sql)
                     head = [(int(r["id"]), float(r["rank"])) for r in conn.execute(sql, params).fetchall()]
                 hits.update(head)
+                search_head.rows_read(kept, list(hits), sess_of, read)
                 if hits and relevance and dropped:
                     best = sorted(hits, key=hits.__getitem__)[:ranking.DROPPED_TERM_ROWS]
-                    cand = search_head.texts_of(kept, best)
-                    rest = [i for i in best if i not in cand]
+                    rest = [i for i in best if i not in read]
                     if rest:
-                        cand.update(term_stats.candidates(conn, rest, with_text=True))
-                    stats.score_dropped(conn, hits, dropped, cand)
+                        term_stats.read_candidates(conn, rest, sess_of, read)
+                    stats.score_dropped(conn, hits, dropped, {i: (sess_of[i], search_head.joined(read[i]))
+                                                              for i in best if i in read})
                 if relevance and (dropped or min_rowid) and len(hits) < want and plan.fts:
                     # The posting budget or the recency window left the page short (the kept words
                     # are rare, or the filters exclude their rows): fill it with the newest rows of
@@ -430,11 +373,11 @@ class MessageSearchMethods(StoreBase):
                         if len(hits) >= want:
                             break
                         hits.setdefault(int(r["id"]), float(r["rank"]))
-                missing = [i for i in hits if i not in cand] if relevance else []
-                cand.update((i, (kept[i]["session_id"], "")) for i in sorted(missing) if i in kept)
-                missing = [i for i in missing if i not in kept]
-                if missing:  # session ids of the rows neither the filter check nor the dropped-term check read
-                    cand.update(term_stats.candidates(conn, missing, with_text=False))
+                missing = [i for i in hits if i not in sess_of] if relevance else []
+                search_head.rows_read(kept, missing, sess_of, read)
+                missing = [i for i in missing if i not in sess_of]
+                if missing:  # session ids (and texts) of the rows neither the filter check nor the dropped-word check read
+                    term_stats.read_candidates(conn, missing, sess_of, read if need_text else None)
             found: dict[int, float] = {}
             if (plan.cjk_trigram or plan.cjk_like) and conn.execute(
                 "SELECT 1 FROM hm_messages_cjk LIMIT 1"
@@ -445,25 +388,21 @@ class MessageSearchMethods(StoreBase):
                 for sql, params in steps:
                     for r in conn.execute(sql, params):
                         found.setdefault(int(r["id"]), r["ts"])
-            sess_of = {i: c[0] for i, c in cand.items()}
-            sig = rank_signals(conn, query, hits, sess_of, filters, "?") if hits and relevance and plan.context else None
+            sig = rank_signals(conn, query, hits, sess_of, filters, "?", texts={i: t[0] for i, t in read.items()},
+                               ) if hits and signals_on else None
             ids = merge_hits(hits, sess_of, found, relevance, sig)
             if qvec is not None:
                 ids = self._fuse_semantic(conn, sem, qvec, ids, filters)
-            if not ids:
-                return []
-            if not relevance:
-                meta = {
+            times: dict[int, float] = {}
+            if ids and not relevance:
+                times = {
                     int(r["id"]): float(r["timestamp"])
                     for r in conn.execute(
                         f"SELECT id, timestamp FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids
                     )
                 }
-                time_sort(ids, meta, order_kind)
-            page = ids[offset : offset + limit]
-            if not page:
-                return []
-            return self._materialise(conn, page, hits, plan, with_context, with_snippet, kept)
+                time_sort(ids, times, order_kind)
+            return Ranked(ids, hits, plan, kept, read, times)
 
     def _fuse_semantic(self, conn: sqlite3.Connection, sem: Any, qvec: Any, ids: list[int],
                        filters: SearchFilters) -> list[int]:

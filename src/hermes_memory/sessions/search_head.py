@@ -61,14 +61,24 @@ def filtered_head(conn: sqlite3.Connection, head_sql: tuple[str, list[Any]], kee
         cur.close()
 
 
-def texts_of(kept: dict[int, sqlite3.Row], ids: list[int]) -> dict[int, tuple[str, str]]:
-    """id -> (session id, searchable text) of the ``ids`` whose row ``kept`` holds with its text
-    (:data:`TEXT_COLUMNS`), in ascending id order: what
-    :func:`hermes_memory.sessions.term_stats.candidates` returns for them (content, tool name and
-    tool calls joined by a space, empty ones left out)."""
-    out: dict[int, tuple[str, str]] = {}
-    for i in sorted(ids):
+def rows_read(kept: dict[int, sqlite3.Row], ids: list[int], sessions: dict[int, str],
+              texts: dict[int, tuple[Any, Any, Any]]) -> None:
+    """Fill ``sessions`` (id -> session id) and, when the check read them (:data:`TEXT_COLUMNS`),
+    ``texts`` (id -> ``(content, tool_name, tool_calls)``) for the ``ids`` whose row ``kept`` holds."""
+    with_text: bool | None = None
+    for i in ids:
         r = kept.get(i)
-        if r is not None and "content" in r.keys():
-            out[i] = (r["session_id"], " ".join(x for x in (r["content"], r["tool_name"], r["tool_calls"]) if x))
-    return out
+        if r is None:
+            continue
+        if with_text is None:
+            with_text = "content" in r.keys()  # every row of one check has the same columns
+        sessions[i] = r["session_id"]
+        if with_text:
+            texts[i] = (r["content"], r["tool_name"], r["tool_calls"])
+
+
+def joined(text: tuple[Any, Any, Any]) -> str:
+    """The searchable text of a message for the dropped-word check: content, tool name and tool
+    calls joined by a space, empty ones left out (as :func:`hermes_memory.sessions.term_stats.read_candidates`
+    reads it)."""
+    return " ".join(x for x in text if x)

@@ -73,7 +73,7 @@ class RankSignals:
 
 def gather(conn: Any, query: str, hits: Mapping[int, float], sessions: Mapping[int, str], *,
            roles: Sequence[str] = (), since: float | None = None, until: float | None = None,
-           placeholder: str = "?") -> RankSignals:
+           placeholder: str = "?", texts: Mapping[int, Any] | None = None) -> RankSignals:
     """Read the :class:`RankSignals` of one relevance search.
 
     ``conn``: a SQLite or psycopg connection (``placeholder`` ``"?"`` or ``"%s"``); ``hits``:
@@ -82,7 +82,9 @@ def gather(conn: Any, query: str, hits: Mapping[int, float], sessions: Mapping[i
     too (it is in the question's session, so it passes the session filters). Reads the texts of
     the :data:`QUESTION_ROWS` best candidates (the start of every one when the query has a word
     that could name a speaker) and, for the questions among them, the next row;
-    session starts only when the query names a date. Raises the driver's error."""
+    session starts only when the query names a date. ``texts``: id -> content (as stored) of
+    candidates the search already read; their texts are not read again (the same rows are
+    judged the same way in Python). Raises the driver's error."""
     sig = RankSignals(dates=date_hint(query))
     if not hits:
         return sig
@@ -95,20 +97,25 @@ def gather(conn: Any, query: str, hits: Mapping[int, float], sessions: Mapping[i
             sig.session_start = {i: float(start[s]) for i, s in sessions.items() if start.get(s) is not None}
     best = sorted(hits, key=lambda i: (hits[i], -i))[:QUESTION_ROWS]
     names = speakers_mod.query_names(query)
-    marks = ",".join([p] * len(best))
+    known = [(i, texts[i]) for i in best if i in texts] if texts else []
+    unread = [i for i in best if i not in texts] if texts else best
+    rows: list[Any] = []
+    marks = ",".join([p] * len(unread))
     if names:
         # the start of the rows that may open with a speaker tag and the whole text of the rows
         # holding a question mark (the LIKEs run in the engine): one statement, as without names
         tag = f"substr(content, 1, {int(speakers_mod.TAG_CHARS) + 1})"
-        rows = conn.execute(f"SELECT id, CASE WHEN content LIKE {p} OR content LIKE {p} THEN content ELSE {tag} END"
-                            f" FROM messages WHERE id IN ({marks}) AND (content LIKE {p} OR content LIKE {p}"
-                            f" OR {tag} LIKE {p})", ["%?%", "%\uff1f%", *best, "%?%", "%\uff1f%", "%: %"]).fetchall()
-        sig.spoken = speakers_mod.spoken(names, rows)
-    else:  # only rows holding a question mark come back
+        if unread:
+            rows = conn.execute(f"SELECT id, CASE WHEN content LIKE {p} OR content LIKE {p} THEN content ELSE {tag} END"
+                                f" FROM messages WHERE id IN ({marks}) AND (content LIKE {p} OR content LIKE {p}"
+                                f" OR {tag} LIKE {p})", ["%?%", "%\uff1f%", *unread, "%?%", "%\uff1f%", "%: %"]).fetchall()
+        # a whole text read before: spoken() looks for the tag in the same first TAG_CHARS + 1 characters
+        sig.spoken = speakers_mod.spoken(names, rows) | speakers_mod.spoken(names, known)
+    elif unread:  # only rows holding a question mark come back
         rows = conn.execute(f"SELECT id, content FROM messages WHERE id IN ({marks})"
-                            f" AND (content LIKE {p} OR content LIKE {p})", [*best, "%?%", "%\uff1f%"]).fetchall()
+                            f" AND (content LIKE {p} OR content LIKE {p})", [*unread, "%?%", "%\uff1f%"]).fetchall()
     # a row's start (read for its tag) holds no question mark: only whole texts are checked
-    asks = [int(r[0]) for r in rows if isinstance(r[1], str) and ("?" in r[1] or "\uff1f" in r[1])
+    asks = [int(r[0]) for r in [*rows, *known] if isinstance(r[1], str) and ("?" in r[1] or "\uff1f" in r[1])
             and is_question(decode_content(r[1]))]
     if not asks:
         return sig

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import re
 import sqlite3
+from typing import Any
 
 from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions import hmindex, ranking, word_match
@@ -24,6 +25,16 @@ DF_CACHE_MAX = 50_000
 DF_CACHE = True
 """Cache document frequencies (False: read every one from the index, as before; for
 ``bench/sessions.py --compare``)."""
+DF_TABLE = "hm_term_df"
+"""Document frequencies shared by every connection and process (:meth:`TermStats.doc_freqs`):
+``stem -> (docs, through, changes)``, the rows holding ``stem`` among row ids ``<= through``,
+valid while ``hm_meta.index_changes`` equals ``changes``. Ours; created by the first search
+that stores one."""
+DF_TABLE_SQL = (f"CREATE TABLE IF NOT EXISTS {DF_TABLE} (stem TEXT PRIMARY KEY, docs INTEGER NOT NULL, "
+                "through INTEGER NOT NULL, changes TEXT NOT NULL) WITHOUT ROWID")
+DF_STORE_LAG = 20_000
+"""A stored frequency is written again when the rows appended since it was counted exceed this
+many (what a later process counts by matching the word over them; about 1 ms at 20,000 rows)."""
 
 
 _BM25_RE = re.compile(r"bm25\(\s*((?:[0-9.eE+-]+\s*(?:,\s*[0-9.eE+-]+\s*)*)?)\)")
@@ -63,6 +74,10 @@ class TermStats:
         self.dfs: dict[str, tuple[int, int]] = {}
         """stem -> (rows holding it among ids <= through, through), valid for :attr:`dfs_changes`."""
         self.dfs_changes: str | None = None
+        self.stored: dict[str, int] = {}
+        """stem -> ``through`` of its row in :data:`DF_TABLE`, as last read or written here."""
+        self.stored_miss: set[str] = set()
+        """Stems not in :data:`DF_TABLE` (valid for :attr:`dfs_changes`) when last looked for."""
 
     def stems(self, conn: sqlite3.Connection, words: list[str]) -> dict[str, str | None]:
         """Index tokens (porter stems) of ``words`` (word -> stem, ``None`` when the tokenizer
@@ -109,30 +124,84 @@ class TermStats:
         own = not conn.in_transaction
         if own:
             conn.execute("BEGIN")
+        store: dict[str, tuple[int, int]] = {}
         try:
             changes = hmindex.meta_get(conn, hmindex.CHANGES_KEY) if DF_CACHE else None
             if changes is not None and (changes != self.dfs_changes or len(self.dfs) > DF_CACHE_MAX):
                 self.dfs.clear()
+                self.stored.clear()
+                self.stored_miss.clear()
                 self.dfs_changes = changes
             row = conn.execute("SELECT rowid FROM hm_messages_fts ORDER BY rowid DESC LIMIT 1").fetchone()
             top = int(row[0]) if row else 0
+            if changes is not None:
+                self._load_stored(conn, changes, [s for p in terms for w, s in p if s is not None and w.isalnum()])
             out = []
             for pieces in terms:
                 df = None
                 for word, stem in pieces:
                     if stem is None:
                         continue
-                    n = self._stem_df(conn, word, stem, top, changes is not None and word.isalnum())
+                    n = self._stem_df(conn, word, stem, top, changes is not None and word.isalnum(), store)
                     df = n if df is None else min(df, n)
                 out.append(df or 0)
-            return out
         finally:
             if own:
                 conn.execute("COMMIT")
+        if own and store and changes is not None:
+            self._store(conn, changes, store)
+        return out
 
-    def _stem_df(self, conn: sqlite3.Connection, word: str, stem: str, top: int, cache: bool) -> int:
+    def _load_stored(self, conn: sqlite3.Connection, changes: str, stems: list[str]) -> None:
+        """Take the stored frequencies (:data:`DF_TABLE`) of the ``stems`` this connection has not
+        cached that are valid for ``changes`` (another process counted them, or this one before it
+        restarted). Nothing when the table is missing or unreadable."""
+        todo = [s for s in dict.fromkeys(stems) if s not in self.dfs and s not in self.stored_miss]
+        if not todo:
+            return
+        try:
+            rows = conn.execute(f"SELECT stem, docs, through FROM {DF_TABLE} WHERE changes = ? AND stem IN "
+                                f"({','.join('?' * len(todo))})", [changes, *todo]).fetchall()
+        except sqlite3.Error as exc:  # no such table yet: nothing stored
+            logger.debug("stored term frequencies unreadable: %s", exc)
+            rows = []
+        for stem, docs, through in rows:
+            self.dfs[str(stem)] = (int(docs), int(through))
+            self.stored[str(stem)] = int(through)
+        self.stored_miss.update(s for s in todo if s not in self.dfs)
+
+    def _store(self, conn: sqlite3.Connection, changes: str, counts: dict[str, tuple[int, int]]) -> None:
+        """Store ``counts`` (stem -> (docs, through), counted while ``hm_meta.index_changes`` was
+        ``changes``) in :data:`DF_TABLE` for other connections and processes, in a write
+        transaction of its own that never waits: when another writer holds the lock, the file is
+        read-only or anything fails, nothing is stored (the next search tries again) and nothing
+        is raised. A row stored with an older ``changes`` is ignored by every reader."""
+        try:
+            wait = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+            conn.execute("PRAGMA busy_timeout = 0")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    conn.execute(DF_TABLE_SQL)
+                    conn.executemany(f"INSERT OR REPLACE INTO {DF_TABLE}(stem, docs, through, changes) VALUES (?, ?, ?, ?)",
+                                     [(stem, n, through, changes) for stem, (n, through) in counts.items()])
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {int(wait)}")
+        except sqlite3.Error as exc:  # tried again only DF_STORE_LAG rows later: a read-only file costs one try
+            logger.debug("term frequencies not stored: %s", exc)
+        for stem, (_n, through) in counts.items():
+            self.stored[stem] = through
+            self.stored_miss.discard(stem)
+
+    def _stem_df(self, conn: sqlite3.Connection, word: str, stem: str, top: int, cache: bool,
+                 store: dict[str, tuple[int, int]]) -> int:
         """Rows holding ``stem`` (the index token of ``word``) among rowids ``<= top``; cached when ``cache``
-        (``word`` must then be one token: the rows appended since are counted by matching it)."""
+        (``word`` must then be one token: the rows appended since are counted by matching it), and
+        put in ``store`` when :data:`DF_TABLE` lacks it or holds it :data:`DF_STORE_LAG` rows behind."""
         hit = self.dfs.get(stem) if cache else None
         if hit is None:
             row = conn.execute("SELECT doc FROM temp.hm_fts_v WHERE term = ?", (stem,)).fetchone()
@@ -146,6 +215,8 @@ class TermStats:
                     ('"' + word + '"', through, top)).fetchone()[0]
         if cache:
             self.dfs[stem] = (n, top)
+            if top - self.stored.get(stem, -DF_STORE_LAG - 1) > DF_STORE_LAG:
+                store[stem] = (n, top)
         return n
 
     def cap_terms(
@@ -205,11 +276,15 @@ class TermStats:
                 if row[k]:
                     hits[i] -= idf
 
-def candidates(conn: sqlite3.Connection, ids: list[int], with_text: bool) -> dict[int, tuple[str, str]]:
-    """id -> (session_id, searchable text or "") for the BM25 candidates, in one query."""
-    cols = "id, session_id, content, tool_name, tool_calls" if with_text else "id, session_id"
-    out: dict[int, tuple[str, str]] = {}
-    for r in conn.execute(f"SELECT {cols} FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids):
-        text = " ".join(x for x in r[2:] if x) if with_text else ""
-        out[int(r[0])] = (r[1], text)
-    return out
+def read_candidates(conn: sqlite3.Connection, ids: list[int], sessions: dict[int, str],
+                    texts: dict[int, tuple[Any, Any, Any]] | None) -> None:
+    """Fill ``sessions`` (id -> session id) of the BM25 candidates ``ids`` and, unless ``texts`` is
+    ``None``, ``texts`` (id -> ``(content, tool_name, tool_calls)`` as stored), in one statement."""
+    if texts is None:
+        sessions.update((int(r[0]), r[1]) for r in conn.execute(
+            f"SELECT id, session_id FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids))
+        return
+    for r in conn.execute(f"SELECT id, session_id, content, tool_name, tool_calls FROM messages "
+                          f"WHERE id IN ({','.join('?' * len(ids))})", ids):
+        sessions[int(r[0])] = r[1]
+        texts[int(r[0])] = (r[2], r[3], r[4])

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hermes_memory.sessions import fts as fts_mod
+from hermes_memory.sessions import literal_terms as literal_mod
 from hermes_memory.sessions.codec import storable
 from hermes_memory.sessions.storebase import StoreBase
 
@@ -221,7 +222,31 @@ class TitleSearchMethods(StoreBase):
             row = self.get_session(sid)
             if row is not None:
                 out.append({**row, "title_match": "exact" if kind == 0 else "terms"})
-        return out
+        terms = literal_mod.literal_terms(query)
+        return self._literal_titles(wanted, out, terms, limit) if terms else out
+
+    def _literal_titles(self, wanted: str, hits: list[dict[str, Any]], terms: list[str],
+                        limit: int) -> list[dict[str, Any]]:
+        """``hits`` of a query with literal terms (:mod:`hermes_memory.sessions.literal_terms`):
+        only titles holding one of ``terms``, then, while fewer than ``limit``, the newest titles
+        holding one found by ``LIKE`` (the term search skips one-letter words: "C# port" is found
+        by its literal); ``wanted``: the query as :meth:`search_titles` compares it."""
+        hits = [h for h in hits if literal_mod.contains_literal(h.get("title") or "", terms)]
+        seen = {h["id"] for h in hits}
+        for term in terms:
+            if len(hits) >= limit:
+                break
+            rows = self._read("SELECT id, title FROM sessions WHERE title IS NOT NULL AND lower(title) LIKE ? ESCAPE '\\' "
+                              "ORDER BY started_at DESC LIMIT ?", ("%" + fts_mod.like_escape(term.lower()) + "%", 4 * limit))
+            for r in rows:
+                if r["id"] in seen or not literal_mod.contains_literal(r["title"], terms) or len(hits) >= limit:
+                    continue
+                session = self.get_session(r["id"])
+                if session is not None:
+                    seen.add(r["id"])
+                    match = "exact" if r["title"].casefold() == wanted.casefold() else "terms"
+                    hits.append({**session, "title_match": match})
+        return hits
 
     def _title_stems(self, words: list[str]) -> dict[str, str | None]:
         """word -> the index's stem of it (porter, from FTS5's own tokenizer); ``{}`` when the

@@ -24,7 +24,6 @@ from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions.browse import BrowseMethods
 from hermes_memory.sessions.lineage import LineageMethods
 from hermes_memory.sessions.listing import ListingMethods
-from hermes_memory.sessions.literal_terms import LiteralTermSearch
 from hermes_memory.sessions.pg.connection import PgConn, PgStore
 from hermes_memory.sessions.pg.copy import CopyMethods
 from hermes_memory.sessions.pg.search import PgMessageSearchMethods
@@ -52,7 +51,7 @@ _APPEND_ONE_SQL = (
 follow commit order) and the row, in one round trip; no row back means an unknown session."""
 
 
-class PgSessionDB(LiteralTermSearch, PgMessageSearchMethods, PgTitleSearchMethods, CopyMethods, TitleMethods, LineageMethods, ListingMethods,
+class PgSessionDB(PgMessageSearchMethods, PgTitleSearchMethods, CopyMethods, TitleMethods, LineageMethods, ListingMethods,
                   BrowseMethods, RecordMethods, PgStore):
     """Sessions and messages in PostgreSQL; the store behind ``session_search`` when
     ``storage.backend`` is ``postgres``.

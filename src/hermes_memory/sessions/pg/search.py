@@ -25,6 +25,7 @@ import psycopg
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions import ranking
+from hermes_memory.sessions.literal_terms import literal_terms
 from hermes_memory.sessions.message_search import (
     SearchFilters,
     context_row,
@@ -39,6 +40,7 @@ from hermes_memory.sessions.message_search import (
 from hermes_memory.sessions.pg.search_sql import Scoring, build_pg_search_sql
 from hermes_memory.sessions.pg.terms import PgTermStats
 from hermes_memory.sessions.pg.tsquery import TsPlan, ts_plan
+from hermes_memory.sessions.search_rows import Ranked, Texts, literal_page
 
 logger = logging.getLogger("hermes_memory.sessions.pg")
 
@@ -112,11 +114,39 @@ class PgMessageSearchMethods:
         with_snippet: bool,
         query_syntax: bool,
     ) -> list[dict[str, Any]]:
-        plan = fts_mod.build_query(query, syntax=query_syntax)
-        if plan.empty or limit <= 0:
+        if limit <= 0:
             return []
+        terms = literal_terms(query)
+        if not terms:
+            found = self._pg_ranked(query, filters, offset + limit, sort, query_syntax)
+            page = [(i, found) for i in found.ids[offset:offset + limit]] if found is not None else []
+        else:
+            page = literal_page(lambda q, n: self._pg_ranked(q, filters, n, sort, query_syntax),
+                                self._pg_texts, query, terms, offset, limit, sort)
+        if not page:
+            return []
+        with self._connection() as conn:
+            shaped: dict[int, dict[str, Any]] = {}
+            for found in {id(r): r for _, r in page}.values():
+                ids = [i for i, r in page if r is found]
+                shaped.update((row["id"], row) for row in self._pg_materialise(
+                    conn, ids, found.hits, found.plan, with_context, with_snippet))
+            return [shaped[i] for i, _ in page if i in shaped]
+
+    def _pg_texts(self, ids: list[int]) -> Texts:
+        """The :data:`~hermes_memory.sessions.search_rows.Texts` of messages (unknown ids left out)."""
+        with self._connection() as conn:
+            return {int(r[0]): (r[1], r[2], r[3]) for r in conn.execute(
+                "SELECT id, content, tool_name, tool_calls FROM messages WHERE id = ANY(%s)", [ids]).fetchall()}
+
+    def _pg_ranked(self, query: str, filters: SearchFilters, want: int, sort: str | None,
+                   query_syntax: bool) -> Ranked | None:
+        """The ids of ``query``'s best ``want`` results and more, in result order (``None`` for a
+        query with nothing to search): the steps of the module doc, then the rerank or time sort."""
+        plan = fts_mod.build_query(query, syntax=query_syntax)
+        if plan.empty or want <= 0:
+            return None
         ts = ts_plan(plan)
-        want = offset + limit
         order_kind = sort_order(sort)
         relevance = order_kind == "relevance"
         with self._connection() as conn:
@@ -133,16 +163,12 @@ class PgMessageSearchMethods:
                     found.setdefault(int(r[0]), float(r[2]))
             sig = rank_signals(conn, query, hits, sessions, filters, "%s") if hits and relevance and plan.context else None
             ids = merge_hits(hits, sessions, found, relevance, sig)
-            if not ids:
-                return []
-            if not relevance:
-                meta = {int(r[0]): float(r[1]) for r in conn.execute(
+            times: dict[int, float] = {}
+            if ids and not relevance:
+                times = {int(r[0]): float(r[1]) for r in conn.execute(
                     "SELECT id, timestamp FROM messages WHERE id = ANY(%s)", [ids]).fetchall()}
-                time_sort(ids, meta, order_kind)
-            page = ids[offset : offset + limit]
-            if not page:
-                return []
-            return self._pg_materialise(conn, page, hits, plan, with_context, with_snippet)
+                time_sort(ids, times, order_kind)
+            return Ranked(ids, hits, plan, times=times)
 
     def _fts_hits(
         self,
