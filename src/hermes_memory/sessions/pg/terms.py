@@ -89,18 +89,21 @@ class PgTermStats:
         (``lexemes[i]``) the planner's statistics put in more than :data:`ESTIMATE_ABOVE` rows
         takes that estimate (counting it would read that many rows); the others are counted on
         the GIN index, each up to :data:`DF_COUNT_CAP`, in one statement."""
-        if not terms:
-            return []
+        return self.counts(conn, terms, lexemes)[0] if terms else []
+
+    def counts(self, conn: Any, terms: list[str], lexemes: list[str | None] | None = None) -> tuple[list[int], int]:
+        """``(document_frequencies(terms, lexemes), n_rows)`` in one statement, ``n_rows`` being
+        the highest message id (at least 1; BM25's N as SQLite takes it)."""
         lexemes = lexemes or [None] * len(terms)
-        frequent = self.frequent_lexemes(conn)
+        frequent = self.frequent_lexemes(conn) if terms else {}
         dfs = [frequent.get(lex, 0) if lex else 0 for lex in lexemes]
         todo = [i for i, df in enumerate(dfs) if not df]
-        if todo:
-            parts = [f"(SELECT count(*) FROM (SELECT 1 FROM messages m WHERE {TSV} @@ {TSQ} LIMIT %s) x)" for _ in todo]
-            row = conn.execute("SELECT " + ", ".join(parts), [p for i in todo for p in (terms[i], DF_COUNT_CAP)]).fetchone()
-            for i, n in zip(todo, row, strict=True):
-                dfs[i] = int(n)
-        return dfs
+        parts = ["(SELECT coalesce(max(id), 0) FROM messages)"]
+        parts += [f"(SELECT count(*) FROM (SELECT 1 FROM messages m WHERE {TSV} @@ {TSQ} LIMIT %s) x)" for _ in todo]
+        row = conn.execute("SELECT " + ", ".join(parts), [p for i in todo for p in (terms[i], DF_COUNT_CAP)]).fetchone()
+        for i, n in zip(todo, row[1:], strict=True):
+            dfs[i] = int(n)
+        return dfs, int(row[0] or 0) or 1
 
     def frequent_lexemes(self, conn: Any) -> dict[str, int]:
         """lexeme -> estimated rows, for the lexemes ``ANALYZE`` found in more than
@@ -134,13 +137,12 @@ class PgTermStats:
         queries are never capped), and when even the kept terms match more than
         ``SINGLE_TERM_WINDOW`` rows, ``min_id`` limits scoring to the newest part of the
         history holding about that many of their matches."""
-        n_rows = int(conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0] or 0) or 1
         if not ts.query or not plan.or_terms:
-            return TermPlan(ts.query, [], [], [], None, n_rows)
+            return TermPlan(ts.query, [], [], [], None, self.counts(conn, [])[1])
         terms = [term_tsquery(t) for t in plan.or_terms]
         single = [t.pieces[0].lower() if len(t.pieces) == 1 and not t.prefix else None for t in plan.or_terms]
         stems = self.stems(conn, [w for w in single if w])
-        dfs = self.document_frequencies(conn, terms, [stems.get(w) if w else None for w in single])
+        dfs, n_rows = self.counts(conn, terms, [stems.get(w) if w else None for w in single])
         if any(t.prefix for t in plan.or_terms) or sum(dfs) <= ranking.POSTINGS_BUDGET:
             return TermPlan(ts.query, terms, dfs, [], None, n_rows)
         kept, dropped_idx, total = ranking.choose_terms(dfs)
