@@ -92,3 +92,18 @@ def test_the_glued_step_reads_the_partial_index_of_cjk_rows(db: Any) -> None:
         plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + statement, params).fetchall())
         conn.execute("RESET enable_seqscan")
     assert "hm_messages_cjk_words" in plan
+
+
+def test_term_counts_are_read_once_while_the_messages_do_not_change(db: Any, statements: list[str]) -> None:
+    _mixed_store(db)
+    question = "did the python deploy script work?"
+    first = [r["id"] for r in db.search_messages(question, raise_errors=True)]
+    statements.clear()
+    assert [r["id"] for r in db.search_messages(question, raise_errors=True)] == first
+    assert not [s for s in statements if "count(*) FROM (SELECT 1" in s]  # nothing changed: no count
+    new = db.append_message("s", "user", "python deploy script done")
+    statements.clear()
+    assert new in [r["id"] for r in db.search_messages(question, raise_errors=True)]
+    assert [s for s in statements if "count(*) FROM (SELECT 1" in s]  # an append: counted again
+    with db._connection() as conn:
+        assert db._pg_terms.document_frequencies(conn, ["'deploy'"], ["deploy"]) == [2]  # not the cached 1
