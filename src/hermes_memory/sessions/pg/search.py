@@ -8,10 +8,15 @@ translated by :mod:`hermes_memory.sessions.pg.tsquery`. It then runs in the same
 candidates from the GIN index of ``search_vector`` (``"fts"``: ``ts_rank_cd`` per term times the
 term's BM25 IDF, under the same posting budget and recency window,
 :mod:`hermes_memory.sessions.pg.terms`), under relevance a top-up with the newest rows of the
-full query when the budget left the page short (``"top_up"``), and CJK rows from the partial
-``pg_trgm`` index (``"cjk"``, one statement for the 3+ character literals and one per shorter
-CJK literal). Relevance order is then :func:`hermes_memory.sessions.ranking.rerank`, as on
-SQLite; snippets are built by the same :class:`hermes_memory.sessions.fts.Highlighter`.
+full query when the budget left the page short (``"top_up"``), and the rows the full-text index
+cannot find (:func:`found_steps`): for a query holding CJK, CJK rows from the partial ``pg_trgm``
+index (``"cjk"``, one statement for the 3+ character literals and one per shorter CJK literal);
+for any other query, its words written against CJK text (``用Python写``) from the partial word
+index of CJK rows (``"glued"``, no trigram scan). The candidates and these lookups go in one
+statement (:func:`hermes_memory.sessions.pg.search_sql.one_statement`), after one statement for
+the row count and term counts. Relevance order is then
+:func:`hermes_memory.sessions.ranking.rerank`, as on SQLite; snippets are built by the same
+:class:`hermes_memory.sessions.fts.Highlighter`.
 """
 
 from __future__ import annotations

@@ -31,6 +31,10 @@ column is replaced), under the migration lock.
 :data:`MIGRATION_SQL` is applied as migration 2 by
 :func:`hermes_memory.sessions.pg.schema.migrate`; :mod:`hermes_memory.sessions.pg.search_sql`
 builds its statements from the same constants, so the partial index's predicate is the query's.
+
+Version 4 (:data:`GLUED_MIGRATION_SQL`) adds ``hm_messages_cjk_words``, a partial GIN index of
+the words in CJK rows with the CJK text taken out, so a query holding no CJK finds ``Python`` in
+``用Python写`` as a word, without the trigram scan (queries holding CJK keep the substring steps).
 """
 
 from __future__ import annotations
