@@ -145,11 +145,20 @@ def build_pg_search_sql(
         else:
             order = {"newest": "c.timestamp DESC, c.id DESC", "oldest": "c.timestamp ASC, c.id ASC",
                      "relevance": "score DESC, c.id DESC"}[order_kind]
-        # the matching rows first (filters applied), then their vector once each (OFFSET 0 keeps
-        # the planner from folding the subquery back into one concatenation per ts_rank_cd call)
-        rows = (f"SELECT m.id AS id, m.session_id AS session_id, m.timestamp AS timestamp, {CONTEXT_TSV} AS v "
-                f"FROM messages m{join_s} WHERE {match}{window}{cond}{neg} OFFSET 0")
-        sql = f"SELECT c.id AS id, c.session_id AS session_id, {score} AS score FROM ({rows}) c ORDER BY {order} LIMIT %s"
+        where = f"FROM messages m{join_s} WHERE {match}{window}{cond}{neg}"
+        if order.startswith("score"):
+            # every matching row is scored: first the rows (filters applied), then their vector
+            # once each (OFFSET 0 keeps the planner from folding the subquery back into one
+            # concatenation per ts_rank_cd call)
+            rows = f"SELECT m.id AS id, m.session_id AS session_id, m.timestamp AS timestamp, {CONTEXT_TSV} AS v {where} OFFSET 0"
+            sql = f"SELECT c.id AS id, c.session_id AS session_id, {score} AS score FROM ({rows}) c ORDER BY {order} LIMIT %s"
+        else:
+            # a time order: the page's rows first, then only they get a vector and a score
+            first = (f"SELECT m.id AS id, m.session_id AS session_id, m.timestamp AS timestamp, {TSV} AS sv, "
+                     f"m.hm_context AS hc {where} ORDER BY {order.replace('c.', 'm.')} LIMIT %s")
+            rows = (f"SELECT l.id, l.session_id, l.timestamp, (l.sv || coalesce(l.hc, ''::tsvector)) AS v "
+                    f"FROM ({first}) l OFFSET 0")
+            sql = f"SELECT c.id AS id, c.session_id AS session_id, {score} AS score FROM ({rows}) c ORDER BY {order}"
         return sql, [*score_params, *match_params, *wparams, *params, *neg_params, limit]
     if step == "glued":
         words = list(literals or [])
