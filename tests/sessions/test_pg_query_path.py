@@ -107,3 +107,19 @@ def test_term_counts_are_read_once_while_the_messages_do_not_change(db: Any, sta
     assert [s for s in statements if "count(*) FROM (SELECT 1" in s]  # an append: counted again
     with db._connection() as conn:
         assert db._pg_terms.document_frequencies(conn, ["'deploy'"], ["deploy"]) == [2]  # not the cached 1
+
+
+def test_a_bulk_load_leaves_the_planner_statistics_search_needs(db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_memory.sessions.pg import connection
+
+    monkeypatch.setattr(connection, "ANALYZE_AFTER_ROWS", 200, raising=False)
+    db.create_session("s")
+    with db.batch():  # what `sessions import` and bench/storage.py load with
+        for i in range(5):
+            db.append_messages("s", [{"role": "user", "content": f"walrus number {i} {j}"} for j in range(50)])
+    # without statistics the planner scanned every row for a tsquery and nested-looped sessions
+    assert sql(db, "SELECT count(*) FROM pg_stats WHERE tablename = 'messages' AND attname = 'search_vector'") == [(1,)]
+    assert sql(db, "SELECT reltuples FROM pg_class WHERE relname = 'messages'") == [(250,)]
+    with db.batch():  # a small batch (a tenth or less of the table) leaves them to autovacuum
+        db.append_messages("s", [{"role": "user", "content": "one more walrus"}])
+    assert sql(db, "SELECT reltuples FROM pg_class WHERE relname = 'messages'") == [(250,)]
