@@ -47,7 +47,7 @@ def test_filters_keep_parameter_order_and_join_sessions(db: Any) -> None:
     f = SearchFilters(sources=["cli"], roles=["user"], user_id="u1", since=50.0, until=150.0)
     statement, params = build_pg_search_sql("fts", ts, f, "newest", limit=10)
     assert "JOIN sessions s ON s.id = m.session_id" in statement
-    assert "ORDER BY m.timestamp DESC, m.id DESC" in statement
+    assert "ORDER BY c.timestamp DESC, c.id DESC" in statement
     assert params[-6:] == ["cli", "u1", "user", 50.0, 150.0, 10]
     assert _run(db, statement, params) == [ids["a"]]
 

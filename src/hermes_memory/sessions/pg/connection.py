@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import math
 import random
 import re
@@ -172,6 +173,45 @@ class PgConn:
                 out.append(row[0])
             if not cur.nextset():
                 return out
+
+
+logger = logging.getLogger("hermes_memory.sessions.pg")
+
+ANALYZE_AFTER_ROWS = 5_000
+"""A :meth:`PgStore.batch` that added at least this many messages, and more than a tenth of what
+the planner thought the table held, ends with ``ANALYZE`` of ``messages`` and ``sessions``."""
+
+
+def _message_rows(conn: psycopg.Connection[Any]) -> tuple[int, float]:
+    """``(highest message id, the planner's row estimate of messages)`` (-1 estimate: never analysed)."""
+    row = conn.execute("SELECT (SELECT coalesce(max(id), 0) FROM messages), "
+                       "(SELECT reltuples FROM pg_class WHERE oid = 'messages'::regclass)").fetchone()
+    if row is None:
+        return 0, -1.0
+    return int(row[0] or 0), float(row[1] if row[1] is not None else -1)
+
+
+def _analyze_after_bulk(conn: psycopg.Connection[Any], before: tuple[int, float]) -> bool:
+    """Refresh the planner's statistics after a bulk load (see :data:`ANALYZE_AFTER_ROWS`);
+    returns True when it ran ``ANALYZE``.
+
+    Why: until autovacuum gets to a freshly loaded table the planner has no statistics for it and
+    guesses; measured after loading 20k-100k messages in one batch (bench/storage.py, load 3-12),
+    search then read every row (a sequential scan testing the tsquery on each, 115 ms at 20k) and
+    joined sessions by a nested loop over every pair (390,621 rows removed by the join filter):
+    whole ``session_search`` calls of 0.9-5 s instead of 20-110 ms once analysed. A failure (a user
+    who does not own the tables) is logged and leaves the statistics to autovacuum."""
+    try:
+        top, _ = _message_rows(conn)
+        added = top - before[0]
+        if added < ANALYZE_AFTER_ROWS or added <= 0.1 * max(before[1], 0.0):
+            return False
+        conn.execute("ANALYZE messages")
+        conn.execute("ANALYZE sessions")
+        return True
+    except psycopg.Error as exc:
+        logger.warning("ANALYZE after a bulk load failed (autovacuum will do it): %s", _first_line(exc))
+        return False
 
 
 def _connection_lost(exc: BaseException) -> bool:
@@ -375,6 +415,10 @@ class PgStore:
         try:
             with self._connection() as conn:
                 state = {"conn": conn, "writes": 0, "every": max(1, int(commit_every))}
+                try:
+                    before = _message_rows(conn)
+                except psycopg.Error:  # statistics are an optimisation: never refuse the batch for them
+                    before = (2**62, -1.0)
                 conn.execute("BEGIN")
                 self._local.batch = state
                 try:
@@ -385,6 +429,7 @@ class PgStore:
                     raise
                 self._local.batch = None
                 conn.execute("COMMIT")
+                _analyze_after_bulk(conn, before)
         except psycopg.Error as exc:
             raise self._write_error(exc) from exc
 

@@ -166,6 +166,7 @@ MIGRATIONS: list[Migration] = [
     Migration(1, "sessions, messages, search columns (tsvector + GIN, pg_trgm), pending parent links", _V1),
     Migration(2, search_schema.MIGRATION_NAME, search_schema.MIGRATION_SQL),  # pg/search_schema.py says why
     Migration(3, context_schema.MIGRATION_NAME, context_schema.MIGRATION_SQL),  # pg/context_schema.py
+    Migration(4, search_schema.GLUED_MIGRATION_NAME, search_schema.GLUED_MIGRATION_SQL),  # pg/search_schema.py
 ]
 """Every schema version, oldest first (append only)."""
 

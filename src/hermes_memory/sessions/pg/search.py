@@ -8,10 +8,15 @@ translated by :mod:`hermes_memory.sessions.pg.tsquery`. It then runs in the same
 candidates from the GIN index of ``search_vector`` (``"fts"``: ``ts_rank_cd`` per term times the
 term's BM25 IDF, under the same posting budget and recency window,
 :mod:`hermes_memory.sessions.pg.terms`), under relevance a top-up with the newest rows of the
-full query when the budget left the page short (``"top_up"``), and CJK rows from the partial
-``pg_trgm`` index (``"cjk"``, one statement for the 3+ character literals and one per shorter
-CJK literal). Relevance order is then :func:`hermes_memory.sessions.ranking.rerank`, as on
-SQLite; snippets are built by the same :class:`hermes_memory.sessions.fts.Highlighter`.
+full query when the budget left the page short (``"top_up"``), and the rows the full-text index
+cannot find (:func:`found_steps`): for a query holding CJK, CJK rows from the partial ``pg_trgm``
+index (``"cjk"``, one statement for the 3+ character literals and one per shorter CJK literal);
+for any other query, its words written against CJK text (``用Python写``) from the partial word
+index of CJK rows (``"glued"``, no trigram scan). The candidates and these lookups go in one
+statement (:func:`hermes_memory.sessions.pg.search_sql.one_statement`), after one statement for
+the row count and term counts. Relevance order is then
+:func:`hermes_memory.sessions.ranking.rerank`, as on SQLite; snippets are built by the same
+:class:`hermes_memory.sessions.fts.Highlighter`.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from hermes_memory.sessions.message_search import (
     sort_order,
     time_sort,
 )
-from hermes_memory.sessions.pg.search_sql import Scoring, build_pg_search_sql
+from hermes_memory.sessions.pg.search_sql import Scoring, build_pg_search_sql, one_statement
 from hermes_memory.sessions.pg.terms import PgTermStats
 from hermes_memory.sessions.pg.tsquery import TsPlan, ts_plan
 from hermes_memory.sessions.search_rows import Ranked, Texts, literal_page
@@ -152,15 +157,14 @@ class PgMessageSearchMethods:
         with self._connection() as conn:
             hits: dict[int, float] = {}  # id -> rank (minus the score; lower is better)
             sessions: dict[int, str] = {}
+            found: dict[int, float] = {}  # id -> timestamp, rows of the CJK/glued steps
+            extra = found_steps(ts, filters, sort, want)
             if ts.query:
-                self._fts_hits(conn, plan, ts, filters, sort, want, hits, sessions)
-            found: dict[int, float] = {}
-            steps = [ts.trigram] if ts.trigram else []
-            steps += [[lit] for lit in ts.like]
-            for literals in steps:
-                sql, params = build_pg_search_sql("cjk", ts, filters, sort, limit=max(want, CJK_ROWS), literals=literals)
+                self._fts_hits(conn, plan, ts, filters, sort, want, hits, sessions, extra, found)
+            elif extra:
+                sql, params = one_statement(extra)
                 for r in conn.execute(sql, params).fetchall():
-                    found.setdefault(int(r[0]), float(r[2]))
+                    found.setdefault(int(r[1]), float(r[3]))
             sig = rank_signals(conn, query, hits, sessions, filters, "%s") if hits and relevance and plan.context else None
             ids = merge_hits(hits, sessions, found, relevance, sig)
             times: dict[int, float] = {}
@@ -180,22 +184,30 @@ class PgMessageSearchMethods:
         want: int,
         hits: dict[int, float],
         sessions: dict[int, str],
+        extra: list[tuple[str, list[Any]]],
+        found: dict[int, float],
     ) -> None:
-        """Fill ``hits`` (id -> rank) and ``sessions`` (id -> session id) from the tsvector index."""
+        """Fill ``hits`` (id -> rank) and ``sessions`` (id -> session id) from the tsvector index,
+        and ``found`` (id -> timestamp) from the ``extra`` statements (:func:`found_steps`), which
+        travel with the first full-text statement in one round trip."""
         relevance = sort_order(sort) == "relevance"
         if not relevance:
-            sql, params = build_pg_search_sql("fts", ts, filters, sort, limit=want)
-            for r in conn.execute(sql, params).fetchall():
-                hits[int(r[0])] = -float(r[2])
-            return
-        tp = self._pg_terms.plan_terms(conn, plan, ts)
-        scoring = Scoring(tuple(tp.terms), tuple(tp.idfs()))
-        pool = max(want, ranking.RERANK_POOL)
-        sql, params = build_pg_search_sql("fts", ts, filters, sort, limit=pool, query=tp.query, scoring=scoring,
-                                          min_id=tp.min_id, context=plan.context)
+            first = build_pg_search_sql("fts", ts, filters, sort, limit=want)
+        else:
+            tp = self._pg_terms.plan_terms(conn, plan, ts)
+            scoring = Scoring(tuple(tp.terms), tuple(tp.idfs()))
+            pool = max(want, ranking.RERANK_POOL)
+            first = build_pg_search_sql("fts", ts, filters, sort, limit=pool, query=tp.query, scoring=scoring,
+                                        min_id=tp.min_id, context=plan.context)
+        sql, params = one_statement([first, *extra])
         for r in conn.execute(sql, params).fetchall():
-            hits[int(r[0])] = -float(r[2])
-            sessions[int(r[0])] = r[1]
+            if r[0] == 0:
+                hits[int(r[1])] = -float(r[3])
+                sessions[int(r[1])] = r[2]
+            else:
+                found.setdefault(int(r[1]), float(r[3]))
+        if not relevance:
+            return
         if hits and tp.dropped:
             best = sorted(hits, key=hits.__getitem__)[:ranking.DROPPED_TERM_ROWS]
             self._pg_terms.score_dropped(conn, hits, best, tp)
@@ -278,6 +290,28 @@ class PgMessageSearchMethods:
             raise SessionStoreError(f"snippets failed: {exc}") from exc
         names = ("id", "content", "tool_name", "tool_calls")
         return {int(r[0]): message_snippet(hl, dict(zip(names, r, strict=True))) for r in rows}
+
+
+def query_holds_cjk(ts: TsPlan) -> bool:
+    """True when the query wrote CJK text to look for (a CJK literal of any length); its words are
+    then looked up by substring in the CJK rows, as SQLite does, else as words (:func:`found_steps`)."""
+    return bool(ts.like) or any(fts_mod.contains_cjk(lit) for lit in ts.trigram)
+
+
+def found_steps(ts: TsPlan, filters: SearchFilters, sort: str | None, want: int) -> list[tuple[str, list[Any]]]:
+    """The statements finding rows the full-text index cannot: for a query holding CJK
+    (:func:`query_holds_cjk`) the trigram ``"cjk"`` steps (one for the 3+ character literals, ASCII
+    words included, and one per shorter CJK literal, as before); for any other query one
+    ``"glued"`` step for its words written against CJK text (no trigram scan); ``[]`` when the plan
+    has no such literal. Each reads at least :data:`CJK_ROWS` rows."""
+    limit = max(want, CJK_ROWS)
+    if query_holds_cjk(ts):
+        steps = [ts.trigram] if ts.trigram else []
+        steps += [[lit] for lit in ts.like]
+        return [build_pg_search_sql("cjk", ts, filters, sort, limit=limit, literals=lits) for lits in steps]
+    if ts.trigram:
+        return [build_pg_search_sql("glued", ts, filters, sort, limit=limit, literals=ts.trigram)]
+    return []
 
 
 def _clean_filters(f: SearchFilters) -> SearchFilters:
