@@ -91,7 +91,7 @@ def heldout2_benign() -> list[tuple[str, str]]:
 
 
 def heldout3_attacks() -> list[tuple[str, str]]:
-    """``(family, phrasing)`` of the third sealed held-out set (``heldout3_corpus.json``; measured before/after only)."""
+    """``(family, phrasing)`` of the third held-out set (``heldout3_corpus.json``; sealed for two looks, tuning data since)."""
     data = json.loads((DATA / "heldout3_corpus.json").read_text(encoding="utf-8"))
     return [(fam, p) for fam, v in data["attacks"].items() for p in v["phrasings"]]
 
@@ -100,6 +100,24 @@ def heldout3_benign() -> list[tuple[str, str]]:
     """``(category, note)`` of the third sealed held-out set: hard negatives sharing the attacks' vocabulary."""
     data = json.loads((DATA / "heldout3_corpus.json").read_text(encoding="utf-8"))
     return [(cat, n) for cat, notes in data["benign"]["notes"].items() for n in notes]
+
+
+#: Every corpus the scan has been tuned on, in the order they were written. The third sealed set
+#: joined after its second look (``heldout3_measurements.json``): a later sealed set's test checks
+#: that it shares no phrasing with any of these.
+TUNING = ("original", "dev", "heldout", "heldout2", "heldout3")
+
+
+def tuning_corpus(name: str) -> tuple[list[str], list[str]]:
+    """``(attacks, benign)`` of one corpus of :data:`TUNING` (``original``: attack_corpus and our notes + LoCoMo)."""
+    if name == "original":
+        return [p for _, p in attack_phrasings()], [n for _, n in own_benign_notes() + locomo_notes()]
+    if name == "dev":
+        return dev_set()
+    pairs = {"heldout": (heldout_attacks, heldout_benign), "heldout2": (heldout2_attacks, heldout2_benign),
+             "heldout3": (heldout3_attacks, heldout3_benign)}
+    attacks, benign = pairs[name]
+    return [p for _, p in attacks()], [n for _, n in benign()]
 
 
 def ratio(figure: str) -> tuple[int, int]:
