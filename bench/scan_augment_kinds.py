@@ -57,7 +57,7 @@ CONFIG_PAYLOAD = ['"permissions": {"allow": ["Bash(*)"]}', "chat.tools.autoAppro
 
 
 def config_mod(rng: random.Random, k: int) -> list[str]:
-    out = set()
+    out: set[str] = set()
     while len(out) < k:
         t, e, f, p, c = rng.choice(TRIGGER), rng.choice(CONFIG_EDIT), rng.choice(CONFIG_FILE), rng.choice(CONFIG_PAYLOAD), rng.choice(COVERT)
         form = rng.randrange(4)

@@ -11,9 +11,9 @@ themselves with the family each refusal names. Corpora:
   (``heldout_measurements.json``) and since then tuning data (its ``about`` says so);
 * held-out 2: ``tests/memory/data/heldout2_corpus.json``, the second sealed set; looked at twice
   (``heldout2_measurements.json``: before and after) and tuning data since;
-* held-out 3: ``tests/memory/data/heldout3_corpus.json``, the third sealed set: measured only with
-  ``--record LABEL``, which appends every corpus's figures to ``heldout3_measurements.json`` so the
-  number of looks at it stays on record. Without ``--record`` it is left out of the output.
+* held-out 3: ``tests/memory/data/heldout3_corpus.json``, the third sealed set; looked at twice
+  (``heldout3_measurements.json``, ``--record LABEL``) and tuning data since, so it is in the output.
+  ``--record`` refuses a third look: a new sealed set needs its own log.
 
 Usage: ``python bench/scan_corpora.py [--record LABEL] [--show-misses]``.
 """
@@ -128,6 +128,10 @@ def main() -> None:
             "benign": _benign_figures(corpora.heldout2_benign()),
         },
     }
+    if args.record and len(json.loads(MEASUREMENTS.read_text(encoding="utf-8"))["measurements"]) >= 2:
+        raise SystemExit(f"{SEALED} was looked at twice and is tuning data now: a new sealed set needs its own log")
+    if not args.record:
+        out[SEALED] = {"attacks": _attack_figures(corpora.heldout3_attacks()), "benign": _benign_figures(corpora.heldout3_benign())}
     if args.record:
         sealed = {
             "attacks": _attack_figures(corpora.heldout3_attacks()),

@@ -40,9 +40,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 import corpora  # noqa: E402
 import scan_augment  # noqa: E402
 
-from hermes_memory.memory.scan import find_threats  # noqa: E402
+from hermes_memory.memory.scan import _scan_views  # noqa: E402
 from hermes_memory.memory.scan_learned import MODEL_PATH, Model, features, load_model, norm, score, windows  # noqa: E402
-from hermes_memory.memory.scan_text import for_matching  # noqa: E402
+from hermes_memory.memory.scan_text import find_invisible, for_matching  # noqa: E402
 
 SEED = 13
 #: Features kept after the first fit (by absolute weight).
@@ -359,15 +359,23 @@ def write_model(model: Model, path: Path) -> None:
     path.write_bytes(gzip.compress(raw, compresslevel=9, mtime=0))
 
 
+def _regex_hit(text: str) -> bool:
+    """The regex layer alone (invisible characters, families, leetspeak and decoded views), without the
+    shipped learned layer: a fold's "whole scan" is the regexes OR the fold's own model, never the
+    shipped model, which has seen the held-out texts."""
+    text = text[:65_536]
+    return bool(find_invisible(text)) or bool(_scan_views(for_matching(text), True)[0])
+
+
 def _rates(model: Model, attacks: list[str], benign: list[str]) -> dict:
     def learned(t: str) -> bool:
         return score(for_matching(t[:65_536]).lower(), model) > model.threshold
 
     la = [learned(t) for t in attacks]
     lb = [learned(t) for t in benign]
-    ra = [bool(find_threats(t, first_only=True)) for t in attacks]
-    rb = [bool(find_threats(t, first_only=True)) for t in benign]
-    out = {
+    ra = [_regex_hit(t) for t in attacks]
+    rb = [_regex_hit(t) for t in benign]
+    out: dict = {
         "learned_blocked": f"{sum(la)}/{len(la)}",
         "learned_refused": f"{sum(lb)}/{len(lb)}",
         "scan_blocked": f"{sum(a or b for a, b in zip(la, ra, strict=True))}/{len(la)}",
@@ -412,13 +420,13 @@ def cross_validate(groups: tuple[str, ...] = CORPUS_GROUPS, families: bool = Tru
     out["threshold_of_the_family_kind_and_language_folds"] = threshold
     for fam in FAMILIES if families else ():
         model = _fixed_threshold_model([d for d in docs if not (d.label and d.family == fam)], threshold)
-        test = [d.text for d in docs if d.label and d.family == fam and d.group != "augment"]
-        out["leave_one_family_out"][fam] = {k: v for k, v in _rates(model, test, []).items() if "blocked" in k}
+        texts = [d.text for d in docs if d.label and d.family == fam and d.group != "augment"]
+        out["leave_one_family_out"][fam] = {k: v for k, v in _rates(model, texts, []).items() if "blocked" in k}
         print(fam, json.dumps(out["leave_one_family_out"][fam]), file=sys.stderr, flush=True)
     for kind in KINDS if kinds else ():
         model = _fixed_threshold_model([d for d in docs if not (d.label and d.kind == kind)], threshold)
-        test = [d.text for d in docs if d.label and d.kind == kind and d.group != "augment"]
-        out["leave_one_kind_out"][kind] = {k: v for k, v in _rates(model, test, []).items() if "blocked" in k}
+        texts = [d.text for d in docs if d.label and d.kind == kind and d.group != "augment"]
+        out["leave_one_kind_out"][kind] = {k: v for k, v in _rates(model, texts, []).items() if "blocked" in k}
         print(kind, json.dumps(out["leave_one_kind_out"][kind]), file=sys.stderr, flush=True)
     for lang in sorted({d.lang for d in docs} - {"en"}) if langs else ():
         model = _fixed_threshold_model([d for d in docs if d.lang != lang], threshold)
