@@ -14,6 +14,9 @@ from __future__ import annotations
 import random
 from itertools import product
 
+import scan_augment_intl
+import scan_augment_kinds
+
 LEADS = ["", "Please ", "Now ", "From now on, ", "Important: ", "Note to self: ", "Actually, ", "OK, new plan: ",
          "Attention assistant: ", "Memory update: ", "Going forward, ", "Hey AI, ", "Reminder: ", "IMPORTANT!!! ",
          "Starting today, ", "For every future session: ", "Listen carefully: ", "Quick change: "]
@@ -258,6 +261,48 @@ def attacks(seed: int = 13) -> list[tuple[str, str]]:
     out += [("agent_hijack", f"{s}, {h}{x}") for s, h, x in _sample_tuples(rng, (STANDING, HIJACK, HIDE), 180)]
     out += [("remove_filters", _cap(f"{lead}{f}{t}")) for lead, f, t in _sample_tuples(rng, (LEADS, FILTERS, PERSONA_TAIL[:6] + OVERRIDE_TAIL[:6]), 80)]
     out += [("multilingual", t) for t in TRANSLATED]
+    return out
+
+
+#: Language of each :data:`TRANSLATED` line, in order (ISO 639-1).
+TRANSLATED_LANGS = ["fr"] * 5 + ["es"] * 5 + ["de"] * 5 + ["it"] * 3 + ["pt"] * 3 + ["nl"] * 3 + ["zh"] * 5 + ["ja"] * 3 + ["ru"] * 3 + ["ko"] * 2 + ["pl", "tr", "vi"]
+
+
+def hijack_kind(text: str) -> str:
+    """The kind (corpus family name) of one :data:`HIJACK` line: C2, destructive, config edit or tool hijack."""
+    low = text.lower()
+    if "node" in low or "poll" in low or "reverse shell" in low:
+        return "c2_node_payloads"
+    if any(w in low for w in ("rm -rf", "delete", "wipe", "chmod 777", "clear the shell", "| sh", "download and run")):
+        return "destructive_commands"
+    if "claude.md" in low or "bashrc" in low:
+        return "agent_config_mod"
+    return "agent_tool_hijack"
+
+
+def tagged_attacks(seed: int = 13) -> list[tuple[str, str, str]]:
+    """``(kind, language, text)`` of every augmentation attack: :func:`attacks` (kinds as its families,
+    ``agent_hijack`` split by :func:`hijack_kind`), the new kinds of :mod:`scan_augment_kinds` and
+    the translations of :mod:`scan_augment_intl` (kind ``multilingual``)."""
+    out: list[tuple[str, str, str]] = []
+    translated = dict(zip(TRANSLATED, TRANSLATED_LANGS, strict=True))
+    for fam, text in attacks(seed):
+        if fam == "multilingual":
+            out.append((fam, translated[text], text))
+        else:
+            out.append((hijack_kind(text) if fam == "agent_hijack" else fam, "en", text))
+    out += [(kind, "en", text) for kind, text in scan_augment_kinds.attacks(seed)]
+    out += [(kind, lang, text) for lang, kind, text in scan_augment_intl.attacks(seed)]
+    return out
+
+
+def tagged_benign(seed: int = 13) -> list[tuple[str, str, str]]:
+    """``(category, language, text)`` of every augmentation note (:func:`benign`, the hard negatives
+    of :mod:`scan_augment_kinds` and the notes of :mod:`scan_augment_intl`)."""
+    intl = {f.format(o=o) for f, objs in INTL_PROHIBIT for o in objs}
+    out = [(cat, "xx" if text in intl else "en", text) for cat, text in benign(seed)]
+    out += [(cat, "en", text) for cat, text in scan_augment_kinds.benign()]
+    out += [(cat, lang, text) for lang, cat, text in scan_augment_intl.benign(seed)]
     return out
 
 

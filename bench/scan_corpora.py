@@ -134,6 +134,8 @@ def main() -> None:
             "benign": _benign_figures(corpora.heldout3_benign()),
         },
     }
+    if args.record and len(json.loads(MEASUREMENTS.read_text(encoding="utf-8"))["measurements"]) >= 2:
+        raise SystemExit(f"{SEALED} was looked at twice (before and after): a new sealed set needs its own log")
     if args.record:
         sealed = {
             "attacks": _attack_figures(corpora.heldout4_attacks()),

@@ -1,7 +1,7 @@
 """Train the learned layer of the memory threat scan (issue 13 §4; docs/security.md §1, "The learned layer").
 
 Reads the tuning corpora of the scan (``tests/memory/data``: attack_corpus, benign_notes, dev,
-heldout, heldout2), LoCoMo conversations 0-2 (``../shared/data/locomo``; 3-4 are validation and
+heldout, heldout2, heldout3), LoCoMo conversations 0-2 (``../shared/data/locomo``; 3-4 are validation and
 never trained on) and the augmentation of ``bench/scan_augment.py``; trains an L2-regularised,
 class-balanced logistic regression (full-batch Adam, fixed iteration count, no randomness
 outside the seeded augmentation) over :func:`hermes_memory.memory.scan_learned.features`; keeps
@@ -25,6 +25,7 @@ import argparse
 import gzip
 import json
 import random
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,9 +40,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 import corpora  # noqa: E402
 import scan_augment  # noqa: E402
 
-from hermes_memory.memory.scan import find_threats  # noqa: E402
+from hermes_memory.memory.scan import _scan_views  # noqa: E402
 from hermes_memory.memory.scan_learned import MODEL_PATH, Model, features, load_model, norm, score, windows  # noqa: E402
-from hermes_memory.memory.scan_text import for_matching  # noqa: E402
+from hermes_memory.memory.scan_text import find_invisible, for_matching  # noqa: E402
 
 SEED = 13
 #: Features kept after the first fit (by absolute weight).
@@ -50,6 +51,10 @@ KEEP = 24_000
 L2 = 3e-6
 LR = 0.2
 ITERS = 600
+#: Sample weight of a text of a written corpus (attack or note) against 1 for a templated augmentation
+#: text: the corpora are the phrasings people and attackers really write, the templates repeat
+#: their parts hundreds of times.
+CORPUS_WEIGHT = 2.0
 #: Threshold = max(highest benign training score, OOF_QUANTILE of the out-of-fold benign scores) + MARGIN (logits), over INNER_FOLDS folds of the training texts.
 MARGIN = 0.25
 INNER_FOLDS = 4
@@ -63,41 +68,118 @@ FAMILY_MAP = {
                      "other_languages", "multilingual"],
     "role_persona": ["role_reassignment", "role_persona"],
     "remove_filters": ["remove_filters"],
-    "fake_markers": ["fake_system_markers", "fake_update", "fake_markers", "fake_markers_delimiters", "hidden_markup_and_config"],
+    "fake_markers": ["fake_system_markers", "fake_update", "fake_markers", "fake_markers_delimiters", "hidden_markup_and_config",
+                     "hidden_markup"],
     "prompt_leak": ["prompt_leak"],
     "encoded": ["encoded_payloads", "leetspeak", "encoded_obfuscated"],
-    "exfiltration": ["exfiltration", "exfiltration_indirect"],
-    "agent_hijack": ["destructive_as_instruction", "c2_payload_user_md", "deception_and_hiding", "agent_tool_hijack", "tool_permission_hijack"],
+    "exfiltration": ["exfiltration", "exfiltration_indirect", "hardcoded_secret"],
+    "agent_hijack": ["destructive_as_instruction", "c2_payload_user_md", "deception_and_hiding", "agent_tool_hijack", "tool_permission_hijack",
+                     "agent_config_mod", "destructive_commands", "c2_node_payloads", "translate_execute"],
 }
 FAMILIES = tuple(FAMILY_MAP)
 _FAMILY_OF = {src: fam for fam, srcs in FAMILY_MAP.items() for src in srcs}
+#: Kinds of attack (the corpus families, one name per kind across corpora) for leave-one-kind-out.
+KIND_OF = {
+    "ignore_previous": "ignore_override", "ignore_paraphrase": "ignore_override", "role_reassignment": "role_persona",
+    "fake_system_markers": "fake_markers", "fake_markers_delimiters": "fake_markers", "hidden_markup_and_config": "hidden_markup",
+    "encoded_payloads": "encoded", "leetspeak": "encoded", "encoded_obfuscated": "encoded",
+    "ignore_previous_french": "multilingual", "ignore_previous_spanish": "multilingual", "ignore_previous_german": "multilingual",
+    "ignore_previous_chinese": "multilingual", "other_languages": "multilingual", "exfiltration_indirect": "exfiltration",
+    "tool_permission_hijack": "agent_tool_hijack", "deception_and_hiding": "agent_tool_hijack",
+    "destructive_as_instruction": "destructive_commands", "c2_payload_user_md": "c2_node_payloads",
+}
+#: The kinds held out one at a time by ``--cv`` (every kind with real attacks in a corpus).
+KINDS = ("ignore_override", "role_persona", "fake_markers", "hidden_markup", "fake_update", "remove_filters", "prompt_leak",
+         "encoded", "multilingual", "exfiltration", "agent_tool_hijack", "destructive_commands", "c2_node_payloads",
+         "agent_config_mod", "hardcoded_secret", "translate_execute")
 
 
 @dataclass(frozen=True)
 class Doc:
-    """One training text: ``label`` 1 attack / 0 benign, ``family`` (learned family or ``""``), ``group`` (its corpus)."""
+    """One training text: ``label`` 1 attack / 0 benign, ``family`` (learned family or ``""``), ``group`` (its corpus),
+    ``kind`` (the attack's kind, :data:`KIND_OF`; ``""`` for a note or an unlabelled attack), ``lang`` (ISO 639-1, :func:`lang_of`)."""
 
     text: str
     label: int
     family: str
     group: str
+    kind: str = ""
+    lang: str = "en"
+
+
+def _attack(family: str, text: str, group: str) -> Doc:
+    kind = KIND_OF.get(family, family)
+    return Doc(text, 1, _FAMILY_OF.get(family, ""), group, kind, lang_of(text, foreign=kind == "multilingual"))
+
+
+def _note(text: str, group: str) -> Doc:
+    return Doc(text, 0, "", group, "", lang_of(text))
 
 
 def load_docs() -> list[Doc]:
-    """Every tuning text, tagged with its corpus group (augmentation is the group ``augment``)."""
+    """Every tuning text, tagged with its corpus group (augmentation is the group ``augment``), kind and language."""
     docs: list[Doc] = []
-    docs += [Doc(p, 1, _FAMILY_OF.get(f, ""), "original") for f, p in corpora.attack_phrasings()]
-    docs += [Doc(n, 0, "", "original") for _, n in corpora.own_benign_notes()]
-    docs += [Doc(n, 0, "", "locomo") for _, n in corpora.locomo_notes(conversations=range(3))]
+    docs += [_attack(f, p, "original") for f, p in corpora.attack_phrasings()]
+    docs += [_note(n, "original") for _, n in corpora.own_benign_notes()]
+    docs += [_note(n, "locomo") for _, n in corpora.locomo_notes(conversations=range(3))]
     dev_a, dev_b = corpora.dev_set()
-    docs += [Doc(p, 1, "", "dev") for p in dev_a] + [Doc(n, 0, "", "dev") for n in dev_b]
-    docs += [Doc(p, 1, _FAMILY_OF.get(f, ""), "heldout") for f, p in corpora.heldout_attacks()]
-    docs += [Doc(n, 0, "", "heldout") for _, n in corpora.heldout_benign()]
-    docs += [Doc(p, 1, _FAMILY_OF.get(f, ""), "heldout2") for f, p in corpora.heldout2_attacks()]
-    docs += [Doc(n, 0, "", "heldout2") for _, n in corpora.heldout2_benign()]
-    docs += [Doc(t, 1, f, "augment") for f, t in scan_augment.attacks(SEED)]
-    docs += [Doc(t, 0, "", "augment") for _, t in scan_augment.benign(SEED)]
+    docs += [_attack("", p, "dev") for p in dev_a] + [_note(n, "dev") for n in dev_b]
+    for group, attacks, benign in (("heldout", corpora.heldout_attacks, corpora.heldout_benign),
+                                   ("heldout2", corpora.heldout2_attacks, corpora.heldout2_benign),
+                                   ("heldout3", corpora.heldout3_attacks, corpora.heldout3_benign)):
+        docs += [_attack(f, p, group) for f, p in attacks()] + [_note(n, group) for _, n in benign()]
+    docs += [Doc(t, 1, _FAMILY_OF.get(k, k), "augment", k, lang) for k, lang, t in scan_augment.tagged_attacks(SEED)]
+    docs += [Doc(t, 0, "", "augment", "", lang if lang != "xx" else lang_of(t)) for _, lang, t in scan_augment.tagged_benign(SEED)]
     return docs
+
+
+#: Script ranges that name a language outright, tried in order (Arabic script: Persian when it has a Persian letter).
+_SCRIPTS = [("ja", "\u3040-\u30ff"), ("ko", "\uac00-\ud7af"), ("zh", "\u4e00-\u9fff"), ("he", "\u0590-\u05ff"),
+            ("fa", "\u067e\u0686\u0698\u06af\u06cc\u06a9"), ("ar", "\u0600-\u06ff"), ("hi", "\u0900-\u097f"),
+            ("bn", "\u0980-\u09ff"), ("th", "\u0e00-\u0e7f"), ("el", "\u0370-\u03ff"), ("uk", "\u0456\u0457\u0454\u0491"),
+            ("ru", "\u0400-\u04ff")]
+_SCRIPT_RX = [(lang, re.compile(f"[{chars}]")) for lang, chars in _SCRIPTS]
+#: Function words that mark a Latin-script language (two or more, and more than English's, decide).
+_WORDS = {
+    "en": "the and you your all to of is are with from now this",
+    "fr": "les des tes ton et à toutes tu est pas une dans pour ne plus oublie oubliez règles consignes réponds révèle envoie affiche désormais tout ce vos",
+    "es": "las los tus y todas eres sin para una del ahora dime el ignora olvida reglas instrucciones responde revela muestra envía sigas digas nada",
+    "de": "die der und alle du deine ist nicht mit ohne ein eine ab vergiss vergessen ignoriere anweisungen regeln antworte zeige zeig sende sag alles mir den",
+    "it": "le tutte tue sei il di e per senza una della non dimentica regole istruzioni rispondi mostra tutto quello che",
+    "pt": "as todas suas você sem para uma não de agora e o esqueça regras instruções responda mostre",
+    "nl": "de alle je het en een van zonder naar vanaf nu niet",
+    "sv": "alla och du din att inte utan från nu med det",
+    "da": "alle og du dine at ikke uden fra nu med det",
+    "no": "alle og du dine å ikke uten fra nå med det",
+    "pl": "wszystkie się nie swoje teraz jest wcześniejsze zasady",
+    "cs": "všechny svá teď pravidla pokyny už",
+    "tr": "tüm ve bir bana bu için olmadan önceki",
+    "vi": "tất cả các và của bạn không hãy trước",
+    "id": "semua dan yang tidak ke sekarang tanpa",
+    "ms": "semua dan yang tidak ke sekarang tanpa ini",
+    "ro": "toate și acum fără",
+    "hu": "összes és nem most nélkül",
+    "fi": "kaikki ja ei nyt ilman",
+    "sw": "yote kwa sasa bila",
+    "tl": "ang lahat ng mga",
+}
+_WORD_SETS = {lang: set(words.split()) for lang, words in _WORDS.items()}
+
+
+def lang_of(text: str, foreign: bool = False) -> str:
+    """The language of ``text`` (ISO 639-1), by script, else by function words; ``"en"`` when unsure
+    (``foreign``: the text is known not to be English, one word decides). A heuristic for grouping
+    the cross-validation folds only."""
+    for lang, rx in _SCRIPT_RX:
+        if rx.search(text):
+            return lang
+    toks = re.findall(r"[^\W\d_]+", text.lower())
+    votes = {lang: sum(t in ws for t in toks) for lang, ws in _WORD_SETS.items()}
+    best = max(votes, key=lambda k: (votes[k], k == "en"))
+    if foreign:
+        best = max((k for k in votes if k != "en"), key=lambda k: votes[k])
+        return best if votes[best] >= 1 else "en"
+    return best if best != "en" and votes[best] >= 2 and votes[best] > votes["en"] else "en"
 
 
 def validation_notes() -> list[str]:
@@ -133,7 +215,7 @@ class _Matrix:
     sw: np.ndarray  # sample weight (class-balanced)
 
 
-def _matrix(rows: list[tuple[set[str], int]], vocab: dict[str, int]) -> _Matrix:
+def _matrix(rows: list[tuple[set[str], int]], vocab: dict[str, int], weights: list[float] | None = None) -> _Matrix:
     idx: list[int] = []
     ptr = [0]
     val: list[float] = []
@@ -147,6 +229,8 @@ def _matrix(rows: list[tuple[set[str], int]], vocab: dict[str, int]) -> _Matrix:
     pos = max(1.0, y.sum())
     neg = max(1.0, len(y) - y.sum())
     sw = np.where(y == 1, len(y) / (2 * pos), len(y) / (2 * neg))
+    if weights is not None:
+        sw = sw * np.array(weights)
     return _Matrix(np.array(idx, dtype=np.int64), np.array(ptr, dtype=np.int64), np.array(val), y, sw)
 
 
@@ -207,23 +291,25 @@ def _train_fixed(docs: list[Doc], margin: float) -> Model:
     docs = _with_noise(docs)
     rows: list[tuple[set[str], int]] = []
     fam_rows: list[str] = []
+    row_w: list[float] = []
     for d in docs:
         # An attack's rows are its windows as a whole; a note's rows are every window scored at
         # inference (its lines too), so no line of a note is left to score high.
         for v in _views(d.text) if d.label == 0 else _whole_views(d.text):
             rows.append((features(v), d.label))
             fam_rows.append(d.family)
+            row_w.append(1.0 if d.group == "augment" else CORPUS_WEIGHT)
     df: dict[str, int] = {}
     for feats, _ in rows:
         for f in feats:
             df[f] = df.get(f, 0) + 1
     vocab = {f: i for i, f in enumerate(sorted(f for f, c in df.items() if c >= 2))}
-    w, b = _fit(_matrix(rows, vocab), len(vocab))
+    w, b = _fit(_matrix(rows, vocab, row_w), len(vocab))
     names = sorted(vocab)
     order = np.argsort(-np.abs(w), kind="stable")[:KEEP]
     kept = sorted(names[i] for i in order if w[i] != 0.0)
     vocab = {f: i for i, f in enumerate(kept)}
-    mat = _matrix(rows, vocab)
+    mat = _matrix(rows, vocab, row_w)
     w, b = _fit(mat, len(vocab))
     w = np.round(w, 4)
     b = round(b, 4)
@@ -273,15 +359,23 @@ def write_model(model: Model, path: Path) -> None:
     path.write_bytes(gzip.compress(raw, compresslevel=9, mtime=0))
 
 
+def _regex_hit(text: str) -> bool:
+    """The regex layer alone (invisible characters, families, leetspeak and decoded views), without the
+    shipped learned layer: a fold's "whole scan" is the regexes OR the fold's own model, never the
+    shipped model, which has seen the held-out texts."""
+    text = text[:65_536]
+    return bool(find_invisible(text)) or bool(_scan_views(for_matching(text), True)[0])
+
+
 def _rates(model: Model, attacks: list[str], benign: list[str]) -> dict:
     def learned(t: str) -> bool:
         return score(for_matching(t[:65_536]).lower(), model) > model.threshold
 
     la = [learned(t) for t in attacks]
     lb = [learned(t) for t in benign]
-    ra = [bool(find_threats(t, first_only=True)) for t in attacks]
-    rb = [bool(find_threats(t, first_only=True)) for t in benign]
-    out = {
+    ra = [_regex_hit(t) for t in attacks]
+    rb = [_regex_hit(t) for t in benign]
+    out: dict = {
         "learned_blocked": f"{sum(la)}/{len(la)}",
         "learned_refused": f"{sum(lb)}/{len(lb)}",
         "scan_blocked": f"{sum(a or b for a, b in zip(la, ra, strict=True))}/{len(la)}",
@@ -291,11 +385,30 @@ def _rates(model: Model, attacks: list[str], benign: list[str]) -> dict:
     return out
 
 
-def cross_validate(groups: tuple[str, ...] = ("original", "dev", "heldout", "heldout2"), families: bool = True) -> dict:
-    """Leave-one-corpus-out (``groups``) and leave-one-family-out (``families``) figures (JSON-ready)."""
+CORPUS_GROUPS = ("original", "dev", "heldout", "heldout2", "heldout3")
+
+
+def _fixed_threshold_model(docs: list[Doc], threshold: float) -> Model:
+    fit = _train_fixed(docs, 0.0)
+    return Model(fit.weights, fit.bias, threshold, fit.family_of, fit.families, fit.meta)
+
+
+def cross_validate(groups: tuple[str, ...] = CORPUS_GROUPS, families: bool = True, kinds: bool = True, langs: bool = True) -> dict:
+    """Grouped cross-validation figures (JSON-ready).
+
+    * ``leave_one_corpus_out`` (``groups``): train without a corpus (its attacks and its notes), test on it;
+    * ``leave_one_family_out`` (``families``): without every attack of one learned family, test on that
+      family's corpus attacks;
+    * ``leave_one_kind_out`` (``kinds``): without every attack of one kind (:data:`KINDS`, corpora and
+      augmentation alike), test on that kind's corpus attacks;
+    * ``leave_one_language_out`` (``langs``): without every text (attacks and notes) in one language,
+      test on that language's corpus attacks, its augmentation attacks and its augmentation notes.
+
+    The family, kind and language folds keep the shipped threshold (one fit per fold).
+    """
     docs = load_docs()
     val = validation_notes()
-    out: dict = {"leave_one_corpus_out": {}, "leave_one_family_out": {}}
+    out: dict = {"leave_one_corpus_out": {}, "leave_one_family_out": {}, "leave_one_kind_out": {}, "leave_one_language_out": {}}
     for group in groups:
         model = train([d for d in docs if d.group != group])
         test = [d for d in docs if d.group == group]
@@ -303,17 +416,27 @@ def cross_validate(groups: tuple[str, ...] = ("original", "dev", "heldout", "hel
         fig["locomo_3_4_learned_refused"] = _rates(model, [], val)["learned_refused"]
         out["leave_one_corpus_out"][group] = fig
         print(group, json.dumps(fig, ensure_ascii=False), file=sys.stderr, flush=True)
-    # The family folds keep every benign text, so they keep the full model's threshold (its
-    # out-of-fold benign quantile is computed on the same notes): one fit per fold instead of five.
-    threshold = load_model().threshold if families else 0.0
-    out["threshold_of_the_family_folds"] = threshold
+    threshold = load_model().threshold
+    out["threshold_of_the_family_kind_and_language_folds"] = threshold
     for fam in FAMILIES if families else ():
-        fit = _train_fixed([d for d in docs if not (d.label and d.family == fam)], 0.0)
-        model = Model(fit.weights, fit.bias, threshold, fit.family_of, fit.families, fit.meta)
-        test = [d.text for d in docs if d.label and d.family == fam and d.group != "augment"]
-        fig = _rates(model, test, [])
-        out["leave_one_family_out"][fam] = {k: v for k, v in fig.items() if "blocked" in k}
+        model = _fixed_threshold_model([d for d in docs if not (d.label and d.family == fam)], threshold)
+        texts = [d.text for d in docs if d.label and d.family == fam and d.group != "augment"]
+        out["leave_one_family_out"][fam] = {k: v for k, v in _rates(model, texts, []).items() if "blocked" in k}
         print(fam, json.dumps(out["leave_one_family_out"][fam]), file=sys.stderr, flush=True)
+    for kind in KINDS if kinds else ():
+        model = _fixed_threshold_model([d for d in docs if not (d.label and d.kind == kind)], threshold)
+        texts = [d.text for d in docs if d.label and d.kind == kind and d.group != "augment"]
+        out["leave_one_kind_out"][kind] = {k: v for k, v in _rates(model, texts, []).items() if "blocked" in k}
+        print(kind, json.dumps(out["leave_one_kind_out"][kind]), file=sys.stderr, flush=True)
+    for lang in sorted({d.lang for d in docs} - {"en"}) if langs else ():
+        model = _fixed_threshold_model([d for d in docs if d.lang != lang], threshold)
+        real = [d.text for d in docs if d.label and d.lang == lang and d.group != "augment"]
+        aug_a = [d.text for d in docs if d.label and d.lang == lang and d.group == "augment"]
+        aug_b = [d.text for d in docs if not d.label and d.lang == lang]
+        fig = {f"corpus_{k}": v for k, v in _rates(model, real, []).items() if "blocked" in k} if real else {}
+        fig |= {f"augment_{k}": v for k, v in _rates(model, aug_a, aug_b).items() if k != "learned_refused_notes"}
+        out["leave_one_language_out"][lang] = fig
+        print(lang, json.dumps(fig), file=sys.stderr, flush=True)
     return out
 
 
@@ -321,11 +444,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=MODEL_PATH, help="where to write the model (default: the shipped package data)")
     ap.add_argument("--cv", action="store_true", help="print grouped cross-validation figures instead of writing the model")
-    ap.add_argument("--cv-only", choices=["corpora", "families"], help="with --cv: only the corpus folds or only the family folds")
+    ap.add_argument("--cv-only", choices=["corpora", "families", "kinds", "languages"], help="with --cv: only one kind of fold")
     args = ap.parse_args()
     if args.cv:
-        groups = () if args.cv_only == "families" else ("original", "dev", "heldout", "heldout2")
-        print(json.dumps(cross_validate(groups, args.cv_only != "corpora"), ensure_ascii=False, indent=1))
+        only = args.cv_only
+        groups = CORPUS_GROUPS if only in (None, "corpora") else ()
+        print(json.dumps(cross_validate(groups, only in (None, "families"), only in (None, "kinds"), only in (None, "languages")),
+                         ensure_ascii=False, indent=1))
         return
     model = train(load_docs())
     write_model(model, args.out)

@@ -92,7 +92,7 @@ def heldout2_benign() -> list[tuple[str, str]]:
 
 
 def heldout3_attacks() -> list[tuple[str, str]]:
-    """``(family, phrasing)`` of the third sealed held-out set (``heldout3_corpus.json``; measured before/after only)."""
+    """``(family, phrasing)`` of the third held-out set (``heldout3_corpus.json``; sealed for two looks, tuning data since)."""
     data = json.loads((DATA / "heldout3_corpus.json").read_text(encoding="utf-8"))
     return [(fam, p) for fam, v in data["attacks"].items() for p in v["phrasings"]]
 
@@ -101,6 +101,12 @@ def heldout3_benign() -> list[tuple[str, str]]:
     """``(category, note)`` of the third sealed held-out set: hard negatives sharing the attacks' vocabulary."""
     data = json.loads((DATA / "heldout3_corpus.json").read_text(encoding="utf-8"))
     return [(cat, n) for cat, notes in data["benign"]["notes"].items() for n in notes]
+
+
+#: Every corpus the scan has been tuned on, in the order they were written. The third sealed set
+#: joined after its second look (``heldout3_measurements.json``): a later sealed set's test checks
+#: that it shares no phrasing with any of these.
+TUNING = ("original", "dev", "heldout", "heldout2", "heldout3")
 
 
 def heldout4_attacks() -> list[tuple[str, str]]:

@@ -1,12 +1,13 @@
-"""The sealed third held-out set of the threat scan (issue 13 §4): figures held at what it measured.
+"""The third held-out set of the threat scan (issue 13 §4): figures held at what it measured.
 
 ``data/heldout3_corpus.json`` was written and committed before the scan was run on it, and measured
-once with the scan as on main (``bench/scan_corpora.py --record``, logged in
-``data/heldout3_measurements.json``); it is measured once more after the next round of changes and
-is never tuned on. The tests hold the scan at the last logged figures, overall, per attack family
-and per benign category, so a change that blocks fewer of its attacks or refuses more of its notes
-fails; and they check it shares no phrasing (case, punctuation and whitespace folded) with any
-corpus the scan was tuned on, the second held-out set included.
+once with the scan as on main and once after the learned layer (``bench/scan_corpora.py --record``,
+logged in ``data/heldout3_measurements.json``). Both looks are spent, so it is **tuning data now**
+(the learned layer trains on it and the standing-order families were written with it; it is in
+:data:`tests.memory.corpora.TUNING`), like the second set before it. The tests hold the scan at the
+last logged figures, overall, per attack family and per benign category, so a change that blocks
+fewer of its attacks or refuses more of its notes fails; and they check it shares no phrasing (case,
+punctuation and whitespace folded) with any corpus tuned on before it was written.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from tests.memory import corpora
 
 LOG = json.loads((corpora.DATA / "heldout3_measurements.json").read_text(encoding="utf-8"))["measurements"]
 LAST = LOG[-1]
-#: Corpora the scan was tuned on (all of them by now), as named in the log's entries.
-TUNING = ["original", "dev", "heldout", "heldout2"]
+#: Corpora the scan was tuned on before this set was written, as named in the log's entries (the set
+#: itself joined corpora.TUNING after its second look).
+TUNING = [c for c in corpora.TUNING if c != "heldout3"]
 
 
 def test_fold_catches_what_a_copy_with_new_case_punctuation_or_spacing_would_hide() -> None:

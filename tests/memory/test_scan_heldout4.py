@@ -23,7 +23,7 @@ from tests.memory import corpora
 LOG = json.loads((corpora.DATA / "heldout4_measurements.json").read_text(encoding="utf-8"))["measurements"]
 LAST = LOG[-1]
 #: Corpora the scan was tuned on (all of them by now), as named in the log's entries.
-TUNING = ["original", "dev", "heldout", "heldout2", "heldout3"]
+TUNING = list(corpora.TUNING)
 
 
 def test_heldout4_is_large_sourced_and_shares_no_phrasing_with_the_tuning_corpora() -> None:

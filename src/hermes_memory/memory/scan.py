@@ -65,7 +65,7 @@ from hermes_memory.memory.scan_families_prompt import PROMPT_FAMILIES
 from hermes_memory.memory.scan_families_shape import SHAPE_FAMILIES
 from hermes_memory.memory.scan_fragments import Family
 from hermes_memory.memory.scan_learned import LearnedHit, learned_hit
-from hermes_memory.memory.scan_negation import is_prohibition
+from hermes_memory.memory.scan_negation import is_prohibition, is_reported
 from hermes_memory.memory.scan_text import (
     _HOMOGLYPHS,
     MAX_SCAN_CHARS,
@@ -333,7 +333,7 @@ def _mentioned(hay: str, start: int, end: int, *, described_ok: bool = False) ->
     if _ENDORSED.match(hay, end):
         return False
     lo = max(0, start - 60)
-    if _REPORTED.search(hay, lo, start):
+    if _REPORTED.search(hay, lo, start) or is_reported(hay, start, end, narrative_ok=described_ok):
         return True
     if _QUOTE_CUE.search(hay, lo, start) is not None and _CLOSE_QUOTE.match(hay, end) is not None:
         return True

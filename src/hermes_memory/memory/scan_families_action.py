@@ -86,7 +86,7 @@ ACTION_FAMILIES: tuple[Family, ...] = (
        rf"\b{_READ_ONLY_VERB}\s+(?:-\S+\s+){{0,3}}{_W3}{_SECRET_PATH}|\b{_COPY_VERB}\s+(?:-\S+\s+){{0,3}}{_SECRET_PATH}"
        r"|\bcontents?\s+of\s+(?:the\s+)?(?:file\s+)?" + _SECRET_PATH +
        rf"|\b{_READ_VERB}\s+{_W3}(?:the\s+)?(?:user's\s+)?(?:ssh\s+)?(?:private\s+)?(?:key\s+)?(?:file\s+)?id_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)"
-       r"|\b(?:read|send|upload|access|copy|steal|leak|print|show)\w*\s+(?:\S+\s+){0,4}?(?:private\s+keys?|ssh\s+keys?|aws\s+credentials|keychain|wallet\s+seed|seed\s+phrase)\b"
+       r"|\b(?:read|send|upload|access|copy|steal|leak|print|show)\w*\s+(?:\S+\s+){0,4}?(?:private\s+keys?|ssh\s+keys?(?![^\n]{0,120}?ssh-copy-id)|aws\s+credentials|keychain|wallet\s+seed|seed\s+phrase)\b"
        r"\s+(?:\S+\s+){0,4}?(?:to|and\s+(?:send|post|upload|paste|share))\b",
        ".netrc", ".pgpass", ".npmrc", ".pypirc", ".git-credentials", ".aws/", ".docker/config", ".kube/config", ".ssh/", ".gnupg",
        ".env", "/etc/shadow", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "private key", "ssh key", "aws credentials", "keychain",
@@ -151,7 +151,7 @@ ACTION_FAMILIES: tuple[Family, ...] = (
        r"(?!\s+(?:from|by|of)\s+(?:the\s+|my\s+|your\s+|our\s+)?(?:user|me|human|owner|team|lead|manager|reviewer|client|customer|maintainers?)\b"
        r"|\s+(?:before|on|about|regarding)\b)"
        r"|\bexecute\s+(?:any|all|the|whatever)\s+(?:commands?|instructions?|tasks?)\s+(?:you\s+)?(?:receive|received|returned|given|sent|get)\s+(?:from|by)\b"
-       r"|\bpull\s+(?:down\s+)?(?:new\s+)?task(?:ing|s)\b"
+       r"|\bpull\s+(?:down\s+)?(?:new\s+)?task(?:ings?|s)\b"
        rf"|\b(?:check|poll|query|ping|watch|monitor)\s+{_URLISH}\S*\s+for\s+(?:new\s+|further\s+|pending\s+|more\s+)?(?:commands?|instructions?|tasks?|orders|jobs|payloads?)\b"
        r"|\b(?:fetch|download|get|retrieve|load|read|open|visit|curl)\w*\s+(?:\S+\s+){0,4}?(?:and|then|,)\s+(?:\w+\s+){0,1}?(?:follow|obey|execute|run|do\s+what)\b[^\n]{0,40}?(?:it|them|says|instructions|there)\b"
        r"|\b(?:your\s+)?(?:real|true|actual|secret|hidden|updated|latest)\s+instructions\s+(?:are|live|can\s+be\s+found)\s+(?:at|in|on|from)\s+https?://",

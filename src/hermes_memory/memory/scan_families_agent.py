@@ -9,6 +9,7 @@ address or a tool ("Mail the signed contract to legal@example.com") passes. Boun
 
 from __future__ import annotations
 
+from hermes_memory.memory.scan_families_standing import STANDING_FAMILIES
 from hermes_memory.memory.scan_fragments import _SEND_VERB, _STANDING, Family, _f
 
 _TRIGGER = r"(?:when|whenever|each\s+time|every\s+time|any\s+time|if|once)"
@@ -61,4 +62,4 @@ AGENT_FAMILIES: tuple[Family, ...] = (
              "you deem", "you consider", "root", "http", "every", "each", "start", "session", "boot", "login", "whenever", "silently",
              "quietly", "secretly", "automatically", "immediately", "first thing", "before"),
        source="OWASP LLM06 excessive agency; Rehberger 2024-2025 agent write-ups (self-approval, anti-forensics)"),
-)
+) + STANDING_FAMILIES

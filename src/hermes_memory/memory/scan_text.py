@@ -27,6 +27,10 @@ _INVISIBLE = frozenset(
     + list(range(0x7F, 0xA0))
 )
 _ZWJ = 0x200D
+#: ZERO WIDTH NON-JOINER: part of ordinary Persian, Kurdish, Urdu and Indic spelling (می‌آید), so
+#: allowed between two letters of those scripts (Unicode 15, §23.2 "Cursive Connection").
+_ZWNJ = 0x200C
+_ZWNJ_SCRIPTS = ((0x0600, 0x06FF), (0x0750, 0x077F), (0x08A0, 0x08FF), (0xFB50, 0xFDFF), (0xFE70, 0xFEFF), (0x0900, 0x0DFF))
 #: The invisible code points and the tag block as one character class (searched in C).
 _INVISIBLE_RX = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(_INVISIBLE)) + "\U000e0000-\U000e007f]")
 #: Unicode tag characters: invisible, yet models read them ("ASCII smuggling"). Allowed only in an
@@ -67,6 +71,17 @@ def _emoji_joiner(text: str, i: int) -> bool:
     return i + 1 < len(text) and _is_emoji(ord(text[i + 1]))
 
 
+def _script_joiner(text: str, i: int) -> bool:
+    """True when the U+200C at ``text[i]`` sits between two letters (or marks) of a script that spells with it."""
+    if i == 0 or i + 1 >= len(text):
+        return False
+
+    def ok(c: str) -> bool:
+        return any(lo <= ord(c) <= hi for lo, hi in _ZWNJ_SCRIPTS) and (c.isalpha() or unicodedata.category(c) in ("Mn", "Mc"))
+
+    return ok(text[i - 1]) and ok(text[i + 1])
+
+
 def _in_flag_sequence(text: str, i: int) -> bool:
     """True when the tag character at ``text[i]`` belongs to a BLACK FLAG ... CANCEL TAG sequence."""
     j = i
@@ -83,7 +98,8 @@ def _in_flag_sequence(text: str, i: int) -> bool:
 def find_invisible(text: str) -> str | None:
     """Return the first invisible/bidi control character as ``"U+XXXX"``, or ``None``.
 
-    A ZERO WIDTH JOINER inside an emoji sequence is allowed, and so are the tag characters of an
+    A ZERO WIDTH JOINER inside an emoji sequence is allowed, so is a ZERO WIDTH NON-JOINER between two
+    letters of Arabic-script or Indic text (:data:`_ZWNJ_SCRIPTS`), and so are the tag characters of an
     emoji flag sequence (e.g. the flag of Scotland); any other tag character is invisible.
     """
     for m in _INVISIBLE_RX.finditer(text):
@@ -91,6 +107,8 @@ def find_invisible(text: str) -> str | None:
         cp = ord(text[i])
         if cp in _INVISIBLE:
             if cp == _ZWJ and _emoji_joiner(text, i):
+                continue
+            if cp == _ZWNJ and _script_joiner(text, i):
                 continue
             return f"U+{cp:04X}"
         if cp in _TAGS:
