@@ -20,7 +20,7 @@ from typing import Any
 
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions import fusion, hmcontext, ranking, search_head, signals, term_stats
+from hermes_memory.sessions import feedback, feedback_sql, fusion, hmcontext, ranking, search_head, signals, term_stats
 from hermes_memory.sessions.listing import cwd_clause
 from hermes_memory.sessions.search_rows import (
     CONTEXT_CHARS,  # noqa: F401  (re-exported)
@@ -448,6 +448,9 @@ class MessageSearchMethods(StoreBase):
             sess_of = {i: c[0] for i, c in cand.items()}
             sig = rank_signals(conn, query, hits, sess_of, filters, "?") if hits and relevance and plan.context else None
             ids = merge_hits(hits, sess_of, found, relevance, sig)
+            if relevance and plan.context and hits and feedback.FEEDBACK:  # names of the best hits search again
+                ids = feedback_sql.run(conn, stats, plan, filters, sort, ids, hits, sess_of, sig, pool=pool,
+                                       rank_sql=rank_sql)
             if qvec is not None:
                 ids = self._fuse_semantic(conn, sem, qvec, ids, filters)
             if not ids:
