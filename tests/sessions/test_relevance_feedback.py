@@ -25,6 +25,12 @@ def test_expansion_terms_rank_rare_words_first_and_drop_unknown_ones() -> None:
     assert feedback.expansion_terms(words, {"thanks": 900}, 1000) == []  # a word in most rows has no IDF
 
 
+def test_expansion_terms_stay_within_the_posting_budget() -> None:
+    words = [["common", "rare"]]
+    dfs = {"common": 5_000, "rare": 3}
+    assert feedback.expansion_terms(words, dfs, 1_000_000, budget=2_500) == ["rare"]
+
+
 def test_fuse_keeps_the_head_and_lifts_rows_high_in_both_orders() -> None:
     first = [1, 2, 3, 4, 5, 6]
     second = [6, 1, 9]
@@ -49,7 +55,7 @@ def _corpus(db: SessionDB) -> None:
 
 
 def _page(db: SessionDB, query: str) -> list[str]:
-    return [str(db.get_message(r["id"])["content"]) for r in discovery_rows(db, query, user_id="c", limit=10)]
+    return [str((db.get_message(r["id"]) or {}).get("content")) for r in discovery_rows(db, query, user_id="c", limit=10)]
 
 
 def test_a_turn_sharing_only_a_name_with_the_best_hit_enters_the_first_page(

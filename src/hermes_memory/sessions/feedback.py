@@ -80,13 +80,16 @@ def candidate_words(words: Sequence[Sequence[str]], query_stems: set[str],
 
 
 def expansion_terms(words: Sequence[Sequence[str]], dfs: Mapping[str, int], n_rows: int,
-                    limit: int | None = None) -> list[str]:
+                    limit: int | None = None, budget: int | None = None) -> list[str]:
     """The expansion words: each word of ``words`` (per feedback row, :func:`candidate_words`)
-    scored by its BM25 IDF (:func:`hermes_memory.sessions.ranking.bm25_idf`, ``dfs``: word ->
+    scored by its BM25 IDF (``ln((N - n + 0.5) / (n + 0.5))`` as FTS5's bm25, ``dfs``: word ->
     rows holding it, of ``n_rows``) summed over the rows holding it; the ``limit`` (default
     :data:`FEEDBACK_TERMS`) best with a positive score that the index holds (df > 0), best first,
-    ties in order of appearance."""
+    ties in order of appearance, taken while their document frequencies together stay within
+    ``budget`` rows (default :data:`hermes_memory.sessions.ranking.POSTINGS_BUDGET`: the second
+    statement reads no more postings than the first may; a word over it is skipped)."""
     limit = FEEDBACK_TERMS if limit is None else limit
+    budget = ranking.POSTINGS_BUDGET if budget is None else budget
     score: dict[str, float] = {}
     for row in words:
         for w in row:
@@ -96,7 +99,15 @@ def expansion_terms(words: Sequence[Sequence[str]], dfs: Mapping[str, int], n_ro
             idf = math.log((n_rows - df + 0.5) / (df + 0.5)) if n_rows > df else 0.0
             if idf > 0:
                 score[w] = score.get(w, 0.0) + idf
-    return sorted(score, key=lambda w: -score[w])[: max(0, limit)]
+    out: list[str] = []
+    total = 0
+    for w in sorted(score, key=lambda w: -score[w]):
+        if len(out) >= limit:
+            break
+        if total + dfs[w] <= budget:
+            out.append(w)
+            total += dfs[w]
+    return out
 
 
 def fuse(first: Sequence[int], second: Sequence[int], *, weight: float | None = None, k: float | None = None,

@@ -19,8 +19,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hermes_memory.errors import SessionStoreError
+from hermes_memory.sessions import (
+    feedback,
+    feedback_sql,
+    fusion,
+    hmcontext,
+    ranking,
+    search_head,
+    signals,
+    term_stats,
+)
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions import feedback, feedback_sql, fusion, hmcontext, ranking, search_head, signals, term_stats
 from hermes_memory.sessions.listing import cwd_clause
 from hermes_memory.sessions.search_rows import (
     CONTEXT_CHARS,  # noqa: F401  (re-exported)
