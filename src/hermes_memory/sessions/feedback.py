@@ -43,6 +43,9 @@ FEEDBACK_K = 60.0
 """Reciprocal-rank fusion constant (Cormack et al., SIGIR 2009)."""
 HEAD = 1
 """The first this-many rows of the first order stay first (the best single match is not moved)."""
+FEEDBACK_POOL = 300
+"""Most rows the expansion statement returns (best first; the rerank pool,
+:data:`hermes_memory.sessions.ranking.RERANK_POOL`, or fewer)."""
 MIN_CHARS = 3
 """Shortest expansion word."""
 

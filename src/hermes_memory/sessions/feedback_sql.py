@@ -8,7 +8,7 @@ import logging
 import sqlite3
 from typing import Any
 
-from hermes_memory.sessions import feedback, term_stats
+from hermes_memory.sessions import feedback, hmcontext, term_stats
 from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions.codec import decode_content
 from hermes_memory.sessions.signals import RankSignals
@@ -41,7 +41,8 @@ def run(conn: sqlite3.Connection, stats: term_stats.TermStats, plan: fts_mod.Que
         expr = fts_mod.build_query(" ".join(words)).fts
         if not expr:
             return {}
-        sql, params = build_search_sql("fts", plan, filters, sort, limit=pool, fts_expr=expr, rank_sql=rank_sql)
+        expr = hmcontext.own_text(expr)  # rows that name the words themselves, not the turn after them
+        sql, params = build_search_sql("fts", plan, filters, sort, limit=min(pool, feedback.FEEDBACK_POOL), fts_expr=expr, rank_sql=rank_sql)
         return {int(r["id"]): float(r["rank"]) for r in conn.execute(sql, params).fetchall()}
 
     def sessions_of(ids: list[int]) -> dict[int, str]:
