@@ -13,9 +13,10 @@ names enter the order, and the first :data:`HEAD` rows of the first order stay f
 
 This is the classic relevance-feedback loop (Rocchio, 1971; RM3, Lavrenko and Croft, SIGIR
 2001), restricted to capitalised words: whole-vocabulary expansion moved more rows but pushed
-the page into one session (docs/benchmarks.md §"Issue 15, pool entry"). Everything here is pure
-but :func:`expand`, which runs on either engine through the callables it is given. Constants are
-read at call time, so ``bench/locomo_recall.py --set`` can try a value on both LoCoMo splits.
+the page into one session (figures: docs/benchmarks.md "Reading the figures", issue 15 relevance
+feedback). Everything here is pure but :func:`expand`, which runs on either engine through the
+callables it is given. Constants are read at call time, so ``bench/locomo_recall.py --set`` can
+try a value on both LoCoMo splits.
 """
 
 from __future__ import annotations
