@@ -47,6 +47,11 @@ HEAD = 1
 FEEDBACK_POOL = 300
 """Most rows the expansion statement returns (best first; the rerank pool,
 :data:`hermes_memory.sessions.ranking.RERANK_POOL`, or fewer)."""
+FEEDBACK_NEW = 30
+"""Most rows found only by the expansion that join the second order (its best ones). A row of the
+second order alone scores at most ``FEEDBACK_WEIGHT / (FEEDBACK_K + 1)`` in :func:`fuse`, below
+every row of the first 150 of the first order, so deeper ones only cost a session lookup each
+(at 1M messages about 5 ms for 300 rows)."""
 MIN_CHARS = 3
 """Shortest expansion word."""
 
@@ -180,11 +185,14 @@ def expand(
     extra = search(terms)
     if not extra:
         return order, terms
-    merged = dict(hits)
-    for i, r in extra.items():
-        merged[i] = merged.get(i, 0.0) + r
     sess = dict(sessions)
-    new = [i for i in extra if i not in sess]
+    new = sorted((i for i in extra if i not in sess), key=lambda i: (extra[i], -i))[: max(0, FEEDBACK_NEW)]
+    merged = dict(hits)
+    for i in new:
+        merged[i] = extra[i]
+    for i, r in extra.items():
+        if i in hits:
+            merged[i] += r
     if new:
         sess.update(sessions_of(new))
     second = ranking.rerank(merged, sess, rank_signals)
