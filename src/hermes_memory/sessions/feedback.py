@@ -33,6 +33,11 @@ from hermes_memory.sessions.speakers import TAG_CHARS
 FEEDBACK = True
 """Run the feedback pass on plain relevance questions (``plan.context``: two or more
 informative words, no query syntax). False: search exactly as before."""
+WITH_EMBEDDINGS = False
+"""Run the feedback pass when semantic fusion is on too. Off: on LoCoMo conversations 0-2 with
+embeddings (fusion weight 0.15) it gained any@1 47.8 -> 48.6 % and any@5 76.8 -> 77.5 % but lost a
+multi-hop question (all@10 29.7 -> 28.4 %) and session@10 96.3 -> 95.6 %, any@10 85.6 % unchanged:
+the cosine order already brings related turns."""
 FEEDBACK_ROWS = 3
 """Best rows of the first order whose capitalised words are read. Tuned on LoCoMo conversations
 0-2 (bench/locomo_recall.py, categories 1-4, lexical; 3 / 5 tried): docs/benchmarks.md."""
@@ -56,6 +61,12 @@ MIN_CHARS = 3
 """Shortest expansion word."""
 
 _WORD = re.compile(r"[^\W\d_][^\W_]*")
+
+
+def active(semantic: bool) -> bool:
+    """Whether a relevance search runs the feedback pass (:data:`FEEDBACK`; with semantic fusion
+    on, ``semantic``, only with :data:`WITH_EMBEDDINGS`)."""
+    return bool(FEEDBACK and (WITH_EMBEDDINGS or not semantic))
 
 
 def body(text: str) -> str:

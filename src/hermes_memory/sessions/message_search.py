@@ -457,7 +457,7 @@ class MessageSearchMethods(StoreBase):
             sess_of = {i: c[0] for i, c in cand.items()}
             sig = rank_signals(conn, query, hits, sess_of, filters, "?") if hits and relevance and plan.context else None
             ids = merge_hits(hits, sess_of, found, relevance, sig)
-            if relevance and plan.context and hits and feedback.FEEDBACK:  # names of the best hits search again
+            if relevance and plan.context and hits and feedback.active(qvec is not None):  # names of the best hits search again
                 ids = feedback_sql.run(conn, stats, plan, filters, sort, ids, hits, sess_of, sig, pool=pool,
                                        rank_sql=rank_sql)
             if qvec is not None:
