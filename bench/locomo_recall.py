@@ -26,7 +26,8 @@ and written to ``hm_embeddings`` the way the indexer writes them; query latency 
 the query's own embedding, reported apart (``query_embedding_ms``). ``--no-embeddings`` skips it.
 
 ``--set NAME=VALUE`` overrides a constant of :mod:`hermes_memory.sessions.ranking`,
-:mod:`hermes_memory.sessions.fusion`, :mod:`hermes_memory.sessions.signals` or
+:mod:`hermes_memory.sessions.fusion`, :mod:`hermes_memory.sessions.signals`,
+:mod:`hermes_memory.sessions.feedback` or
 :mod:`hermes_memory.dates` for one run (to measure an idea on both splits before
 keeping it).
 
@@ -51,7 +52,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hermes_memory import dates
-from hermes_memory.sessions import fusion, hmcontext, ranking, signals
+from hermes_memory.sessions import feedback, fusion, hmcontext, ranking, signals
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.importers import import_path
 from hermes_memory.sessions.importers.locomo import session_id_for
@@ -181,10 +182,10 @@ def parse_set(items: list[str]) -> dict[str, float]:
     out = {}
     for item in items:
         name, _, value = item.partition("=")
-        mod = next((m for m in (ranking, fusion, signals, dates, hmcontext) if hasattr(m, name) and name.isupper()),
+        mod = next((m for m in (ranking, fusion, signals, dates, hmcontext, feedback) if hasattr(m, name) and name.isupper()),
                    None)
         if mod is None:
-            raise SystemExit(f"--set: hermes_memory.sessions.ranking/fusion/signals/hmcontext or hermes_memory.dates "
+            raise SystemExit(f"--set: hermes_memory.sessions.ranking/fusion/signals/hmcontext/feedback or hermes_memory.dates "
                              f"have no constant {name!r}")
         out[name] = type(getattr(mod, name))(value)
         setattr(mod, name, out[name])

@@ -18,8 +18,17 @@ import sqlite3
 from typing import Any
 
 from hermes_memory.errors import SessionStoreError
+from hermes_memory.sessions import (
+    feedback,
+    feedback_sql,
+    fusion,
+    hmcontext,
+    ranking,
+    search_head,
+    signals,
+    term_stats,
+)
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions import fusion, hmcontext, ranking, search_head, signals, term_stats
 from hermes_memory.sessions import literal_terms as literal_mod
 from hermes_memory.sessions.search_filters import (  # noqa: F401  (re-exported: importable here as before)
     MAX_SEARCH_LIMIT,
@@ -391,6 +400,9 @@ class MessageSearchMethods(StoreBase):
             sig = rank_signals(conn, query, hits, sess_of, filters, "?", texts={i: t[0] for i, t in read.items()},
                                ) if hits and signals_on else None
             ids = merge_hits(hits, sess_of, found, relevance, sig)
+            if relevance and plan.context and hits and feedback.active(qvec is not None):  # names of the best hits search again
+                ids = feedback_sql.run(conn, stats, plan, filters, sort, ids, hits, sess_of, sig, pool=pool,
+                                       rank_sql=rank_sql)
             if qvec is not None:
                 ids = self._fuse_semantic(conn, sem, qvec, ids, filters)
             times: dict[int, float] = {}

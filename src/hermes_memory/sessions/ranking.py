@@ -204,7 +204,11 @@ def rerank(hits: Mapping[int, float], sessions: Mapping[int, str], signals: Rank
         nb = sum(score.get(j, 0.0) for j in (i - 1, i + 1) if sess.get(j) == s)
         return score[i] + NEIGHBOUR_WEIGHT * nb + SESSION_WEIGHT * session_best[s]
 
-    order = sorted(ids, key=lambda i: (-final(i), -i))
+    if NEIGHBOUR_WEIGHT:
+        order = sorted(ids, key=lambda i: (-final(i), -i))
+    else:  # the same order without the neighbour sums (a third of the rerank's time)
+        sw = SESSION_WEIGHT
+        order = sorted(ids, key=lambda i: (-(score[i] + sw * session_best[sess[i]]), -i))
     if BM25_HEAD > 0:
         head = sorted(ids, key=lambda i: (hits[i], -i))[:BM25_HEAD]
         first = set(head)
