@@ -66,7 +66,7 @@ MIN_VECTORS = 20_000
 """Below this many vectors search scans them all exactly and no index is built: the exact scan
 is then as fast as probing (bench/embeddings.py ``ann``: docs/benchmarks.md "Approximate vector
 index")."""
-PROBE_SHARE = 0.06
+PROBE_SHARE = 0.10
 """Share of the lists a query probes (at least :data:`MIN_PROBES`): tuned for recall@50 of the
 exact top 50 >= 0.95 on clustered vectors (bench/embeddings.py ``ann``)."""
 MIN_PROBES = 8
