@@ -9,10 +9,12 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -47,9 +49,11 @@ def fill(db: SessionDB, vecs: np.ndarray, session: str = "s", start: int = 0) ->
     for at in range(0, len(vecs), 2000):
         ids += db.append_messages(session, [{"role": "user" if (start + at + i) % 2 else "assistant", "content": t}
                                             for i, t in enumerate(texts[at:at + 2000])])
+    def store(rows: list[tuple[int, str]], block: np.ndarray) -> Callable[[sqlite3.Connection], int]:
+        return lambda c: emb.store(c, MODEL, rows, block)
+
     for at in range(0, len(vecs), 2000):
-        rows = list(zip(ids[at:at + 2000], texts[at:at + 2000], strict=True))
-        db._execute_write(lambda c, rows=rows, at=at: emb.store(c, MODEL, rows, vecs[at:at + 2000]))
+        db._execute_write(store(list(zip(ids[at:at + 2000], texts[at:at + 2000], strict=True)), vecs[at:at + 2000]))
     return ids
 
 
@@ -167,8 +171,6 @@ BUILDER = textwrap.dedent("""
 
 
 def _parts(state: Path) -> list[tuple[int, int, bytes, bytes]]:
-    import sqlite3
-
     conn = sqlite3.connect(state)
     try:
         return conn.execute(f"SELECT build_id, part, ids, lists FROM {ann.PARTS} ORDER BY build_id, part").fetchall()
@@ -185,7 +187,7 @@ def _kill_builder_after_parts(state: Path, parts: int) -> None:
         deadline = time.monotonic() + 180
         while len(_parts(state)) < parts and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.05)
-        assert proc.poll() is None, "the build ended before it could be killed: " + (proc.stderr.read() or "")
+        assert proc.poll() is None, "the build ended before it could be killed: " + (proc.stderr.read() if proc.stderr else "")
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(30)
     finally:
@@ -243,7 +245,7 @@ def test_appends_go_on_while_another_process_builds_the_index(tmp_path: Path):
         fill(db, vecs)
     proc = subprocess.Popen([sys.executable, "-c", BUILDER, str(state), MODEL], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    appended = []
+    appended: list[int] = []
     try:
         with SessionDB(state, timeout=1.0, write_retries=3) as db:
             while not _parts(state) and proc.poll() is None:
