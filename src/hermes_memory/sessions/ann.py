@@ -232,7 +232,9 @@ def status(conn: sqlite3.Connection, model: str) -> dict[str, Any]:
     """Where the index of ``model`` stands: ``{"vectors", "state": "none" | "small" (fewer than
     :data:`MIN_VECTORS`: exact scan) | "building" | "ready", "nlist", "listed", "tail" (vectors
     scanned exactly), "building_done" (vectors a build in progress has assigned)}``."""
-    total = _listable(conn, model) if emb.has_table(conn) else 0
+    if not emb.has_table(conn):
+        return {"vectors": 0, "state": "none", "nlist": 0, "listed": 0, "tail": 0}
+    total = _listable(conn, model)
     ready, building = current(conn, model), current(conn, model, "building")
     out: dict[str, Any] = {"vectors": total, "state": "ready" if ready else ("small" if total < MIN_VECTORS else "none"),
                            "nlist": ready.nlist if ready else 0, "listed": 0, "tail": total}
@@ -418,6 +420,10 @@ def maintain(db: Any, model: str, *, progress: Callable[[int, int], None] | None
         total = _listable(conn, model)
         ready, building = current(conn, model), current(conn, model, "building")
         tail = _listable(conn, model, ready.covered_seq) if ready is not None else total
+        top = int(conn.execute(f"SELECT coalesce(max(seq), 0) FROM {emb.TABLE}").fetchone()[0])
+    # a build covering seqs the table no longer reaches: hm_embeddings was emptied and made again
+    # (its lists would place the new vectors wrongly): rebuild
+    rewritten = ready is not None and ready.covered_seq > top
     action = "none"
     if building is not None:
         action = "resumed"
@@ -425,7 +431,7 @@ def maintain(db: Any, model: str, *, progress: Callable[[int, int], None] | None
         if ready is not None:
             drop(db, model)
             action = "dropped"
-    elif ready is None or force or total >= REBUILD_GROWTH * max(1, ready.vectors) \
+    elif ready is None or force or rewritten or total >= REBUILD_GROWTH * max(1, ready.vectors) \
             or ready.imbalance > REBUILD_IMBALANCE:
         action = "built" if ready is None else "rebuilt"
         building = _start_build(db, model)
