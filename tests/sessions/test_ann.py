@@ -278,3 +278,21 @@ def test_growth_rebuilds_and_a_shrunk_store_drops_the_index(tmp_path: Path, monk
         db.delete_session("s")
         assert ann.maintain(db, MODEL)["action"] == "dropped"
         assert ann.current(db.conn, MODEL) is None
+
+
+def test_an_index_over_a_vector_table_made_again_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(ann, "MIN_VECTORS", 1000)
+    vecs, centres = clustered(3000)
+    with SessionDB(tmp_path / "state.db") as db:
+        ids = fill(db, vecs[:1500])
+        fill(db, vecs[1500:], start=1500)  # later seqs than the one batch written again below
+        assert ann.maintain(db, MODEL)["action"] == "built"
+        other = sqlite3.connect(tmp_path / "state.db")
+        other.execute(f"DELETE FROM {emb.TABLE}")  # another program empties the table
+        other.commit()
+        other.close()
+        rows = [(i, f"message {k}") for k, i in enumerate(ids)]
+        db._execute_write(lambda c: emb.store(c, MODEL, rows, vecs[:1500]))  # seq starts again at 1
+        assert ann.maintain(db, MODEL)["action"] == "rebuilt"
+        index = VectorIndex(MODEL, min_vectors=0)
+        assert index.nearest(db.conn, centres[0], 10) == index.nearest(db.conn, centres[0], 10, exact=True)
