@@ -11,6 +11,10 @@ needs a deeper list than the 5 shown) and the :data:`POOL` nearest facts. Fact a
 vectors are cached in ``~/.cache/hermes-memory/bench/`` (``bench/locomo_embeddings.py``), so
 the search times printed (median ms, hybrid and shipped) leave out embedding the query (tens of ms).
 
+``--nearest-sizes 250,2000,10000`` instead times :meth:`FactVectors.nearest` alone (CPU ms,
+median of 55 queries, k 50) over that many facts with fixed random vectors (no model): the cost of
+the vectors themselves, which the LoCoMo stores (242 facts) are too small to show.
+
 Usage: ``python bench/holographic_semantic.py``. Needs the ``embeddings`` extra.
 """
 
@@ -56,7 +60,45 @@ class CachedEmbedder:
         return np.stack([self.cache.get("passage", t) for t in texts])
 
 
+class RandomEmbedder:
+    """A fixed random unit vector per text (crc32 seed): vectors without the model."""
+
+    model = "random"
+
+    def query(self, text: str) -> np.ndarray:
+        import zlib
+
+        v = np.random.default_rng(zlib.crc32(text.encode())).standard_normal(emb.DIM).astype(np.float32)
+        return v / np.linalg.norm(v)
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self.query(t) for t in texts])
+
+
+def nearest_cost(sizes: list[int]) -> dict[str, dict[str, float]]:
+    out = {}
+    for n in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            store = FactStore(Path(tmp) / "facts.db")
+            store.add_facts([(f"fact number {i} about topic {i % 97}", "general", "") for i in range(n)])
+            vectors = FactVectors(store, RandomEmbedder())
+            while vectors.index_pending(2000):
+                pass
+            ms = []
+            for q in range(60):
+                t0 = time.process_time()
+                vectors.nearest(f"question {q}", POOL)
+                ms.append(1000 * (time.process_time() - t0))
+            out[str(n)] = {"nearest_cpu_ms_median": round(statistics.median(ms[5:]), 2)}
+            store.close()
+    return out
+
+
 def main() -> None:
+    if "--nearest-sizes" in sys.argv:
+        sizes = [int(x) for x in sys.argv[sys.argv.index("--nearest-sizes") + 1].split(",") if x]
+        print(json.dumps({"nearest": nearest_cost(sizes)}, indent=2))
+        return
     data = json.loads(_locomo_path().read_text(encoding="utf-8"))
     cache = VectorCache(emb.Embedder())
     texts = [t for c in data for by in c["observation"].values() for facts in by.values() for t, _ in facts]

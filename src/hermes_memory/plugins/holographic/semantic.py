@@ -67,6 +67,10 @@ class FactVectors:
         self.model = embedder.model if embedder is not None else emb.model_id()
         self.threads = threads
         self.ready = threading.Event()
+        self._cache: Any = None  # (ids, int8 vectors, scales, text hashes) of _vectors()
+        self._signature: tuple[Any, ...] = ()
+        self._version: tuple[int, int] = (-1, -1)
+        self._dirty = True
         if embedder is not None:
             self.ready.set()
         with store.lock:
@@ -110,36 +114,81 @@ class FactVectors:
                  for (fid, text), v, s in zip(todo, q, scale, strict=True)])
             # facts removed since: their vectors go too
             self.store.conn.execute(f"DELETE FROM {TABLE} WHERE fact_id NOT IN (SELECT fact_id FROM facts)")
+            self._dirty = True  # our own commit does not change our connection's data_version
         return len(todo)
+
+    def _vectors(self) -> tuple[Any, Any, Any, Any]:
+        """``(fact ids int64, int8 vectors (n, 384), scales float32, text hashes int64)`` of this
+        model, ordered by fact id, kept in memory between searches (bench/holographic_semantic.py:
+        each search read and decoded every vector before). Read again only when the database
+        changed since the last read: ``PRAGMA data_version`` (another connection, any process,
+        committed), the connection's ``total_changes`` (a write through it) or this object's own
+        write, and then only if the table's signature (count,
+        sums of ids and text hashes) differs. Call under the store's lock."""
+        import numpy as np
+
+        from hermes_memory.sessions import embeddings as emb
+
+        conn = self.store.conn
+        # data_version: commits of other connections; total_changes: writes through this one (the
+        # provider's objects may share one connection per file)
+        version = (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes)
+        if self._cache is not None and not self._dirty and version == self._version:
+            return self._cache
+        sig = tuple(conn.execute(f"SELECT count(*), total(fact_id), total(text_hash) FROM {TABLE} WHERE model = ?",
+                                 (self.model,)).fetchone())
+        self._version, self._dirty = version, False
+        if self._cache is not None and sig == self._signature:
+            return self._cache
+        cur = conn.cursor()
+        cur.row_factory = None
+        rows = [r for r in cur.execute(f"SELECT fact_id, scale, vec, text_hash FROM {TABLE} WHERE model = ? "
+                                       "ORDER BY fact_id", (self.model,)) if len(r[2]) == emb.DIM]
+        n = len(rows)
+        self._cache = (np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=n),
+                       np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int8).reshape(n, emb.DIM),
+                       np.fromiter((float(r[1]) for r in rows), dtype=np.float32, count=n),
+                       np.fromiter((int(r[3]) for r in rows), dtype=np.int64, count=n))
+        self._signature = sig
+        return self._cache
 
     def nearest(self, query: str, k: int, *, min_trust: float = 0.0,
                 category: str | None = None) -> list[tuple[int, float]] | None:
         """The ``k`` facts nearest ``query`` (``(fact_id, cosine)``, best first) whose trust is at
         least ``min_trust`` (and in ``category``), embedded from their current text. ``[]`` when
-        none is indexed; ``None`` while the model is not loaded yet (search stays hybrid). Raises
-        the model's or SQLite's error."""
+        none is indexed; ``None`` while the model is not loaded yet (search stays hybrid). The
+        vectors come from memory (:meth:`_vectors`); only the nearest are checked against
+        ``facts``, more when the filters reject some. Raises the model's or SQLite's error."""
         if not self.ready.is_set() or self.embedder is None:
             return None
         import numpy as np
 
         from hermes_memory.sessions import embeddings as emb
 
-        qvec = self.embedder.query(query)
-        cond, params = "", [self.model, float(min_trust)]
-        if category:
-            cond, params = " AND f.category = ?", [*params, category]
-        with self.store.lock:
-            rows = self.store.conn.execute(
-                f"SELECT v.fact_id, v.scale, v.vec, v.text_hash, f.content FROM {TABLE} v JOIN facts f "
-                f"ON f.fact_id = v.fact_id WHERE v.model = ? AND f.trust_score >= ?{cond}", params).fetchall()
-        rows = [r for r in rows if len(r[2]) == emb.DIM and int(r[3]) == emb.text_hash(str(r[4]))]
-        if not rows or k <= 0:
+        qvec = np.asarray(self.embedder.query(query), dtype=np.float32)
+        if k <= 0:
             return []
-        mat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int8).reshape(len(rows), emb.DIM)
-        scale = np.fromiter((float(r[1]) for r in rows), dtype=np.float32, count=len(rows))
-        cos = np.einsum("ij,j->i", mat.astype(np.float32), np.asarray(qvec, dtype=np.float32)) * scale
-        top = np.argsort(-cos, kind="stable")[:k]
-        return [(int(rows[i][0]), float(cos[i])) for i in top]
+        with self.store.lock:
+            ids, mat, scale, hashes = self._vectors()
+            if not len(ids):
+                return []
+            cos = np.einsum("ij,j->i", mat.astype(np.float32), qvec) * scale
+            order = np.argsort(-cos, kind="stable")
+            out: list[tuple[int, float]] = []
+            start, take = 0, k + 16
+            cond, extra = (" AND category = ?", [category]) if category else ("", [])
+            while len(out) < k and start < len(order):
+                chunk = order[start:start + take]
+                marks = ",".join("?" * len(chunk))
+                rows = self.store.conn.execute(
+                    f"SELECT fact_id, content FROM facts WHERE fact_id IN ({marks}) AND trust_score >= ?{cond}",
+                    [*(int(ids[i]) for i in chunk), float(min_trust), *extra]).fetchall()
+                text = {int(r[0]): str(r[1]) for r in rows}
+                out += [(int(ids[i]), float(cos[i])) for i in chunk
+                        if int(ids[i]) in text and emb.text_hash(text[int(ids[i])]) == int(hashes[i])]
+                start += len(chunk)
+                take = min(4 * take, 2000)
+        return out[:k]
 
 
 class FactIndexer(threading.Thread):
