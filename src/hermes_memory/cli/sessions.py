@@ -26,7 +26,7 @@ from hermes_memory.sessions import fusion
 from hermes_memory.sessions.db import SessionDB, SessionLookupError
 from hermes_memory.sessions.factory import open_session_db
 from hermes_memory.sessions.importers import FORMATS, import_path
-from hermes_memory.sessions.query_notes import long_query_note
+from hermes_memory.sessions.query_notes import search_note
 from hermes_memory.sessions.search import HIDDEN_SOURCES
 from hermes_memory.wording import count
 
@@ -266,7 +266,7 @@ def register(app: typer.Typer) -> None:
                     if (not sources or t.get("source") in sources) and (user_id is None or t.get("user_id") == user_id)
                     and (cwd is None or _under(t.get("cwd"), cwd))
                 ]
-        note = long_query_note(query)
+        note = search_note(query, query_syntax, found=bool(rows or titled))
         if as_json:
             print_json({"query": query, "mode": "search", "count": len(rows), "results": rows, "title_matches": titled,
                         **({"note": note} if note else {})})

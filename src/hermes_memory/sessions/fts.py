@@ -205,6 +205,9 @@ class QueryPlan:
     fell_back: bool = False
     """True when query syntax was asked for but left no positive term (``NOT x`` after a dropped
     stopword, only operators), so the words were searched as plain terms instead."""
+    stopwords_only: bool = False
+    """True when no term is informative (only stopwords and one-letter words, no CJK, no quoted
+    phrase), so the words were searched as typed instead of being dropped."""
 
     @property
     def empty(self) -> bool:
@@ -302,7 +305,7 @@ def _plan(query: str, syntax: bool) -> QueryPlan:
     informative = [t for t in terms if isinstance(t, Term) and t.informative]
     # a query of only stopwords/one-letter words is searched as typed, unless CJK words carry it
     keep_all = not informative and not any(k == "cjk" for k, _ in seq)
-    plan = QueryPlan()
+    plan = QueryPlan(stopwords_only=keep_all and bool(terms))
 
     # 3. main FTS expression: terms joined by OR unless the user wrote AND/NOT between them
     parts: list[str] = []
