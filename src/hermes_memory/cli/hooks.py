@@ -36,7 +36,7 @@ from hermes_memory.hooks.settings import (
 
 ClientArg = Annotated[str, typer.Argument(help=f"Client: {', '.join(CLIENTS)}.")]
 ScopeOpt = Annotated[str, typer.Option("--scope", help="user (your settings), project (.claude/settings.json "
-                                       "of --project-dir) or local (.claude/settings.local.json).")]
+                                       "of --project-dir) or local (settings.local.json in that .claude folder).")]
 ProjectOpt = Annotated[Path | None, typer.Option("--project-dir", help="Project folder for --scope "
                                                  "project/local (default: the current folder).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
