@@ -394,10 +394,14 @@ def like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+_ADJACENT_MARKS = re.compile(r"<<<([ \t'\u2019-]+)>>>")
+
+
 class Highlighter:
     """Builds match-centred snippets in Python (no second FTS query): a word matches when it
     starts with a query word or with its porter stem (``adopt`` marks "adopting"); CJK terms
-    match as substrings. Matches are wrapped in ``>>>``/``<<<``, cuts marked with ``...``."""
+    match as substrings. Matches are wrapped in ``>>>``/``<<<`` (matches separated only by spaces,
+    hyphens or apostrophes, as in a quoted phrase, share one pair), cuts marked with ``...``."""
 
     def __init__(self, terms: list[str], stems: list[str] | None = None, width: int = 240) -> None:
         words: set[str] = set()
@@ -443,4 +447,6 @@ class Highlighter:
         else:
             assert self._re is not None
             body = self._re.sub(lambda m: ">>>" + m.group(0) + "<<<", text[start:end])
+        # matched words next to each other ("deploy on Fridays", a quoted phrase) are one highlight
+        body = _ADJACENT_MARKS.sub(r"\1", body)
         return ("..." if start > 0 else "") + body + ("..." if end < len(text) else "")
