@@ -153,6 +153,8 @@ def register(app: typer.Typer) -> None:
                         "recent_errors": errors})
             return
         table = Table("client", "scope", "settings file", "hooks", "data home", title="hermes-memory hooks")
+        for col in (table.columns[2], table.columns[4]):  # a path cut to "…" tells nothing: fold it
+            col.overflow = "fold"
         for r in rows:
             state_txt = ("not installed" if not r["installed"] else
                          "installed" + (f" (missing {', '.join(r['missing'])})" if r["missing"] else ""))
