@@ -147,10 +147,14 @@ def test_c07_slow_provider_recall_gives_up_at_its_budget(hermes_home: Path, earl
         r = run_hook("UserPromptSubmit", _payload("UserPromptSubmit", "c07", None),
                      env={"NOISY_MODE": "block", "NOISY_STARTED": str(started), "NOISY_RELEASE": str(release)},
                      budget=1.5, timeout=600)
-        assert r.returncode == 0 and r.stdout == "", r.stderr
+        assert r.returncode == 0, r.stderr
         # the provider never finished (under load the budget may even run out before it is called)
         assert not started.exists() or started.read_text() == "prefetch started"
-        assert "longer than 1.5 s" in (hermes_home / "logs" / "hooks.log").read_text()
+        if r.stdout:  # the provider's own timeout (the budget left) dropped it first: the rest is injected
+            doc = json.loads(r.stdout)
+            assert "noisy-recall-marker" not in r.stdout and "quokka-seven" in json.dumps(doc)
+        else:  # the recall's budget ran out first: nothing injected, and the log says why
+            assert "longer than 1.5 s" in (hermes_home / "logs" / "hooks.log").read_text()
     finally:
         release.touch()
 
