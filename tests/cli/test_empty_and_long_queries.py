@@ -92,3 +92,32 @@ def test_a_long_query_is_searched_by_its_head_and_every_surface_says_so(home: Pa
             assert browse["mode"] == "browse"
 
     anyio.run(main)
+
+
+def test_a_stopword_only_query_is_searched_as_typed_and_every_surface_says_so(home: Path) -> None:
+    stop = "the and of"
+    r = runner.invoke(app, ["--home", str(home), "sessions", "search", stop, "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["count"] >= 1 and "only common words" in data["note"]
+    r = runner.invoke(app, ["--home", str(home), "sessions", "search", stop])
+    assert r.exit_code == 0 and "note:" in r.output and "only common words" in " ".join(r.output.split())
+    for informative in ("the nginx", '"the and"'):  # an informative word or a quoted phrase: no note
+        r = runner.invoke(app, ["--home", str(home), "sessions", "search", informative, "--json"])
+        assert "note" not in json.loads(r.stdout), informative
+
+    db = SessionDB(home / "state.db")
+    try:
+        tool = json.loads(session_search({"query": stop}, db))
+        plain = json.loads(session_search({"query": "rotate the logs"}, db))
+    finally:
+        db.close()
+    assert tool["success"] and tool["count"] >= 1 and "only common words" in tool["note"]
+    assert "note" not in plain
+
+    async def main() -> None:
+        async with stdio_session(home) as s:
+            found = await call(s, "session_search", {"query": stop})
+            assert found["success"] and "only common words" in found["note"]
+
+    anyio.run(main)

@@ -84,3 +84,37 @@ def test_prune_refuses_non_finite_days(tmp_path: Path) -> None:
     r = run(_home(tmp_path), "prune", "--older-than", "inf", "--yes", "--json")
     assert r.exit_code == 2
     assert "Infinity" not in r.stdout
+
+
+def test_import_skipped_lines_come_whole_before_the_summary_and_once(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    src = tmp_path / "s1.jsonl"
+    src.write_text(
+        '{"type":"user","sessionId":"s1","uuid":"u1","timestamp":"2026-01-01T10:00:00Z",'
+        '"message":{"role":"user","content":"hello about nginx"}}\n'
+        '{"type":"assistant", "sessionId": "s1", this is broken\n'
+        '{"type":"assistant","sessionId":"s1","uuid":"u2","timestamp":"2026-01-01T10:00:05Z",'
+        '"message":{"role":"assistant","content":[{"type":"text","text":"hi"}]}}\n', encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
+
+    def cli(*args: str) -> str:
+        r = subprocess.run([sys.executable, "-m", "hermes_memory", "--home", str(home), "sessions", "import",
+                            str(src), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=120)
+        assert r.returncode == 0, r.stdout
+        return r.stdout
+
+    first = cli("--format", "claude-code").splitlines()  # the hooks' spelling of the client is accepted too
+    skipped = [i for i, ln in enumerate(first) if ln.startswith("skipped:")]
+    summary = [i for i, ln in enumerate(first) if "imported" in ln]
+    assert len(skipped) == 1 and summary and skipped[0] < summary[0], first
+    # the whole reason, with its place: not cut mid-word
+    assert first[skipped[0]].endswith(f"{src}:2: not JSON (Expecting property name enclosed in double quotes "
+                                      "at column 41)"), first
+    again = cli("--format", "claude_code")
+    assert "skipped:" not in again and "not JSON" not in again, again  # not repeated on an unchanged file
+    assert "unchanged, nothing imported" in again and "1 line" in again, again

@@ -130,6 +130,13 @@ class NoisyProvider(MemoryProvider):
         mode = os.environ.get("NOISY_MODE", "")
         if mode == "sleep":
             time.sleep(60)
+        if mode == "block":  # stuck until the test releases it (NOISY_RELEASE appears): no clock involved
+            with open(os.environ["NOISY_STARTED"], "w", encoding="utf-8") as fh:
+                fh.write("prefetch started")
+            while not os.path.exists(os.environ["NOISY_RELEASE"]):
+                time.sleep(0.05)
+            with open(os.environ["NOISY_STARTED"], "a", encoding="utf-8") as fh:
+                fh.write(" and finished")
         if mode == "dead":
             socket.create_connection(("127.0.0.1", 1), timeout=2)
         return "noisy-recall-marker about " + query[:40]

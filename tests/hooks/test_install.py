@@ -302,3 +302,13 @@ def test_an_empty_settings_file_is_filled_and_uninstall_gives_it_back_empty(clau
     change, _, _ = uninstall(settings, hermes_home)
     assert change.changed and not change.deleted
     assert settings.read_bytes() == blank.encode()
+
+
+def test_status_at_80_columns_shows_each_settings_path_whole(claude_home: Path, hermes_home: Path) -> None:
+    r = cli("--home", str(hermes_home), "hooks", "install", "claude-code", env=_env(claude_home))
+    assert r.returncode == 0, r.stderr
+    r = cli("--home", str(hermes_home), "hooks", "status", env={**_env(claude_home), "COLUMNS": "80"})
+    assert r.returncode == 0, r.stderr
+    assert "…" not in r.stdout, r.stdout  # a path cut to an ellipsis tells the user nothing
+    column = "".join(ln.split("│")[3].strip() for ln in r.stdout.splitlines() if ln.count("│") == 6)
+    assert str(claude_home / ".claude" / "settings.json") in column, r.stdout

@@ -418,3 +418,16 @@ def test_single_very_common_word_is_scored_in_a_recency_window(
     assert len(got) == 40  # a page larger than the window is filled, never cut short
     newest = [r["id"] for r in db.search_messages("lantern", limit=40, sort="newest")]
     assert len(newest) == 40  # explicit time order is never windowed
+
+
+def test_a_quoted_phrase_is_highlighted_as_one_span_in_snippets(db: SessionDB) -> None:
+    db.create_session("s1")
+    db.append_message("s1", "user", "Team rule: we never deploy on Fridays.")
+    db.append_message("s1", "assistant", "Understood, I will not deploy on fridays; Monday is fine.")
+    rows = db.search_messages('"deploy on Fridays"', raise_errors=True)
+    assert len(rows) == 2
+    for r in rows:
+        assert ">>>deploy on Fridays<<<".lower() in r["snippet"].lower(), r["snippet"]
+    payload = json.loads(session_search({"query": '"deploy on Fridays"'}, db))
+    snippets = [h["snippet"] for res in payload["results"] for h in res["hits"]]
+    assert snippets and all(">>>deploy on fridays<<<" in s.lower() for s in snippets), snippets

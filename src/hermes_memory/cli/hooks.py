@@ -36,7 +36,7 @@ from hermes_memory.hooks.settings import (
 
 ClientArg = Annotated[str, typer.Argument(help=f"Client: {', '.join(CLIENTS)}.")]
 ScopeOpt = Annotated[str, typer.Option("--scope", help="user (your settings), project (.claude/settings.json "
-                                       "of --project-dir) or local (.claude/settings.local.json).")]
+                                       "of --project-dir) or local (settings.local.json in that .claude folder).")]
 ProjectOpt = Annotated[Path | None, typer.Option("--project-dir", help="Project folder for --scope "
                                                  "project/local (default: the current folder).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
@@ -153,6 +153,8 @@ def register(app: typer.Typer) -> None:
                         "recent_errors": errors})
             return
         table = Table("client", "scope", "settings file", "hooks", "data home", title="hermes-memory hooks")
+        for col in (table.columns[2], table.columns[4]):  # a path cut to "…" tells nothing: fold it
+            col.overflow = "fold"
         for r in rows:
             state_txt = ("not installed" if not r["installed"] else
                          "installed" + (f" (missing {', '.join(r['missing'])})" if r["missing"] else ""))

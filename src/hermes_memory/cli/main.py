@@ -77,6 +77,26 @@ status_cmds.register(app)
 storage_cmds.register(storage_app)
 
 
+def _one_line_short_help(group: typer.Typer) -> None:
+    """Give every command of ``group`` (and of its subgroups) without its own ``short_help`` the
+    first paragraph of its docstring as one line. typer 0.2x's rich help keeps a docstring's single
+    line breaks in a group's command list, so a hard-wrapped docstring showed there as short broken
+    lines ("... how many" / "sessions and messages it holds, ..."); a command's own ``--help`` page
+    already joins them."""
+    import inspect
+
+    for info in group.registered_commands:
+        doc = info.help or (inspect.getdoc(info.callback) if info.callback else None)
+        if info.short_help is None and doc:
+            info.short_help = " ".join(doc.split("\n\n")[0].split())
+    for sub in group.registered_groups:
+        if sub.typer_instance is not None:
+            _one_line_short_help(sub.typer_instance)
+
+
+_one_line_short_help(app)
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"hermes-memory {__version__}")

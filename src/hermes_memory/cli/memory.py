@@ -17,6 +17,9 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
 
 from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, console, fail, print_json, state
 from hermes_memory.cli.readonly import require_home
@@ -66,7 +69,27 @@ def _store(ctx: typer.Context, user_id: str | None, edit_target: str | None = No
     return store
 
 
+# The store words an over-limit refusal for the agent ("... then retry — all in this turn (one call
+# with an `operations` batch works best)."): at a shell there is no turn and no batch.
+_AGENT_ADVICE = re.compile(r"consolidate now:.*?\(one call with an `operations` batch works best\)\.", re.I | re.S)
+
+
+def _shell_advice(message: str, target: str) -> str:
+    """``message`` (a store refusal) with the agent's consolidation advice replaced by the commands a
+    shell user runs to free space in ``target``; any other message is returned unchanged."""
+    flag = "" if target == "memory" else " --target user"
+
+    def advice(m: re.Match[str]) -> str:
+        lead = "F" if m.group()[0].isupper() else "f"
+        return (f"{lead}ree space first: drop a stale entry with `hermes-memory memory remove{flag} OLD_TEXT`, or "
+                f"shorten one with `hermes-memory memory replace{flag} OLD_TEXT NEW_TEXT`, then run this command again.")
+
+    return _AGENT_ADVICE.sub(advice, message)
+
+
 def _finish(result: dict[str, Any], as_json: bool, target: str) -> None:
+    if not result.get("success") and isinstance(result.get("error"), str):
+        result = {**result, "error": _shell_advice(result["error"], target)}
     if as_json:
         print_json(result)
     elif result.get("success"):
@@ -134,15 +157,19 @@ def register(app: typer.Typer) -> None:
                 console.print(f"  [red]could not be read: {escape(_visible(d['read_error']))}; edits are refused until fixed[/]")
             elif not d["entries"]:
                 flag_t = "" if t == "memory" else " --target user"
-                console.print(
-                    "  (empty) Nothing saved yet. The agent fills this through its memory tool; add one yourself "
-                    f"with: hermes-memory memory add{flag_t} \"...\"", highlight=False,
-                )
-            for i, e in enumerate(d["entries"], 1):
-                warn = ""
-                if i in d["blocked"]:
-                    warn = f" [red]⚠ {escape('[BLOCKED: ' + ', '.join(d['blocked'][i]) + ']')} blocked from prompt[/]"
-                console.print(f"  [cyan]{i}.[/] {escape(_visible(e))}{warn}", highlight=False)
+                console.print(Padding(Text(
+                    "(empty) Nothing saved yet. The agent fills this through its memory tool; add one yourself "
+                    f"with: hermes-memory memory add{flag_t} \"...\""), (0, 0, 0, 2)), highlight=False)
+            if d["entries"]:  # a grid wraps a long entry under its text (hanging indent), not at column 0
+                grid = Table.grid(padding=(0, 1))
+                grid.add_column(justify="right", no_wrap=True)
+                grid.add_column(overflow="fold")
+                for i, e in enumerate(d["entries"], 1):
+                    warn = ""
+                    if i in d["blocked"]:
+                        warn = f" [red]⚠ {escape('[BLOCKED: ' + ', '.join(d['blocked'][i]) + ']')} blocked from prompt[/]"
+                    grid.add_row(f"  [cyan]{i}.[/]", Text.from_markup(f"{escape(_visible(e))}{warn}"))
+                console.print(grid, highlight=False)
             console.print()
 
     @app.command("add")

@@ -26,7 +26,7 @@ from hermes_memory.sessions import fusion
 from hermes_memory.sessions.db import SessionDB, SessionLookupError
 from hermes_memory.sessions.factory import open_session_db
 from hermes_memory.sessions.importers import FORMATS, import_path
-from hermes_memory.sessions.query_notes import long_query_note
+from hermes_memory.sessions.query_notes import search_note
 from hermes_memory.sessions.search import HIDDEN_SOURCES
 from hermes_memory.wording import count
 
@@ -151,6 +151,29 @@ def parse_time_option(option: str, value: str, *, until: bool = False, now: floa
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
+def _print_import_report(data: dict[str, Any]) -> None:
+    """Print an import report (:meth:`ImportReport.as_dict`): skipped lines first (up to 50, whole),
+    then the summary. An import that changed nothing (every session unchanged) says so in one line
+    and counts its skipped lines instead of listing them again: an unchanged file skips the same
+    lines on every re-import."""
+    errors = data["errors"]
+    changed = data["sessions_created"] or data["sessions_updated"] or data["messages_imported"]
+    if not changed and data["sessions_unchanged"]:
+        extra = f" ({count(len(errors), 'line')} skipped, as listed by --json)" if errors else ""
+        console.print(f"{count(data['sessions_unchanged'], 'session')} unchanged, nothing imported{extra}",
+                      highlight=False)
+        return
+    for e in errors[:50]:
+        err_console.print(f"[yellow]skipped:[/] {escape(e)}", highlight=False, soft_wrap=True)
+    if len(errors) > 50:
+        err_console.print(f"... and {len(errors) - 50:,} more (--json lists them all)", highlight=False)
+    console.print(
+        f"{count(data['sessions_created'], 'new session')}, {data['sessions_updated']:,} topped up, "
+        f"{data['sessions_unchanged']:,} unchanged, {count(data['messages_imported'], 'message')} imported",
+        highlight=False,
+    )
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``sessions`` commands to ``app``."""
 
@@ -266,7 +289,7 @@ def register(app: typer.Typer) -> None:
                     if (not sources or t.get("source") in sources) and (user_id is None or t.get("user_id") == user_id)
                     and (cwd is None or _under(t.get("cwd"), cwd))
                 ]
-        note = long_query_note(query)
+        note = search_note(query, query_syntax, found=bool(rows or titled))
         if as_json:
             print_json({"query": query, "mode": "search", "count": len(rows), "results": rows, "title_matches": titled,
                         **({"note": note} if note else {})})
@@ -334,6 +357,7 @@ def register(app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Import transcripts from another agent (re-importing adds nothing twice)."""
+        fmt = fmt.replace("-", "_")  # claude-code, as `hooks install` spells the client
         if fmt not in FORMATS:
             fail(f"unknown --format {fmt!r}; use one of: {', '.join(FORMATS)}.", EXIT_USAGE)
         if not path.exists():
@@ -353,15 +377,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print_json(data)
         else:
-            console.print(
-                f"{count(data['sessions_created'], 'new session')}, {data['sessions_updated']:,} topped up, "
-                f"{data['sessions_unchanged']:,} unchanged, {count(data['messages_imported'], 'message')} imported",
-                highlight=False,
-            )
-            for e in data["errors"][:50]:
-                err_console.print(f"[yellow]skipped:[/] {escape(e)}", highlight=False, soft_wrap=True)
-            if len(data["errors"]) > 50:
-                err_console.print(f"... and {len(data['errors']) - 50:,} more", highlight=False)
+            _print_import_report(data)
         if data["errors"] and not (data["sessions_created"] or data["messages_imported"] or data["sessions_unchanged"]):
             raise typer.Exit(1)
 

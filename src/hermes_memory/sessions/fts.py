@@ -205,6 +205,9 @@ class QueryPlan:
     fell_back: bool = False
     """True when query syntax was asked for but left no positive term (``NOT x`` after a dropped
     stopword, only operators), so the words were searched as plain terms instead."""
+    stopwords_only: bool = False
+    """True when no term is informative (only stopwords and one-letter words, no CJK, no quoted
+    phrase), so the words were searched as typed instead of being dropped."""
 
     @property
     def empty(self) -> bool:
@@ -302,7 +305,7 @@ def _plan(query: str, syntax: bool) -> QueryPlan:
     informative = [t for t in terms if isinstance(t, Term) and t.informative]
     # a query of only stopwords/one-letter words is searched as typed, unless CJK words carry it
     keep_all = not informative and not any(k == "cjk" for k, _ in seq)
-    plan = QueryPlan()
+    plan = QueryPlan(stopwords_only=keep_all and bool(terms))
 
     # 3. main FTS expression: terms joined by OR unless the user wrote AND/NOT between them
     parts: list[str] = []
@@ -391,10 +394,14 @@ def like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+_ADJACENT_MARKS = re.compile(r"<<<([ \t'\u2019-]+)>>>")
+
+
 class Highlighter:
     """Builds match-centred snippets in Python (no second FTS query): a word matches when it
     starts with a query word or with its porter stem (``adopt`` marks "adopting"); CJK terms
-    match as substrings. Matches are wrapped in ``>>>``/``<<<``, cuts marked with ``...``."""
+    match as substrings. Matches are wrapped in ``>>>``/``<<<`` (matches separated only by spaces,
+    hyphens or apostrophes, as in a quoted phrase, share one pair), cuts marked with ``...``."""
 
     def __init__(self, terms: list[str], stems: list[str] | None = None, width: int = 240) -> None:
         words: set[str] = set()
@@ -440,4 +447,6 @@ class Highlighter:
         else:
             assert self._re is not None
             body = self._re.sub(lambda m: ">>>" + m.group(0) + "<<<", text[start:end])
+        # matched words next to each other ("deploy on Fridays", a quoted phrase) are one highlight
+        body = _ADJACENT_MARKS.sub(r"\1", body)
         return ("..." if start > 0 else "") + body + ("..." if end < len(text) else "")

@@ -36,7 +36,7 @@ message is ``{"message_id", "role", "content", "timestamp", "when" (ISO-8601 UTC
 :data:`MESSAGE_CHARS` chars. With a ``summarizer`` each result may carry ``"summary"`` (str) or
 ``"summary_error"`` (str). ``"note"`` (str), when present, says what was not searched as asked:
 a query over 2,048 characters cut to its first 2,048 (:mod:`hermes_memory.sessions.query_notes`), or
-a ``query_syntax`` query searched as plain words.
+a ``query_syntax`` query searched as plain words, or a query of common words only searched as typed.
 
 ``{"success": true, "mode": "scroll", "session_id", "around_message_id", "messages": [...],
 "more_before": bool, "more_after": bool}``
@@ -62,8 +62,7 @@ from typing import Any
 
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions.db import SessionDB
-from hermes_memory.sessions.fts import build_query
-from hermes_memory.sessions.query_notes import join_notes, long_query_note
+from hermes_memory.sessions.query_notes import search_note
 
 logger = logging.getLogger(__name__)
 
@@ -411,9 +410,7 @@ def _discover(
                 logger.warning("session_search summary failed for %s: %s", res["session_id"], exc)
                 res["summary_error"] = f"{type(exc).__name__}: {exc}"
     payload: dict[str, Any] = {"mode": "discovery", "query": query, "count": len(results), "results": results}
-    fell_back = syntax and build_query(query, syntax=True).fell_back
-    note = join_notes(long_query_note(query), "query_syntax left no word to look for (only operators or NOT-ed "
-                      "words); searched the words as plain terms." if fell_back else None)
+    note = search_note(query, syntax, found=bool(results))
     if note:
         payload["note"] = note
     return _ok(payload)

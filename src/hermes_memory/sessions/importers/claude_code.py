@@ -171,7 +171,7 @@ class _Reader:
         try:
             rec = json.loads(line)
         except ValueError as exc:
-            self.report.errors.append(f"{self.file}:{ln}: not JSON ({exc.args[0][:60]})")
+            self.report.errors.append(f"{self.file}:{ln}: not JSON ({exc.msg} at column {exc.colno})")
             return
         if not isinstance(rec, dict):
             self.report.errors.append(f"{self.file}:{ln}: not a JSON object")

@@ -47,7 +47,7 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
             try:
                 rec = json.loads(line)
             except ValueError as exc:
-                report.errors.append(f"{f}:{ln}: not JSON ({exc.args[0][:60]})")
+                report.errors.append(f"{f}:{ln}: not JSON ({exc.msg} at column {exc.colno})")
                 continue
             if isinstance(rec, list):
                 rec = {"messages": rec}
