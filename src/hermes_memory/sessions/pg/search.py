@@ -28,8 +28,8 @@ from typing import Any
 import psycopg
 
 from hermes_memory.errors import SessionStoreError
-from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions import feedback, ranking
+from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions.literal_terms import literal_terms
 from hermes_memory.sessions.message_search import (
     SearchFilters,
