@@ -46,7 +46,9 @@ def run(conn: sqlite3.Connection, stats: term_stats.TermStats, plan: fts_mod.Que
         return {int(r["id"]): float(r["rank"]) for r in conn.execute(sql, params).fetchall()}
 
     def sessions_of(ids: list[int]) -> dict[int, str]:
-        return {i: c[0] for i, c in term_stats.candidates(conn, ids, with_text=False).items()}
+        out: dict[int, str] = {}
+        term_stats.read_candidates(conn, ids, out, None)
+        return out
 
     try:
         words = [p.lower() for t in plan.or_terms for p in t.pieces]

@@ -28,8 +28,8 @@ from typing import Any
 import psycopg
 
 from hermes_memory.errors import SessionStoreError
+from hermes_memory.sessions import feedback, ranking
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions import ranking
 from hermes_memory.sessions.literal_terms import literal_terms
 from hermes_memory.sessions.message_search import (
     SearchFilters,
@@ -42,6 +42,7 @@ from hermes_memory.sessions.message_search import (
     sort_order,
     time_sort,
 )
+from hermes_memory.sessions.pg import feedback_pg
 from hermes_memory.sessions.pg.search_sql import Scoring, build_pg_search_sql, one_statement
 from hermes_memory.sessions.pg.terms import PgTermStats
 from hermes_memory.sessions.pg.tsquery import TsPlan, ts_plan
@@ -167,6 +168,9 @@ class PgMessageSearchMethods:
                     found.setdefault(int(r[1]), float(r[3]))
             sig = rank_signals(conn, query, hits, sessions, filters, "%s") if hits and relevance and plan.context else None
             ids = merge_hits(hits, sessions, found, relevance, sig)
+            if relevance and plan.context and hits and feedback.active(False):  # names of the best hits search again
+                ids = feedback_pg.run(conn, self._pg_terms, plan, ts, filters, sort, ids, hits, sessions, sig,
+                                      pool=max(want, ranking.RERANK_POOL))
             times: dict[int, float] = {}
             if ids and not relevance:
                 times = {int(r[0]): float(r[1]) for r in conn.execute(
