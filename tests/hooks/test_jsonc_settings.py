@@ -163,6 +163,8 @@ def test_a_claude_code_file_with_comments_is_refused_because_claude_code_rejects
     r = cli("hooks", "install", "claude-code", env={"HOME": str(home)})
     assert r.returncode == 1
     assert "line 2, column 3" in r.stderr and "rejects a file with comments" in r.stderr, r.stderr
+    assert r.stderr.count("plain JSON") == 2, r.stderr  # "is not valid plain JSON", "reads it as plain JSON": said once each
+    assert "(this file must be plain JSON)" not in r.stderr, r.stderr
     assert settings.read_text() == content
 
 

@@ -183,7 +183,7 @@ def parse(text: str, *, comments: bool = False) -> Node:
     plain = strip_comments(text)
     if plain != text and not comments:
         first = next(i for i, (a, b) in enumerate(zip(text, plain, strict=True)) if a != b)
-        raise ValueError(f"a comment at {_where(text, first)} (this file must be plain JSON)")
+        raise ValueError(f"a comment at {_where(text, first)}")
     try:
         root = _value(plain, 0)
     except RecursionError:
