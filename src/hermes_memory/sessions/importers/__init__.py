@@ -28,6 +28,7 @@ start of a Claude Code, Claude.ai or Codex file is ignored.
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -68,6 +69,14 @@ class ImportReport:
             "messages_imported": self.messages_imported,
             "errors": list(self.errors),
         }
+
+
+def json_reason(exc: ValueError) -> str:
+    """Why a line is not JSON, whole: ``"Expecting value at column 1"`` for the decoder's own error
+    (its message and 1-based column), ``str(exc)`` for any other ``ValueError``."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at column {exc.colno}"
+    return str(exc)
 
 
 def iso_time(value: Any) -> float | None:

@@ -46,6 +46,7 @@ from hermes_memory.sessions.importers import (
     ImportReport,
     Progress,
     _free_title,
+    json_reason,
     jsonl_files,
     set_session_origin,
     store_session,
@@ -171,7 +172,7 @@ class _Reader:
         try:
             rec = json.loads(line)
         except ValueError as exc:
-            self.report.errors.append(f"{self.file}:{ln}: not JSON ({exc.msg} at column {exc.colno})")
+            self.report.errors.append(f"{self.file}:{ln}: not JSON ({json_reason(exc)})")
             return
         if not isinstance(rec, dict):
             self.report.errors.append(f"{self.file}:{ln}: not a JSON object")

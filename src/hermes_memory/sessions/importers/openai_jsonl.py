@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_memory.sessions.db import SessionDB
-from hermes_memory.sessions.importers import ImportReport, Progress, jsonl_files, store_session
+from hermes_memory.sessions.importers import ImportReport, Progress, json_reason, jsonl_files, store_session
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 
@@ -47,7 +47,7 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
             try:
                 rec = json.loads(line)
             except ValueError as exc:
-                report.errors.append(f"{f}:{ln}: not JSON ({exc.msg} at column {exc.colno})")
+                report.errors.append(f"{f}:{ln}: not JSON ({json_reason(exc)})")
                 continue
             if isinstance(rec, list):
                 rec = {"messages": rec}
