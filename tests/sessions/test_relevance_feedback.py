@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_memory.sessions import feedback
+from hermes_memory.sessions import feedback, ranking
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.search import discovery_rows
 
@@ -29,6 +29,16 @@ def test_expansion_terms_stay_within_the_posting_budget() -> None:
     words = [["common", "rare"]]
     dfs = {"common": 5_000, "rare": 3}
     assert feedback.expansion_terms(words, dfs, 1_000_000, budget=2_500) == ["rare"]
+
+
+def test_the_expansion_reads_fewer_postings_than_the_first_statement_by_default() -> None:
+    """The second statement's own bound (feedback.FEEDBACK_BUDGET, below ranking.POSTINGS_BUDGET):
+    a name in 1,500 of 1M rows fits the first statement's budget but not the expansion's."""
+    words = [["lisbon", "rare"]]
+    dfs = {"lisbon": 1_500, "rare": 3}
+    assert feedback.FEEDBACK_BUDGET < ranking.POSTINGS_BUDGET
+    assert feedback.expansion_terms(words, dfs, 1_000_000, budget=ranking.POSTINGS_BUDGET) == ["rare", "lisbon"]
+    assert feedback.expansion_terms(words, dfs, 1_000_000) == ["rare"]
 
 
 def test_fuse_keeps_the_head_and_lifts_rows_high_in_both_orders() -> None:

@@ -59,6 +59,14 @@ every row of the first 150 of the first order, so deeper ones only cost a sessio
 (at 1M messages about 5 ms for 300 rows)."""
 MIN_CHARS = 3
 """Shortest expansion word."""
+FEEDBACK_BUDGET = 1_000
+"""Most index postings the expansion statement may read (the summed document frequencies of its
+words; a word that would pass it is skipped). Lower than the first statement's
+:data:`hermes_memory.sessions.ranking.POSTINGS_BUDGET`: at 1M messages of natural English the
+pass at 2,500 postings took session_search's CPU p95 1.33x the search without it, at 1,000
+1.09x (bench/search_ab.py, interleaved, one run each). On LoCoMo conversations 0-2 (tuning) the
+bound gained a multi-hop question (all@10 27.0 -> 28.4 %) and cost any@5 77.5 -> 77.0 %; figures
+in docs/benchmarks.md, "Reading the figures", issue 15 relevance feedback."""
 
 _WORD = re.compile(r"[^\W\d_][^\W_]*")
 
@@ -106,10 +114,10 @@ def expansion_terms(words: Sequence[Sequence[str]], dfs: Mapping[str, int], n_ro
     rows holding it, of ``n_rows``) summed over the rows holding it; the ``limit`` (default
     :data:`FEEDBACK_TERMS`) best with a positive score that the index holds (df > 0), best first,
     ties in order of appearance, taken while their document frequencies together stay within
-    ``budget`` rows (default :data:`hermes_memory.sessions.ranking.POSTINGS_BUDGET`: the second
-    statement reads no more postings than the first may; a word over it is skipped)."""
+    ``budget`` rows (default :data:`FEEDBACK_BUDGET`, below the first statement's
+    :data:`hermes_memory.sessions.ranking.POSTINGS_BUDGET`; a word over it is skipped)."""
     limit = FEEDBACK_TERMS if limit is None else limit
-    budget = ranking.POSTINGS_BUDGET if budget is None else budget
+    budget = FEEDBACK_BUDGET if budget is None else budget
     score: dict[str, float] = {}
     for row in words:
         for w in row:
