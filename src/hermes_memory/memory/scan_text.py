@@ -28,7 +28,7 @@ _INVISIBLE = frozenset(
 )
 _ZWJ = 0x200D
 #: ZERO WIDTH NON-JOINER: part of ordinary Persian, Kurdish, Urdu and Indic spelling (می‌آید), so
-#: allowed between two letters of those scripts (Unicode 15, §23.2 "Cursive Connection").
+#: allowed between two letters of those scripts (Unicode 15, section 23.2 "Cursive Connection").
 _ZWNJ = 0x200C
 _ZWNJ_SCRIPTS = ((0x0600, 0x06FF), (0x0750, 0x077F), (0x08A0, 0x08FF), (0xFB50, 0xFDFF), (0xFE70, 0xFEFF), (0x0900, 0x0DFF))
 #: The invisible code points and the tag block as one character class (searched in C).
