@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from hermes_memory.sessions import ranking
-from hermes_memory.sessions.fts import STOPWORDS
+from hermes_memory.sessions.fts import STOPWORDS, QueryPlan
 from hermes_memory.sessions.signals import RankSignals
 from hermes_memory.sessions.speakers import TAG_CHARS
 
@@ -161,12 +161,18 @@ def fuse(first: Sequence[int], second: Sequence[int], *, weight: float | None = 
     return fixed + sorted((i for i in score if i not in keep), key=lambda i: (-score[i], seen[i]))
 
 
+def query_words(plan: QueryPlan) -> list[str]:
+    """The words of a relevance query's plan (every piece of its OR terms), lower-cased: what
+    :func:`expand` keeps out of the expansion, on either engine."""
+    return [p.lower() for t in plan.or_terms for p in t.pieces]
+
+
 def expand(
     order: list[int],
     hits: Mapping[int, float],
     sessions: Mapping[int, str],
     rank_signals: RankSignals | None,
-    query_stems: set[str],
+    query_words: Sequence[str],
     *,
     texts: Callable[[list[int]], dict[int, str]],
     stems: Callable[[list[str]], Mapping[str, str | None]],
@@ -180,7 +186,8 @@ def expand(
     ``order``: the first order (ids, best first); ``hits``: candidate id -> BM25 rank (negative,
     lower is better); ``sessions``: candidate id -> session id; ``rank_signals``: the first pass's
     signals (reused: rows found only by the expansion get no question/answer share);
-    ``query_stems``: the query's words and their stems. Engine callables: ``texts(ids)`` -> id ->
+    ``query_words``: the query's words, lower-cased (:func:`query_words`; they and their stems are
+    never expansion words). Engine callables: ``texts(ids)`` -> id ->
     text of those rows; ``stems(words)`` -> word -> the index's stem; ``doc_freqs(words)`` -> (word -> rows
     holding it, rows in the index); ``search(words)`` -> id -> rank of the rows matching any of
     ``words`` under the search's filters (at most the rerank pool); ``sessions_of(ids)`` -> id ->
@@ -193,6 +200,8 @@ def expand(
     every = list(dict.fromkeys(w for row in raw for w in row))
     if not every:
         return order, []
+    asked = list(query_words)
+    query_stems = set(asked) | {st for st in stems(asked).values() if st}
     words = candidate_words(raw, query_stems, stems(every))
     pool = list(dict.fromkeys(w for row in words for w in row))
     if not pool:

@@ -85,9 +85,7 @@ def run(conn: Any, stats: PgTermStats, plan: fts_mod.QueryPlan, ts: TsPlan, filt
         return known
 
     try:
-        words = [p.lower() for t in plan.or_terms for p in t.pieces]
-        query_stems = set(words) | {s for s in stats.stems(conn, words).values() if s}
-        out, _terms = feedback.expand(order, hits, sessions, rank_signals, query_stems, texts=texts,
+        out, _terms = feedback.expand(order, hits, sessions, rank_signals, feedback.query_words(plan), texts=texts,
                                       stems=lambda ws: stats.stems(conn, ws), doc_freqs=doc_freqs,
                                       search=search, sessions_of=sessions_of)
         return out
