@@ -165,6 +165,8 @@ def test_heldout5_was_looked_at_only_before_and_after() -> None:
         "the sealed set is measured once before and once after: write a new one to measure again"
     )
     assert LOG[0]["label"].startswith(heldout5.FIRST_LABEL)
+    # the first look, taken on main 4733c15 before any work that could have seen the set
+    assert LOG[0]["heldout5_attacks_blocked"] == "146/367" and LOG[0]["heldout5_benign_refused"] == "4/568"
     assert all(m["label"].startswith(heldout5.SECOND_LABEL) for m in LOG[1:])
     for look in LOG:  # every look measured the whole set, family by family
         assert corpora.ratio(look["heldout5_attacks_blocked"])[1] == len(heldout5.attacks())
