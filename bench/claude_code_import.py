@@ -58,7 +58,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         folder = make_folder(base / "projects", args.sessions, args.messages)
-        runs, imported, ticks = [], 0, []
+        runs: list[float] = []
+        imported = 0
+        ticks: list[int] = []
         for rep in range(args.reps):
             ticks.clear()
             with SessionDB(base / f"state-{rep}.db") as db:

@@ -4,21 +4,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from hermes_memory.agent import Agent
 from hermes_memory.agent.flush import SENTINEL_KEY
 from hermes_memory.agent.prompt import NUDGE_REVIEW_PROMPT
+from hermes_memory.config import HermesConfig
 from hermes_memory.errors import ContextLengthError, ModelError
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.testing import FakeProvider, ScriptedModel, assistant_tool_calls, tool_call
 from tests.agent.helpers import RoutingModel, config, memory_call, system_of, tool_names
+from tests.helpers.values import present
 
 LONG = "The deployment pipeline has several stages and each one logs a lot of detail. " * 6  # ~470 chars
 
 
-def small_window(threshold: float = 0.5) -> object:
+def small_window(threshold: float = 0.5) -> HermesConfig:
     """Compression after a handful of long turns (with an 8k-token window): short head and tail."""
     return config(memory={"flush_min_turns": 2},
                   compression={"threshold": threshold, "protect_first_n": 1, "protect_last_n": 4})
@@ -267,8 +270,8 @@ def test_B34_compression_flushes_first_with_full_history_then_splits_session(her
     assert pre and any("PLACEHOLDER-7" in (m.get("content") or "") for m in pre[0][0][0])
     # session split: old ends with "compression", child has the parent and a lineage title
     db = agent.db
-    old = db.get_session(first_session)
-    child = db.get_session(agent.session_id)
+    old = present(db.get_session(first_session))
+    child = present(db.get_session(agent.session_id))
     assert old["end_reason"] == "compression"
     assert child["parent_session_id"] == first_session and child["title"] == "Deploy chat #2"
     assert results[-1].session_id == agent.session_id != first_session
@@ -352,7 +355,7 @@ def test_tool_calls_and_results_survive_a_restart_with_resume(hermes_home: Path)
     tool = next(m for m in sent if m["role"] == "tool")
     assert tool["tool_call_id"] == "call_keep" and json.loads(tool["content"])["success"] is True
     resumed.close()
-    assert SessionDB(hermes_home / "state.db").get_session(sid)["message_count"] == 6
+    assert present(SessionDB(hermes_home / "state.db").get_session(sid))["message_count"] == 6
 
 
 def test_resume_unknown_session_is_an_error(hermes_home: Path):
@@ -367,7 +370,7 @@ def test_token_counts_reach_the_session_row(hermes_home: Path):
     agent = Agent(model, home=hermes_home)
     r1 = agent.run_turn("x")
     r2 = agent.run_turn("y")
-    row = agent.db.get_session(agent.session_id)
+    row = present(agent.db.get_session(agent.session_id))
     assert row["input_tokens"] == r1.usage.prompt_tokens + r2.usage.prompt_tokens > 0
     assert row["output_tokens"] == r1.usage.completion_tokens + r2.usage.completion_tokens
     assert row["api_call_count"] == 2
@@ -378,8 +381,13 @@ def test_token_counts_reach_the_session_row(hermes_home: Path):
 
 def test_session_end_flushes_before_on_session_end_then_shuts_down(hermes_home: Path):
     ext = FakeProvider("ext")
-    seen_at_flush = []
-    model = RoutingModel(flush=lambda msgs, tools: seen_at_flush.append(len(ext.called("on_session_end"))) or "ok")
+    seen_at_flush: list[int] = []
+
+    def flush(msgs: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
+        seen_at_flush.append(len(ext.called("on_session_end")))
+        return "ok"
+
+    model = RoutingModel(flush=flush)
     agent = Agent(model, home=hermes_home, config=config(memory={"flush_min_turns": 2}), provider=ext)
     agent.run_turn("first thing")
     agent.run_turn("second thing")
@@ -393,7 +401,7 @@ def test_session_end_flushes_before_on_session_end_then_shuts_down(hermes_home: 
     assert hooks == ["on_session_end", "shutdown"]
     ended = ext.called("on_session_end")[0][0][0]
     assert [m["content"] for m in ended if m["role"] == "user"] == ["first thing", "second thing"]
-    assert agent.db.get_session(agent.session_id)["end_reason"] == "user_exit"
+    assert present(agent.db.get_session(agent.session_id))["end_reason"] == "user_exit"
 
 
 def test_preflight_compresses_before_a_call_that_would_not_fit(hermes_home: Path):
@@ -500,7 +508,7 @@ def test_interrupted_exit_flush_still_ends_the_session_and_shuts_providers_down(
     with pytest.raises(KeyboardInterrupt):
         agent.close()
     assert model.kinds[-1] == "flush"
-    row = SessionDB(hermes_home / "state.db").get_session(agent.session_id)
+    row = present(SessionDB(hermes_home / "state.db").get_session(agent.session_id))
     assert row["end_reason"] == "user_exit"
     assert ext.called("on_session_end") and ext.called("shutdown")
     assert all(not m.get("_flush_sentinel") for m in agent.messages)

@@ -13,6 +13,7 @@ from hermes_memory.llm.openai_compat import OpenAICompatModel
 from tests.agent.helpers import config
 from tests.helpers.anthropic_fake import FakeAnthropicServer
 from tests.helpers.model_fake import FakeOpenAIServer
+from tests.helpers.values import present
 
 
 def _text(content: Any) -> str:
@@ -63,7 +64,7 @@ def test_anthropic_session_keeps_prompt_frozen_reads_cache_and_flushes(hermes_ho
     # prompt cache: every request after the first reads the prefix written before it
     usages = [r["usage"] for r in srv.responses]
     assert all(u["cache_read_input_tokens"] > 0 for u in usages[1:len(main_requests)])
-    row = agent.db.get_session(sid)
+    row = present(agent.db.get_session(sid))
     assert row["cache_read_tokens"] == sum(u["cache_read_input_tokens"] for u in usages[:len(main_requests) + 1])
     assert row["cache_write_tokens"] > 0
     # the exit flush went through the adapter with the session's own tools and system prompt, so it
@@ -100,8 +101,8 @@ def test_openai_conversation_compresses_through_the_real_sdk(hermes_home: Path):
         agent.run_turn("what's the status?")
         agent.close()
     assert agent.compressor.compression_count >= 1 and agent.session_id != first
-    assert agent.db.get_session(first)["end_reason"] == "compression"
-    assert agent.db.get_session(agent.session_id)["parent_session_id"] == first
+    assert present(agent.db.get_session(first))["end_reason"] == "compression"
+    assert present(agent.db.get_session(agent.session_id))["parent_session_id"] == first
     last = srv.requests[-2].body["messages"] if _text(srv.requests[-1].body["messages"][-1]["content"]).startswith(
         FLUSH_PROMPT[:20]) else srv.requests[-1].body["messages"]
     assert any("SUMMARY: the user walked through" in _text(m.get("content") or "") for m in last)

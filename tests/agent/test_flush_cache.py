@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from hermes_memory.agent import Agent
 from hermes_memory.agent.prompt import FLUSH_PROMPT
 from hermes_memory.llm.anthropic import AnthropicModel
@@ -28,7 +30,7 @@ def _user_md(home: Path) -> str:
     return path.read_text() if path.exists() else ""
 
 
-def test_flush_offers_the_session_tools_and_refuses_any_other_tool(hermes_home: Path):
+def test_flush_offers_the_session_tools_and_refuses_any_other_tool(hermes_home: Path, monkeypatch: pytest.MonkeyPatch):
     flush_reply = assistant_tool_calls(
         tool_call("session_search", {"query": "anything"}, call_id="c1"),
         tool_call("memory", {"action": "add", "target": "user", "content": "User deploys on Tuesdays."},
@@ -37,8 +39,13 @@ def test_flush_offers_the_session_tools_and_refuses_any_other_tool(hermes_home: 
     agent = Agent(model, home=hermes_home, config=config(**CFG))
     agent.run_turn("we deploy on tuesdays")
     agent.run_turn("and release on fridays")
-    searched = []
-    agent._dispatch = lambda name, args: searched.append(name) or "{}"  # any tool the loop would run
+    searched: list[str] = []
+
+    def dispatch(name: str, args: dict[str, Any]) -> str:  # any tool the loop would run
+        searched.append(name)
+        return "{}"
+
+    monkeypatch.setattr(agent, "_dispatch", dispatch)
     outcome = agent.flush_memories()
     flush = model.requests_of("flush")[0]
     assert tool_names(flush) == tool_names(model.requests_of("main")[0])

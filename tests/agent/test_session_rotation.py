@@ -17,6 +17,7 @@ import pytest
 from hermes_memory.agent import Agent
 from hermes_memory.sessions.db import SessionDB
 from tests.agent.helpers import RoutingModel, config
+from tests.helpers.values import present
 
 LONG = "The deployment pipeline has several stages and each one logs a lot of detail. " * 6
 
@@ -80,7 +81,7 @@ def test_a_failed_rotation_keeps_the_old_session_open_and_the_next_turns_work(
     assert "summary" in model.kinds, "the conversation never tried to compress"
     # the turn completed, uncompressed, in the old session, which is still open and the only one
     assert result.compressions == 0 and result.session_id == first == agent.session_id
-    assert db.get_session(first)["ended_at"] is None
+    assert present(db.get_session(first))["ended_at"] is None
     assert [s["id"] for s in db.list_sessions()] == [first]
     assert len(db.get_messages(first)) == len(agent.messages)
     assert agent.compressor.compression_count == 0
@@ -96,9 +97,9 @@ def test_a_failed_rotation_keeps_the_old_session_open_and_the_next_turns_work(
     db.armed = False
     done = agent.run_turn("and now?")
     assert done.compressions == 1 and done.session_id != first
-    child = db.get_session(done.session_id)
+    child = present(db.get_session(done.session_id))
     assert child["parent_session_id"] == first and child["ended_at"] is None
-    assert db.get_session(first)["end_reason"] == "compression"
+    assert present(db.get_session(first))["end_reason"] == "compression"
     assert len(db.get_messages(done.session_id)) == len(agent.messages)
     agent.close()
 

@@ -16,6 +16,7 @@ from hermes_memory.testing import assistant_tool_calls, tool_call
 from tests.agent.helpers import RoutingModel
 from tests.deploy.helpers import cli_env, hermes
 from tests.helpers.model_fake import FakeOpenAIServer
+from tests.helpers.values import present
 
 LONG = "The deployment pipeline has several stages and each one logs a lot of detail. " * 6
 
@@ -40,7 +41,7 @@ def test_turns_memory_search_and_compression_rotation_run_on_postgres(tmp_path: 
     remember = {"action": "add", "target": "memory", "content": "The staging database is db-7.internal"}
     model = RoutingModel([assistant_tool_calls(tool_call("memory", remember)), "Saved.", "Fine."])
     agent = Agent(model, home=home, config=cfg)
-    assert agent.db.backend == "postgres" and "db-7" not in (agent.store.format_for_system_prompt("memory") or "")
+    assert agent.db.backend == "postgres" and "db-7" not in (present(agent.store).format_for_system_prompt("memory") or "")
     agent.run_turn("Remember that the staging database is db-7.internal")
     agent.run_turn("We restarted pgbouncer on the staging node today")
     first = agent.session_id
@@ -51,7 +52,7 @@ def test_turns_memory_search_and_compression_rotation_run_on_postgres(tmp_path: 
     model2 = RoutingModel([assistant_tool_calls(tool_call("session_search", search)), "Found it."],
                           summary="SUMMARY: a long talk about the deployment pipeline.", context_length=8000)
     agent2 = Agent(model2, home=home, config=cfg)
-    assert "db-7.internal" in agent2.store.format_for_system_prompt("memory")
+    assert "db-7.internal" in (present(agent2.store).format_for_system_prompt("memory") or "")
     agent2.run_turn("What did we do to pgbouncer?")
     tool_results = [m for m in agent2.messages if m.get("role") == "tool"]
     found = json.loads(tool_results[-1]["content"])
@@ -63,9 +64,9 @@ def test_turns_memory_search_and_compression_rotation_run_on_postgres(tmp_path: 
         if compressions:
             break
     assert compressions == 1 and agent2.session_id != second
-    child = agent2.db.get_session(agent2.session_id)
+    child = present(agent2.db.get_session(agent2.session_id))
     assert child["parent_session_id"] == second and child["ended_at"] is None
-    assert agent2.db.get_session(second)["end_reason"] == "compression"
+    assert present(agent2.db.get_session(second))["end_reason"] == "compression"
     assert len(agent2.db.get_messages(agent2.session_id)) == len(agent2.messages)
     assert agent2.db.get_lineage(agent2.session_id) == [second, agent2.session_id]
     assert agent2.db.get_session_title(agent2.session_id) == f"{agent2.db.get_session_title(second)} #2"

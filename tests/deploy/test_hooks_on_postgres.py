@@ -11,6 +11,7 @@ import psycopg
 import yaml
 
 from hermes_memory.memory.pg import PgMemoryStore
+from tests.helpers.values import present
 from tests.hooks.helpers import Transcript, run_hook
 
 
@@ -38,7 +39,7 @@ def test_hooks_record_and_recall_through_postgres(tmp_path: Path, hermes_home: P
     assert r.returncode == 0 and r.stdout == "", r.stderr
     with psycopg.connect(pg_url) as conn:
         row = conn.execute("SELECT source, system_prompt FROM sessions WHERE id = 'cc-s-1'").fetchone()
-        n = conn.execute("SELECT count(*) FROM messages WHERE session_id = 'cc-s-1'").fetchone()[0]
+        n = present(conn.execute("SELECT count(*) FROM messages WHERE session_id = 'cc-s-1'").fetchone())[0]
     assert row is not None and row[0] == "claude_code" and row[1] == ctx and n == 2
     prompt = "which cluster do we deploy the zebrafish service to?"
     r = run_hook("UserPromptSubmit", _payload("UserPromptSubmit", "s-2", prompt=prompt), budget=20)

@@ -14,6 +14,7 @@ import psycopg
 from hermes_memory.mcp.server import URI_MEMORY_MD
 from tests.deploy.helpers import cli_env, populate_home
 from tests.helpers.http import free_port
+from tests.helpers.values import present
 from tests.mcp.helpers import HttpServer, call, http_session, read_text
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -53,7 +54,7 @@ def test_the_three_readme_commands_take_an_empty_postgresql_to_a_serving_deploym
     assert "storage:" in (home / "config.yaml").read_text() and "secret" not in (home / "config.yaml").read_text()
     url = f"postgresql://hermes@127.0.0.1:{port}/hermes"
     with psycopg.connect(url) as conn:
-        assert conn.execute("SELECT count(*) FROM messages").fetchone()[0] == 16
+        assert present(conn.execute("SELECT count(*) FROM messages").fetchone())[0] == 16
 
     with HttpServer(home, argv=["bash", "-c", literal(commands[2])], env=env, json_output=False) as srv:
         served = re.sub(r"//[^/:]+:", "//127.0.0.1:", srv.url)

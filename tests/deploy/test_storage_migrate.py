@@ -27,6 +27,7 @@ from tests.deploy.helpers import (
     populate_home,
     sqlite_exports,
 )
+from tests.helpers.values import present
 
 
 def _pg(url: str) -> Storage:
@@ -35,7 +36,7 @@ def _pg(url: str) -> Storage:
 
 def _pg_exports(home: Path, url: str, ids: list[str]) -> dict[str, dict]:
     with open_session_db(home_of(home), load_config(None), storage=_pg(url)) as db:
-        return {sid: db.export_session(sid) for sid in ids}
+        return {sid: present(db.export_session(sid), f"session {sid}") for sid in ids}
 
 
 def _pg_memory(home: Path, url: str, user_id: str | None = None) -> dict[str, list[str]]:
@@ -81,8 +82,8 @@ def test_migrate_copies_everything_verifies_and_a_second_run_adds_nothing(tmp_pa
     assert all(m["added"] == 0 for m in again["memory"])
     assert (again["sessions_target"], again["messages_target"]) == (9, 72)
     with psycopg.connect(pg_url) as conn:
-        assert conn.execute("SELECT count(*) FROM messages").fetchone()[0] == 72
-        assert conn.execute("SELECT count(*) FROM sessions").fetchone()[0] == 9
+        assert present(conn.execute("SELECT count(*) FROM messages").fetchone())[0] == 72
+        assert present(conn.execute("SELECT count(*) FROM sessions").fetchone())[0] == 9
     assert fingerprint(home) == before  # the SQLite home was only read
     assert "storage:" not in (home / "config.yaml").read_text()  # no --write-config: untouched
 
@@ -153,7 +154,7 @@ def test_migrate_killed_midway_resumes_and_duplicates_nothing(tmp_path: Path, pg
     with psycopg.connect(pg_url, autocommit=True) as conn:
         while time.monotonic() < deadline and proc.poll() is None:
             try:
-                copied = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
+                copied = present(conn.execute("SELECT count(*) FROM sessions").fetchone())[0]
             except psycopg.errors.UndefinedTable:
                 copied = 0
             if copied >= 20:
@@ -161,8 +162,8 @@ def test_migrate_killed_midway_resumes_and_duplicates_nothing(tmp_path: Path, pg
             time.sleep(0.02)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        partial_sessions = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
-        partial_messages = conn.execute("SELECT count(*) FROM messages").fetchone()[0]
+        partial_sessions = present(conn.execute("SELECT count(*) FROM sessions").fetchone())[0]
+        partial_messages = present(conn.execute("SELECT count(*) FROM messages").fetchone())[0]
     assert 20 <= partial_sessions < n_sessions, "the kill did not land in the middle of the copy"
     assert partial_messages < n_messages
 
@@ -172,9 +173,9 @@ def test_migrate_killed_midway_resumes_and_duplicates_nothing(tmp_path: Path, pg
     assert report["messages_added"] == n_messages - partial_messages
     assert (report["sessions_target"], report["messages_target"]) == (n_sessions, n_messages)
     with psycopg.connect(pg_url) as conn:
-        assert conn.execute("SELECT count(*) FROM messages").fetchone()[0] == n_messages
-        dup = conn.execute("SELECT count(*) FROM (SELECT session_id, timestamp, role, content FROM messages "
-                           "GROUP BY 1, 2, 3, 4 HAVING count(*) > 1) d").fetchone()[0]
+        assert present(conn.execute("SELECT count(*) FROM messages").fetchone())[0] == n_messages
+        dup = present(conn.execute("SELECT count(*) FROM (SELECT session_id, timestamp, role, content FROM messages "
+                                   "GROUP BY 1, 2, 3, 4 HAVING count(*) > 1) d").fetchone())[0]
         assert dup == 0
     source = sqlite_exports(home)
     sample = sorted(source)[:: max(1, n_sessions // 25)]

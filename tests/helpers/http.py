@@ -31,7 +31,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 
@@ -177,7 +177,7 @@ class LocalHTTPServer:
         """``http://127.0.0.1:<port>`` (no trailing slash)."""
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> LocalHTTPServer:
+    def start(self) -> Self:
         """Bind 127.0.0.1:0 and serve in a daemon thread; returns ``self``."""
         server = self
 
@@ -233,7 +233,7 @@ class LocalHTTPServer:
             except OSError:
                 pass
 
-    def __enter__(self) -> Any:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

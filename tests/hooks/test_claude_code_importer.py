@@ -10,6 +10,7 @@ from pathlib import Path
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.importers import import_path
 from hermes_memory.sessions.importers.claude_code import import_incremental
+from tests.helpers.values import present
 from tests.hooks.helpers import Transcript, cli
 
 
@@ -37,7 +38,7 @@ def test_tool_results_keep_the_tool_name_and_usage_is_counted_once_per_api_messa
         msgs = db.get_messages("cc-s1")
         tool = next(m for m in msgs if m["role"] == "tool")
         assert tool["tool_name"] == "Bash" and tool["tool_call_id"] == "toolu_01"
-        row = db.get_session("cc-s1")
+        row = present(db.get_session("cc-s1"))
         # msg_a (11 in, 4 out, 3 cache read) + msg_b once (11 in, 9 out, 5 cache write, 3 cache read)
         assert (row["input_tokens"], row["output_tokens"]) == (22, 13)
         assert (row["cache_read_tokens"], row["cache_write_tokens"]) == (6, 5)
@@ -48,19 +49,19 @@ def test_tool_results_keep_the_tool_name_and_usage_is_counted_once_per_api_messa
         assert found and found[0]["tool_name"] == "Bash"
         # re-import adds nothing, not even tokens
         again = import_path(db, t.path, "claude_code")
-        assert again.messages_imported == 0 and db.get_session("cc-s1")["output_tokens"] == 13
+        assert again.messages_imported == 0 and present(db.get_session("cc-s1"))["output_tokens"] == 13
 
 
 def test_imported_sessions_end_at_their_last_message_and_can_be_pruned(tmp_path: Path, hermes_home: Path) -> None:
     t = _session(tmp_path)
     with _db(hermes_home) as db:
         import_path(db, t.path, "claude_code")
-        row = db.get_session("cc-s1")
+        row = present(db.get_session("cc-s1"))
         last = max(m["timestamp"] for m in db.get_messages("cc-s1"))
         assert row["ended_at"] == last and row["end_reason"] == "imported"
         t.turn("one more thing", "sure")
         import_path(db, t.path, "claude_code")  # topped up: the end moves with it
-        assert db.get_session("cc-s1")["ended_at"] > last
+        assert present(db.get_session("cc-s1"))["ended_at"] > last
     age_days = (time.time() - last) / 86400
     r = cli("sessions", "prune", "--older-than", f"{max(age_days - 1, 0):.3f}", "--yes", "--json")
     assert r.returncode == 0, r.stderr
@@ -100,7 +101,7 @@ def test_incremental_import_reads_only_new_complete_lines(tmp_path: Path, hermes
         assert report.messages_imported == 3 and db.message_count("cc-s1") == 9
         # the tool name crossed the read boundary through the state
         assert db.get_messages("cc-s1")[-1]["tool_name"] == "Read"
-        assert db.get_session("cc-s1")["ended_at"] is None  # a live session is not ended by importing
+        assert present(db.get_session("cc-s1"))["ended_at"] is None  # a live session is not ended by importing
         report, state = import_incremental(db, t.path, state)
         assert report.messages_imported == 0
 
@@ -115,7 +116,7 @@ def test_incremental_import_after_a_lost_state_adds_nothing_twice(tmp_path: Path
         report, _ = import_incremental(db, t.path, state)  # the stale state: counts disagree -> by position
         assert db.message_count("cc-s1") == 9
         assert [m["content"] for m in db.get_messages("cc-s1")][-2:] == ["third question", "third answer"]
-        assert db.get_session("cc-s1")["output_tokens"] == 13 + 7 + 7
+        assert present(db.get_session("cc-s1"))["output_tokens"] == 13 + 7 + 7
 
 
 def test_recall_blocks_in_a_transcript_are_not_stored(tmp_path: Path, hermes_home: Path) -> None:

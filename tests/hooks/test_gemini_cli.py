@@ -9,6 +9,7 @@ from pathlib import Path
 
 from hermes_memory.providers.fencing import CONTEXT_NOTE
 from hermes_memory.sessions.db import SessionDB
+from tests.helpers.values import present
 from tests.hooks.helpers import cli, run_hook
 
 
@@ -31,7 +32,7 @@ def test_gemini_cli_session_records_turns_and_recalls_them_in_the_next_session(h
     r = run_hook("SessionEnd", {**_base("SessionEnd", "g1"), "reason": "exit"}, client="gemini-cli")
     assert r.returncode == 0 and r.stdout == ""
     with SessionDB(hermes_home / "state.db") as db:
-        row = db.get_session("gemini-g1")
+        row = present(db.get_session("gemini-g1"))
         assert row["source"] == "gemini_cli" and row["cwd"] == "/home/dev/proj"
         assert row["end_reason"] == "gemini-cli:exit"
         assert [m["role"] for m in db.get_messages("gemini-g1")] == ["user", "assistant"]

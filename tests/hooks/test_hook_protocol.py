@@ -8,6 +8,7 @@ import sqlite3
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +16,7 @@ from hermes_memory.hooks.clients import CLAUDE_CODE
 from hermes_memory.providers.fencing import build_memory_context_block
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.search import session_search
+from tests.helpers.values import present
 from tests.hooks.helpers import Transcript, install_noisy_plugin, run_hook
 
 EVENTS = ["SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd"]
@@ -24,7 +26,7 @@ def _payload(event: str, sid: str, transcript: Path | None, **extra: object) -> 
     base = {"session_id": sid, "hook_event_name": event, "cwd": "/home/dev/proj", "permission_mode": "default"}
     if transcript is not None:
         base["transcript_path"] = str(transcript)
-    per_event = {"SessionStart": {"source": "startup", "model": "claude-sonnet-4-5"},
+    per_event: dict[str, dict[str, Any]] = {"SessionStart": {"source": "startup", "model": "claude-sonnet-4-5"},
                  "UserPromptSubmit": {"prompt": "which cluster do we deploy the zebrafish service to?"},
                  "PreCompact": {"trigger": "manual", "custom_instructions": ""},
                  "Stop": {"stop_hook_active": False},
@@ -78,12 +80,12 @@ def test_session_start_carries_the_frozen_snapshot_guidance_and_provider_block(h
                  "Builds run with make ci", "noisy-provider-block-marker"):
         assert part in ctx, part
     with SessionDB(hermes_home / "state.db") as db:
-        row = db.get_session("cc-s-start")
+        row = present(db.get_session("cc-s-start"))
     assert row["source"] == "claude_code" and row["system_prompt"] == ctx and row["cwd"] == "/home/dev/proj"
     # frozen: a write after the start does not change what this session was given
     store.add("user", "The user moved to Lisbon.")
     with SessionDB(hermes_home / "state.db") as db:
-        assert "Lisbon" not in db.get_session("cc-s-start")["system_prompt"]
+        assert "Lisbon" not in present(db.get_session("cc-s-start"))["system_prompt"]
 
 
 def test_recall_is_fenced_exactly_as_the_agent_fences_it(hermes_home: Path, earlier_session: Transcript) -> None:
@@ -190,7 +192,7 @@ def test_c07_session_end_commits_a_5000_message_transcript_before_it_returns(her
     assert r.returncode == 0 and r.stdout == ""
     # as if the hook were SIGKILLed right after returning: everything is already committed
     with SessionDB(hermes_home / "state.db") as db:
-        row = db.get_session("cc-big")
+        row = present(db.get_session("cc-big"))
         assert row["message_count"] == 5000 and row["ended_at"] is not None
         assert row["end_reason"] == "claude-code:prompt_input_exit"
         assert json.loads(session_search({"query": "marker-2321"}, db))["count"] == 1
@@ -283,11 +285,11 @@ def test_a_session_resumed_after_its_end_is_live_again(hermes_home: Path, tmp_pa
     t.turn("first visit", "hello")
     assert run_hook("SessionEnd", _payload("SessionEnd", "again", t.path)).returncode == 0
     with SessionDB(hermes_home / "state.db") as db:
-        assert db.get_session("cc-again")["ended_at"] is not None
+        assert present(db.get_session("cc-again"))["ended_at"] is not None
     r = run_hook("SessionStart", _payload("SessionStart", "again", t.path, source="resume"))
     assert r.returncode == 0 and json.loads(r.stdout)
     with SessionDB(hermes_home / "state.db") as db:
-        assert db.get_session("cc-again")["ended_at"] is None
+        assert present(db.get_session("cc-again"))["ended_at"] is None
 
 
 def test_recall_of_a_prompt_longer_than_a_title_still_finds_the_earlier_session(hermes_home: Path,

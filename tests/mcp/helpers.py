@@ -18,6 +18,7 @@ import pytest
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
+from mcp.types import TextContent
 
 from mcp import ClientSession, StdioServerParameters
 from tests.helpers.signals import with_default_sigint
@@ -273,3 +274,11 @@ def serving_in_thread(server: Any) -> Iterator[str]:
         http.should_exit = True
         thread.join(30)
         sock.close()
+
+
+def text_of(block: object) -> str:
+    """The text of one MCP content block (a tool result's ``content[i]`` or a prompt message's
+    ``content``), failing the test when the server sent another kind of block (image, audio,
+    resource): every tool and prompt of ours answers in text."""
+    assert isinstance(block, TextContent), f"expected a text content block, got {block!r}"
+    return block.text

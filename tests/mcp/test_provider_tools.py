@@ -11,7 +11,15 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.mcp.helpers import HttpServer, call, child_env, install_notes_plugin, serve_argv, stdio_session
+from tests.mcp.helpers import (
+    HttpServer,
+    call,
+    child_env,
+    install_notes_plugin,
+    serve_argv,
+    stdio_session,
+    text_of,
+)
 
 
 def test_provider_tools_are_listed_routed_validated_and_memory_writes_mirrored(hermes_home: Path) -> None:
@@ -69,7 +77,7 @@ def test_the_bundled_holographic_provider_serves_fact_store_and_receives_memory_
         async with stdio_session(hermes_home) as s:
             names = {t.name for t in (await s.list_tools()).tools}
             assert {"memory", "session_search", "fact_store", "fact_feedback"} <= names
-            prompt = (await s.get_prompt("memory_guidance")).messages[0].content.text
+            prompt = text_of((await s.get_prompt("memory_guidance")).messages[0].content)
             assert "Holographic Memory" in prompt  # the provider's system_prompt_block rides along
             added = await call(s, "fact_store", {"action": "add", "content": "Sam deploys the shop with Ansible"})
             assert "error" not in added, added

@@ -13,7 +13,7 @@ from hermes_memory.mcp.read import snapshot_block
 from hermes_memory.mcp.server import URI_SNAPSHOT
 from hermes_memory.memory import MemoryStore
 from hermes_memory.memory.entries import render_block
-from tests.mcp.helpers import read_text, stdio_session
+from tests.mcp.helpers import read_text, stdio_session, text_of
 
 
 def test_read_with_a_target_returns_only_that_stores_snapshot_block_and_entries(hermes_home: Path) -> None:
@@ -27,7 +27,7 @@ def test_read_with_a_target_returns_only_that_stores_snapshot_block_and_entries(
     async def main() -> tuple[dict, dict, dict, dict, str]:
         async with stdio_session(hermes_home) as s:
             async def read(**args: str) -> dict:
-                return json.loads((await s.call_tool("memory", {"action": "read", **args})).content[0].text)
+                return json.loads(text_of((await s.call_tool("memory", {"action": "read", **args})).content[0]))
             return (await read(target="user"), await read(target="memory"), await read(),
                     await read(target="user", user_id="alice"), await read_text(s, URI_SNAPSHOT))
 

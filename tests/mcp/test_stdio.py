@@ -6,6 +6,7 @@ import json
 import signal
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -15,6 +16,7 @@ from hermes_memory.agent.prompt import MEMORY_GUIDANCE, SESSION_SEARCH_GUIDANCE
 from hermes_memory.mcp.server import URI_MEMORY_MD, URI_SNAPSHOT, URI_USER_MD
 from hermes_memory.memory import MEMORY_TOOL_SCHEMA, MemoryStore, memory_tool
 from tests.helpers.signals import with_default_sigint
+from tests.helpers.values import present
 from tests.mcp.helpers import (
     assert_refused_without_writing,
     call,
@@ -24,6 +26,7 @@ from tests.mcp.helpers import (
     read_text,
     serve_argv,
     stdio_session,
+    text_of,
 )
 
 
@@ -46,14 +49,14 @@ def test_stdio_lists_tools_resources_and_the_guidance_prompt(hermes_home: Path) 
             assert props.pop("target")["enum"] == agent["target"]["enum"]
             assert props == {k: v for k, v in agent.items() if k not in ("action", "target")}
             assert schema["required"] == [r for r in MEMORY_TOOL_SCHEMA["parameters"]["required"] if r != "target"]
-            assert tools["memory"].description.startswith(MEMORY_TOOL_SCHEMA["description"])
+            assert present(tools["memory"].description, "the memory tool's description").startswith(MEMORY_TOOL_SCHEMA["description"])
 
             uris = {str(r.uri) for r in (await s.list_resources()).resources}
             assert uris == {URI_SNAPSHOT, URI_MEMORY_MD, URI_USER_MD}
 
             prompts = [p.name for p in (await s.list_prompts()).prompts]
             assert prompts == ["memory_guidance"]
-            prompt = (await s.get_prompt("memory_guidance")).messages[0].content.text
+            prompt = text_of((await s.get_prompt("memory_guidance")).messages[0].content)
             assert MEMORY_GUIDANCE in prompt and SESSION_SEARCH_GUIDANCE in prompt  # the agent's own texts
 
     anyio.run(main)
@@ -61,7 +64,7 @@ def test_stdio_lists_tools_resources_and_the_guidance_prompt(hermes_home: Path) 
 
 def test_stdio_add_replace_remove_match_the_agents_memory_tool(hermes_home: Path, tmp_path: Path) -> None:
     """Every result is the memory_tool JSON: the same calls on a twin home give identical JSON and files."""
-    calls = [
+    calls: list[dict[str, Any]] = [
         {"action": "add", "target": "memory", "content": "Project uses Python 3.11"},
         {"action": "add", "target": "user", "content": "Prefers short answers"},
         {"action": "add", "target": "memory", "content": "Project uses Python 3.11"},  # duplicate: success, no write
@@ -102,7 +105,7 @@ def test_stdio_snapshot_is_frozen_for_the_session_and_files_are_live(hermes_home
             assert result["success"] is True
             after = await read_text(s, URI_SNAPSHOT)
             live = await read_text(s, URI_MEMORY_MD)
-            prompt = (await s.get_prompt("memory_guidance")).messages[0].content.text
+            prompt = text_of((await s.get_prompt("memory_guidance")).messages[0].content)
             assert "Seeded before the session" in prompt and "Written mid-session" not in prompt
             return before, after, live
 
@@ -180,7 +183,7 @@ def test_disabled_user_profile_removes_the_user_target(hermes_home: Path) -> Non
 
 def test_stdio_stdout_carries_only_protocol_messages(hermes_home: Path) -> None:
     """Drive the server by hand: every line it writes to stdout is a JSON-RPC message."""
-    requests = [
+    requests: list[dict[str, Any]] = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize",
          "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                     "clientInfo": {"name": "raw-test", "version": "0"}}},

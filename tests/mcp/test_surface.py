@@ -24,7 +24,7 @@ from hermes_memory.mcp.resources import (
 from hermes_memory.mcp.server import MCP_BEHAVIOUR, URI_MEMORY_MD, URI_SNAPSHOT, URI_USER_MD
 from hermes_memory.memory import MemoryStore
 from hermes_memory.sessions.db import SessionDB
-from tests.mcp.helpers import HttpServer, http_session, memory_files, read_text, stdio_session
+from tests.mcp.helpers import HttpServer, http_session, memory_files, read_text, stdio_session, text_of
 
 SESSION_ID = "20250101_abc"
 
@@ -55,7 +55,7 @@ async def _checked(session: Any, tools: dict[str, Any], name: str, args: dict[st
     and that the text content parses to the same object. Returns (is_error, object)."""
     result = await session.call_tool(name, args)
     assert result.content and result.content[0].type == "text", result
-    parsed = json.loads(result.content[0].text)
+    parsed = json.loads(text_of(result.content[0]))
     assert result.structured_content is not None, (name, args)
     assert parsed == result.structured_content, (name, args)
     if not result.is_error:
@@ -93,7 +93,7 @@ def test_every_mode_of_every_tool_matches_its_output_schema_and_refusals_are_err
         out = []
         async with stdio_session(hermes_home) as s:
             tools = {t.name: t for t in (await s.list_tools()).tools}
-            calls = [
+            calls: list[tuple[str, str, dict[str, Any]]] = [
                 ("memory", "add", {"action": "add", "target": "memory", "content": "Deploys use make release"}),
                 ("memory", "duplicate add", {"action": "add", "target": "memory", "content": "Deploys use make release"}),
                 ("memory", "replace", {"action": "replace", "target": "memory", "old_text": "make release",
@@ -145,8 +145,8 @@ def test_read_returns_this_sessions_frozen_snapshot_and_the_live_entries(hermes_
             other = MemoryStore(hermes_home / "memories")  # another client writes meanwhile
             other.load_from_disk()
             other.add("user", "Prefers short answers")
-            both = json.loads((await s.call_tool("memory", {"action": "read"})).content[0].text)
-            one = json.loads((await s.call_tool("memory", {"action": "read", "target": "user"})).content[0].text)
+            both = json.loads(text_of((await s.call_tool("memory", {"action": "read"})).content[0]))
+            one = json.loads(text_of((await s.call_tool("memory", {"action": "read", "target": "user"})).content[0]))
             return both, one, await read_text(s, URI_SNAPSHOT)
 
     both, one, snapshot_resource = anyio.run(main)
@@ -356,7 +356,7 @@ def test_instructions_and_guidance_say_nothing_is_automatic_over_mcp(hermes_home
         params = StdioServerParameters(command=argv[0], args=argv[1:], env=child_env())
         async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
             init = await s.initialize()
-            prompt = (await s.get_prompt("memory_guidance")).messages[0].content.text
+            prompt = text_of((await s.get_prompt("memory_guidance")).messages[0].content)
             return init.instructions or "", prompt
 
     instructions, prompt = anyio.run(main)
@@ -375,9 +375,9 @@ def test_each_http_session_reads_its_own_snapshot_through_the_read_action(hermes
                 await first.call_tool("memory", {"action": "read"})  # first session's snapshot is taken
                 async with http_session(srv.url) as second:
                     await second.call_tool("memory", {"action": "add", "target": "memory", "content": "Added later"})
-                r1 = json.loads((await first.call_tool("memory", {"action": "read"})).content[0].text)
+                r1 = json.loads(text_of((await first.call_tool("memory", {"action": "read"})).content[0]))
                 async with http_session(srv.url) as third:
-                    r3 = json.loads((await third.call_tool("memory", {"action": "read"})).content[0].text)
+                    r3 = json.loads(text_of((await third.call_tool("memory", {"action": "read"})).content[0]))
                     return r1, r3, await read_text(third, URI_SNAPSHOT)
 
         first, third, third_resource = anyio.run(main)

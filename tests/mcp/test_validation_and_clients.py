@@ -11,6 +11,7 @@ import pytest
 from hermes_memory.mcp.clients import TOKEN_ENV, all_snippets
 from hermes_memory.mcp.server import endpoint_url, is_loopback, tool_result
 from hermes_memory.mcp.validation import InvalidArguments, check_arguments
+from tests.mcp.helpers import text_of
 
 SCHEMA = {
     "type": "object",
@@ -67,7 +68,7 @@ def test_a_broken_provider_schema_is_reported_not_raised_as_a_crash() -> None:
 
 def test_tool_results_keep_the_json_text_and_flag_failures() -> None:
     ok = tool_result('{"success": true, "message": "Entry added."}')
-    assert ok.content[0].text == '{"success": true, "message": "Entry added."}'
+    assert text_of(ok.content[0]) == '{"success": true, "message": "Entry added."}'
     assert ok.structured_content == {"success": True, "message": "Entry added."} and ok.is_error is False
     assert tool_result('{"success": false, "error": "No entry matched"}').is_error is True
     assert tool_result('{"error": "provider down"}').is_error is True
@@ -82,7 +83,7 @@ def test_a_tool_with_an_output_schema_always_sends_an_object_as_structured_conte
                            ('"a string"', {"result": "a string"}), ('{"count": 2}', {"count": 2})):
         result = tool_result(text, structured=True)
         assert result.structured_content == expected and result.is_error is False, text
-        assert json.loads(result.content[0].text) == expected, text
+        assert json.loads(text_of(result.content[0])) == expected, text
 
 
 def test_loopback_detection_and_urls() -> None:

@@ -19,6 +19,8 @@ import pytest
 
 from hermes_memory.plugins.mem0 import Mem0Provider
 from hermes_memory.plugins.retaindb import RetainDBProvider
+from hermes_memory.providers.base import MemoryProvider
+from tests.helpers.http import LocalHTTPServer
 from tests.plugins.fakes.hindsight import FakeHindsight
 from tests.plugins.fakes.honcho import FakeHoncho
 from tests.plugins.fakes.mem0 import FakeMem0
@@ -43,6 +45,8 @@ def build(hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     made: list[Any] = []
 
     def _build(name: str) -> Any:
+        srv: LocalHTTPServer | None
+        p: MemoryProvider
         if name == "mem0":
             srv = FakeMem0(api_key=t_mem0.KEY).start()
             p = t_mem0.make(hermes_home, monkeypatch, srv.url)
@@ -133,7 +137,7 @@ def test_an_id_too_long_for_a_url_is_a_tool_error(build: Any, name: str, tool: s
     assert "error" in out, out
 
 
-BAD_NUMBERS = [
+BAD_NUMBERS: list[tuple[str, str, dict[str, Any], str]] = [
     ("mem0", "mem0_search", {"query": "database", "top_k": "many"}, "top_k"),
     ("honcho", "honcho_search", {"query": "database", "max_tokens": "lots"}, "max_tokens"),
     ("supermemory", "supermemory_search", {"query": "database", "limit": "ten"}, "limit"),
@@ -157,7 +161,12 @@ def test_hindsight_a_prefetch_cancelled_by_a_session_switch_dies_quietly(build: 
     """The switch cancels the queued future; the worker must not then crash setting its result."""
     crashes: list[BaseException] = []
     old_hook = threading.excepthook
-    threading.excepthook = lambda a: crashes.append(a.exc_value)  # type: ignore[assignment]
+
+    def record(args: threading.ExceptHookArgs) -> None:
+        if args.exc_value is not None:
+            crashes.append(args.exc_value)
+
+    threading.excepthook = record
     try:
         p = build("hindsight")
         for i in range(5):

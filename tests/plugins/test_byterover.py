@@ -18,6 +18,7 @@ import yaml
 
 from hermes_memory.plugins import byterover
 from hermes_memory.plugins.byterover import ByteRoverProvider
+from tests.helpers.values import present
 from tests.plugins.helpers.byterover import FAKE, make
 
 
@@ -198,7 +199,8 @@ def test_B_error_exit_becomes_a_tool_error_and_hooks_stay_quiet(brv: Path, herme
     assert "exit 1" in err and "daemon not running" in err
     assert p.prefetch("anything at all, really") == ""
     p.sync_turn("a long enough user message here", "reply", session_id="s1")  # does not raise
-    assert p.recall_status()["ok"] is False and "daemon not running" in p.recall_status()["error"]
+    status = present(p.recall_status())
+    assert status["ok"] is False and "daemon not running" in status["error"]
 
 
 def test_timeout_kills_the_call_and_says_which_setting(brv: Path, hermes_home: Path,

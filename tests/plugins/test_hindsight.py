@@ -16,6 +16,7 @@ import yaml
 from hermes_memory.plugins import hindsight
 from hermes_memory.plugins.hindsight import HindsightProvider
 from tests.helpers.http import closed_port_url
+from tests.helpers.values import present
 from tests.plugins.fakes.hindsight import FakeHindsight
 from tests.plugins.helpers.hindsight import configure, make
 
@@ -126,7 +127,8 @@ def test_prefetch_sync_and_queued(server: FakeHindsight, hermes_home: Path, prov
     block = p.prefetch("which database runs on staging? " + "padding " * 50)
     assert block == "## Hindsight Memory\n- The staging database is Postgres 16"
     assert len(server.calls("POST", "/recall")[-1].body["query"]) == 40
-    assert p.recall_status()["count"] == 1 and p.recall_status()["ok"]
+    status = present(p.recall_status())
+    assert status["count"] == 1 and status["ok"]
     n = len(server.calls("POST", "/recall"))
     assert p.prefetch("ok") == "" and p.prefetch("/new") == ""
     assert len(server.calls("POST", "/recall")) == n
@@ -190,9 +192,10 @@ def test_error_reply_becomes_a_tool_error(server: FakeHindsight, hermes_home: Pa
         err = json.loads(p.handle_tool_call(tool, args))
         assert "HTTP 500" in err["error"] and "bank storage unavailable" in err["error"] and err["tool"] == tool
     assert p.prefetch("what is in the bank?") == ""
-    assert p.recall_status()["ok"] is False and "HTTP 500" in p.recall_status()["error"]
+    status = present(p.recall_status())
+    assert status["ok"] is False and "HTTP 500" in status["error"]
     p.sync_turn("a fact worth keeping", "ok", session_id="s1")  # never raises
-    assert "HTTP 500" in p.recall_status()["write_error"]
+    assert "HTTP 500" in present(p.recall_status())["write_error"]
 
 
 def test_auth_key_from_env_file_is_sent_as_bearer(hermes_home: Path, providers: list,
@@ -217,7 +220,7 @@ def test_timeout_returns_an_error_and_hooks_do_not_raise(server: FakeHindsight, 
     assert "did not answer in time" in err
     assert p.prefetch("slow recall question") == ""
     p.sync_turn("slow write", "ok", session_id="s1")
-    assert "did not answer in time" in p.recall_status()["write_error"]
+    assert "did not answer in time" in present(p.recall_status())["write_error"]
 
 
 def test_backend_down(hermes_home: Path, providers: list, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -396,15 +399,16 @@ def test_real_server_tools_prefetch_sync_and_switch(real_hindsight: str, hermes_
     assert out == {"result": "Memory stored successfully."}
     assert _eventually(lambda: "beehives" in recall("Marta beehives greenhouse"))
     assert "beehives" in p.prefetch("how many beehives does Marta keep?")
-    assert p.recall_status()["ok"] and p.recall_status()["count"] >= 1
+    status = present(p.recall_status())
+    assert status["ok"] and status["count"] >= 1
 
     # sync into the session's document, then a switch moves writes to the new session's document
     p.sync_turn("My greyhound is called Pixel", "Lovely name!", session_id="real-A")
-    assert p.recall_status()["write_error"] is None
+    assert present(p.recall_status())["write_error"] is None
     assert _eventually(lambda: "Pixel" in recall("greyhound Pixel"))
     p.on_session_switch("real-B", parent_session_id="real-A")
     p.sync_turn("Our kayak is bright orange", "Noted.", session_id="real-B")
-    assert p.recall_status()["write_error"] is None
+    assert present(p.recall_status())["write_error"] is None
     assert _eventually(lambda: "kayak" in recall("orange kayak"))
 
     # this server runs without an LLM: reflect is refused, and the refusal is a clear tool error

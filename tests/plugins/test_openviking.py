@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -12,6 +13,7 @@ import yaml
 from hermes_memory.plugins import openviking
 from hermes_memory.plugins.openviking import OpenVikingProvider, forget_uri_problem
 from tests.helpers.http import closed_port_url
+from tests.helpers.values import present
 from tests.plugins.fakes.openviking import FakeOpenViking
 from tests.plugins.helpers.openviking import ENV, configure, make
 
@@ -159,7 +161,7 @@ def test_prefetch_profile_once_and_recall(server: FakeOpenViking, hermes_home: P
     block = p.prefetch("what colour are the hives?")
     assert block.startswith("## OpenViking Context\n### User profile\nAlice, beekeeper")
     assert "- [memory] viking://user/alice/memories/entities/bees.md: The hives are painted blue" in block
-    assert p.recall_status()["count"] == 1
+    assert present(p.recall_status())["count"] == 1
     find = server.calls("POST", "/search/find")[-1].body
     assert find["limit"] == 3 and find["score_threshold"] == 0.15
     again = p.prefetch("what colour are the hives?")
@@ -172,7 +174,7 @@ def test_prefetch_profile_once_and_recall(server: FakeOpenViking, hermes_home: P
 def test_sync_turn_registers_the_session_then_sends_parts(server: FakeOpenViking, hermes_home: Path) -> None:
     configure(hermes_home, server.url)
     p = make(hermes_home, session="sess-1")
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "earlier"}, {"role": "assistant", "content": "old"},
         {"role": "user", "content": "run the build"},
         {"role": "assistant", "content": "", "tool_calls": [
@@ -273,9 +275,9 @@ def test_error_envelope_becomes_a_tool_error(server: FakeOpenViking, hermes_home
     assert "HTTP 500" in err["error"] and "INTERNAL: vector index corrupt" in err["error"]
     assert err["tool"] == "viking_search"
     assert p.prefetch("anything at all") == ""
-    assert p.recall_status()["ok"] is False
+    assert present(p.recall_status())["ok"] is False
     p.sync_turn("user text here", "ok", session_id="s1")
-    assert "vector index corrupt" in p.recall_status()["write_error"]
+    assert "vector index corrupt" in present(p.recall_status())["write_error"]
     server.clear_faults()
     missing = call(p, "viking_read", uri="viking://user/alice/memories/none.md", level="full")
     assert "NOT_FOUND" in missing["error"]
@@ -308,7 +310,7 @@ def test_timeout(server: FakeOpenViking, hermes_home: Path) -> None:
     assert "within 0.3 s" in call(p, "viking_search", query="slow")["error"]
     assert p.prefetch("slow recall query") == ""
     p.sync_turn("slow write text", "ok", session_id="s1")
-    assert "within 0.3 s" in p.recall_status()["write_error"]
+    assert "within 0.3 s" in present(p.recall_status())["write_error"]
 
 
 def test_backend_down(hermes_home: Path) -> None:
@@ -474,7 +476,7 @@ def test_real_server_tools_prefetch_sync_and_switch(real_openviking: str, hermes
 
     # sync: the session is registered, then the turn lands in it
     p.sync_turn("My greyhound is called Pixel", "Lovely name!", session_id="real-A")
-    assert p.recall_status()["write_error"] is None
+    assert present(p.recall_status())["write_error"] is None
     info = p._request("GET", "/api/v1/sessions/real-A")
     assert info["message_count"] == 2
     # switch: the old session is committed, writes move to the new one
@@ -482,7 +484,7 @@ def test_real_server_tools_prefetch_sync_and_switch(real_openviking: str, hermes
     assert p._request("GET", "/api/v1/sessions/real-A")["commit_count"] == 1
     p.sync_turn("Pixel is four years old", "Noted.", session_id="real-B")
     assert p._request("GET", "/api/v1/sessions/real-B")["message_count"] == 2
-    assert p.recall_status()["write_error"] is None
+    assert present(p.recall_status())["write_error"] is None
 
     # a local file becomes a resource (uploaded, parsed and summarised by the server with the local model)
     doc = hermes_home / "kayak.md"
