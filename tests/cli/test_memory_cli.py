@@ -256,3 +256,16 @@ def test_import_refusal_names_the_file_once_and_leaves_the_store(tmp_path: Path)
     assert line.startswith("refused: MEMORY.md: 1 of 2 entries refused") and line.split("USER.md")[0].count("MEMORY.md") == 1, line
     assert "'prompt_injection'" in line
     assert (home / "memories" / "MEMORY.md").read_bytes() == before
+
+
+def test_import_over_the_limit_names_the_file_once_and_leaves_the_store(tmp_path: Path) -> None:
+    home, src = tmp_path / "home", tmp_path / "in"
+    src.mkdir()
+    assert run(home, "add", "Prefers uv over pip").exit_code == 0
+    before = (home / "memories" / "MEMORY.md").read_bytes()
+    (src / "MEMORY.md").write_text("\n§\n".join(f"note {i} " + "x" * 100 for i in range(40)) + "\n", encoding="utf-8")
+    r = runner.invoke(app, ["--home", str(home), "memory", "import", "--from", str(src)], terminal_width=400)
+    assert r.exit_code == 1
+    line = " ".join(r.output[r.output.index("refused:"):].split())
+    assert line.startswith("refused: MEMORY.md would hold") and line.count("MEMORY.md") == 1, line
+    assert (home / "memories" / "MEMORY.md").read_bytes() == before

@@ -18,7 +18,9 @@ from hermes_memory.hooks.settings import DEFAULT_RECALL_BUDGET
 
 def run_hook_command(client_name: str, event: str, budget: float, home_arg: str | None) -> None:
     """Run one hook: stdout is kept for the single JSON answer (anything else printed meanwhile, by
-    us or a provider library, goes to stderr); never raises, never exits non-zero."""
+    us or a provider library, goes to stderr); never raises, never exits non-zero. After work it
+    gave up on past its budget, the process ends right after the answer
+    (:func:`~hermes_memory.hooks.runtime.exit_after_abandoned_work`)."""
     real_out = os.dup(1)
     try:
         os.dup2(2, 1)
@@ -55,6 +57,11 @@ def run_hook_command(client_name: str, event: str, budget: float, home_arg: str 
         pass
     finally:
         os.close(real_out)
+    try:
+        from hermes_memory.hooks.runtime import exit_after_abandoned_work
+    except BaseException:  # noqa: BLE001 - the import failed above already and was reported
+        return
+    exit_after_abandoned_work(0)
 
 
 def run_main(argv: list[str]) -> None:

@@ -147,8 +147,10 @@ def register(app: typer.Typer) -> None:
                                   f"{r['already_present']:,} already present, {r['removed']:,} removed; "
                                   f"{escape(r['usage'])})[/]", highlight=False)
                 else:
-                    err = r["error"]  # the store's reasons begin with the file name already: say it once
-                    err = err[len(r["file"]) + 2:] if err.startswith(f"{r['file']}: ") else err
-                    console.print(f"[red]refused:[/] {escape(r['file'])}: {escape(_visible(err))}", highlight=False)
+                    err = r["error"]  # the store's reasons may begin with the file name already: say it once
+                    if err.startswith(f"{r['file']}: "):
+                        err = err[len(r["file"]) + 2:]
+                    shown = err if err.startswith(f"{r['file']} ") else f"{r['file']}: {err}"
+                    console.print(f"[red]refused:[/] {escape(_visible(shown))}", highlight=False)
         if not ok:
             raise typer.Exit(EXIT_REFUSED)

@@ -58,6 +58,12 @@ DB_BUSY_TIMEOUT, DB_WRITE_RETRIES = 1.0, 3
 IMPORT_LOCK_WAIT = 20.0
 """Seconds a hook waits for another hook importing the same transcript (inside the 30 s Stop and
 SessionEnd timeouts); past it this hook imports nothing and the next one catches up."""
+EXIT_CLEANUP_BUDGET = 1.0
+"""Seconds a hook that abandoned work past its budget gives the exit handlers before it exits
+anyway (:func:`exit_after_abandoned_work`): the abandoned call may hold a lock they wait for (a
+connection pool still opening), and Claude Code kills a SessionStart hook at 15 s."""
+WORKER_PREFIX = "hermes-memory:"
+"""Name prefix of the threads our bounded calls run in (the hook's own and the providers')."""
 LOG_BYTES = 1_000_000
 """``hooks.log`` rotates at about 1 MB (3 old files kept)."""
 
@@ -110,7 +116,7 @@ def _bounded(fn: Callable[[], T], seconds: float) -> tuple[bool, T | None, BaseE
         except BaseException as exc:  # noqa: BLE001 - reported to the caller
             box["error"] = exc
 
-    t = threading.Thread(target=run, name="hermes-memory:hook", daemon=True)
+    t = threading.Thread(target=run, name=WORKER_PREFIX + "hook", daemon=True)
     t.start()
     t.join(max(seconds, 0.0))
     if t.is_alive():
@@ -131,6 +137,8 @@ class HookRunner:
         raw_sid = payload.get("session_id")
         self.client_sid = str(raw_sid) if isinstance(raw_sid, str) and raw_sid.strip() else ""
         self.session_id = client.session_id(self.client_sid) if self.client_sid else ""
+        self.warning: str | None = None
+        """One line for stderr when this run gave up on something without failing (the snapshot)."""
 
     # --------------------------------------------------------------------------- services
     def _config(self) -> Any:
@@ -222,6 +230,10 @@ class HookRunner:
             raise error
         if not done or not text:
             log.warning("%s: snapshot not ready within %g s; nothing injected", self.event, SNAPSHOT_BUDGET)
+            if not done:
+                self.warning = (f"hermes-memory: {self.event}: the memory snapshot was not ready within "
+                                f"{SNAPSHOT_BUDGET:g} s; nothing injected; details in "
+                                f"{self.home.root / 'logs' / 'hooks.log'}")
             return None
         try:
             with self._db() as db:
@@ -437,10 +449,38 @@ def run_hook(client: ClientSpec, event: str, stdin_text: str, home: HermesHome, 
         named = payload.get("hook_event_name")
         if isinstance(named, str) and named and named != event:
             log.warning("hook installed for %s received %s; handling it as %s", event, named, event)
-        output = HookRunner(client, event, payload, home, budget=budget).run()
+        runner = HookRunner(client, event, payload, home, budget=budget)
+        output = runner.run()
         log.info("%s done in %.3f s (%s)", event, time.monotonic() - started, "context" if output else "no output")
-        return HookResult(output)
+        return HookResult(output, runner.warning)
     except BaseException as exc:  # noqa: BLE001 - a hook never breaks the client
         log.exception("%s hook failed", event)
         return HookResult(None, f"hermes-memory: {event} hook skipped ({type(exc).__name__}: {exc}); "
                                 f"details in {home.root / 'logs' / 'hooks.log'}")
+
+
+def abandoned_work() -> list[str]:
+    """Names of our bounded-call threads still running (work a hook gave up on past its budget)."""
+    me = threading.current_thread()
+    return [t.name for t in threading.enumerate()
+            if t is not me and t.is_alive() and t.name.startswith(WORKER_PREFIX)]
+
+
+def exit_after_abandoned_work(code: int = 0) -> None:
+    """When :func:`abandoned_work` finds any, run the exit handlers for at most
+    :data:`EXIT_CLEANUP_BUDGET` seconds, flush the logs and end the process with ``code`` at once
+    (``os._exit``): a normal exit would wait for handlers that may wait on the abandoned call.
+    Returns (doing nothing) when there is none, for the normal exit."""
+    import atexit
+    import os
+
+    stuck = abandoned_work()
+    if not stuck:
+        return
+    log.warning("exiting with %d call(s) still running (%s); exit handlers get %g s",
+                len(stuck), ", ".join(sorted(set(stuck))), EXIT_CLEANUP_BUDGET)
+    cleanup = threading.Thread(target=atexit._run_exitfuncs, name="hermes-memory-exit", daemon=True)
+    cleanup.start()
+    cleanup.join(EXIT_CLEANUP_BUDGET)
+    logging.shutdown()
+    os._exit(code)

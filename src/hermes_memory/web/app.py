@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote, urlencode
 
 import anyio
 from markupsafe import Markup, escape
@@ -101,6 +102,34 @@ def tool_call_parts(calls: Any) -> list[dict[str, str]]:
     return out
 
 
+def sid_url(value: Any) -> str:
+    """A session id as one URL path segment: every character but letters, digits and ``_.-~``
+    percent-encoded, ``/`` too, so the link of session ``team/export`` never reads as session
+    ``team``'s export (Jinja's ``urlencode`` keeps ``/``)."""
+    return quote(str(value), safe="")
+
+
+SESSION_ACTIONS = ("export", "delete")
+"""What may follow a session id in ``/sessions/<id>/...``."""
+
+
+def session_path(scope: Scope, prefix: str) -> tuple[str, str] | None:
+    """``(session id, action)`` of a request for ``<prefix><id>`` or ``<prefix><id>/<action>``
+    (``action`` ``""`` or one of :data:`SESSION_ACTIONS`), read from the still percent-encoded
+    ``raw_path``, so a ``%2F`` inside the id (see :func:`sid_url`) stays part of it; ``None`` for
+    any other shape or an empty id. Without ``raw_path`` (it is optional in ASGI) the decoded path
+    is split as it is."""
+    raw = scope.get("raw_path")
+    path = raw.decode("latin-1") if isinstance(raw, bytes) and raw else quote(scope.get("path", ""), safe="/")
+    if not path.startswith(prefix):
+        return None
+    parts = path[len(prefix):].split("/")
+    if len(parts) > 2 or (len(parts) == 2 and parts[1] not in SESSION_ACTIONS):
+        return None
+    sid = unquote(parts[0], errors="replace")
+    return (sid, parts[1] if len(parts) == 2 else "") if sid else None
+
+
 def _templates() -> Jinja2Templates:
     import jinja2
 
@@ -109,6 +138,7 @@ def _templates() -> Jinja2Templates:
     env.globals.update(charts=charts, highlight=highlight, when=when, as_text=as_text,
                        tool_call_parts=tool_call_parts, version=__version__, human=charts.human,
                        TOKEN_KEYS=TOKEN_KEYS, MEMORY_SERIES=MEMORY_SERIES)
+    env.filters["sid_url"] = sid_url
     return Jinja2Templates(env=env)
 
 
@@ -299,6 +329,20 @@ class Dashboard:
         return self.json(await run_in_threadpool(self.backend.search, q,
                                                  (request.query_params.get("source") or "").strip() or None))
 
+    async def session_route(self, request: Request) -> Response:
+        """``/sessions/<id>[/export|/delete]``: the id read by :func:`session_path`, then the page."""
+        found = session_path(request.scope, "/sessions/")
+        if found is None:
+            return await self.not_found(request)
+        request.scope["path_params"] = {"sid": found[0]}
+        if request.method == "POST":
+            if found[1] == "delete":
+                return await self.session_delete(request)
+            return self.page(request, "error.html", {"title": "Not allowed", "message": (
+                "Only a session's delete form posts here.")}, status=405)
+        handler = {"": self.session_page, "export": self.session_export, "delete": self.session_delete_form}
+        return await handler[found[1]](request)
+
     async def session_page(self, request: Request) -> Response:
         sid = request.path_params["sid"]
         detail = await run_in_threadpool(self.backend.session_detail, sid, self._int(request.query_params.get("page")))
@@ -310,7 +354,10 @@ class Dashboard:
                                                    "hit": hit})
 
     async def api_session(self, request: Request) -> Response:
-        sid = request.path_params["sid"]
+        found = session_path(request.scope, "/api/sessions/")
+        if found is None or found[1]:
+            return self.json({"error": "no such API path"}, 404)
+        sid = found[0]
         detail = await run_in_threadpool(self.backend.session_detail, sid, self._int(request.query_params.get("page")))
         if detail is None:
             return self.json({"error": f"no session {sid!r}"}, 404)
@@ -344,7 +391,7 @@ class Dashboard:
         if not deleted:
             return self.page(request, "error.html", {"title": "No such session",
                                                      "message": f"No session {sid!r} in this home."}, status=404)
-        return RedirectResponse(f"/sessions?deleted={sid}", status_code=303)
+        return RedirectResponse("/sessions?" + urlencode({"deleted": sid}), status_code=303)
 
     # -- insights and providers -----------------------------------------------------------------
     async def insights_page(self, request: Request) -> Response:
@@ -378,16 +425,13 @@ class Dashboard:
             Route("/logout", g(self.logout, public=True), methods=["POST"]),
             Route("/sessions", g(self.sessions_page)),
             Route("/sessions/search", g(self.search_page)),
-            Route("/sessions/{sid:str}", g(self.session_page)),
-            Route("/sessions/{sid:str}/export", g(self.session_export)),
-            Route("/sessions/{sid:str}/delete", g(self.session_delete_form)),
-            Route("/sessions/{sid:str}/delete", g(self.session_delete), methods=["POST"]),
+            Route("/sessions/{rest:path}", g(self.session_route), methods=["GET", "POST"]),
             Route("/insights", g(self.insights_page)),
             Route("/providers", g(self.providers_page)),
             Route("/api/memory", g(self.api_memory, api=True)),
             Route("/api/sessions", g(self.api_sessions, api=True)),
             Route("/api/search", g(self.api_search, api=True)),
-            Route("/api/sessions/{sid:str}", g(self.api_session, api=True)),
+            Route("/api/sessions/{rest:path}", g(self.api_session, api=True)),
             Route("/api/insights", g(self.api_insights, api=True)),
             Route("/api/providers", g(self.api_providers, api=True)),
             Mount("/static", app=_Static(StaticFiles(directory=str(HERE / "static"))), name="static"),

@@ -195,6 +195,8 @@ def _free_title(db: SessionDB, title: str | None) -> str | None:
         clean = sanitize_title(str(title)[:100])
     if clean is None:
         return None
+    if db.get_session_by_title(clean) is None:  # free: kept as it is ("Deploy #3" stays "Deploy #3")
+        return clean
     return db.get_next_title_in_lineage(clean)
 
 
