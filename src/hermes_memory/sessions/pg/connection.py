@@ -133,12 +133,32 @@ class _NumberLoader(Loader):
         return float(text)
 
 
+PLAN_CACHE_MODE = "force_custom_plan"
+"""``plan_cache_mode`` of every pooled connection: a prepared statement is planned for the values
+it runs with, never with a generic plan.
+
+psycopg prepares a statement on the server once a connection has run its text five times
+(``prepare_threshold``), and PostgreSQL then switches to a generic plan, made without the
+parameters' values, when its estimated cost is below the custom plans' average. For a search the
+values decide the plan: which words (the tsquery), which roles and sources. Measured at 100k
+messages (bench/storage.py's corpus, EXPLAIN (ANALYZE, BUFFERS) with ``force_generic_plan``,
+load 6-7): the generic plan of ``session_search``'s ranked statement estimated one session
+passing ``source NOT IN ($13, $14, $15)``, so it looped over all 2,000 sessions and tested the
+tsquery on each session's 50 messages, 7.4 s; planned with the values, a Hash Join over the GIN
+index's 2,422 candidates, 157 ms. Tool calls took 250 ms p50 and 6.1 s at worst over 30 questions
+on one store. The search statements are also sent unprepared (``prepare=False``,
+:mod:`hermes_memory.sessions.pg.search`), which holds behind a pooler that drops session
+settings; this setting covers every other statement. Planning each execution costs well under a
+millisecond for the store's primary-key and session lookups."""
+
+
 def _configurer(lock_timeout_s: float) -> Callable[[psycopg.Connection[Any]], None]:
     def configure(conn: psycopg.Connection[Any]) -> None:
         conn.row_factory = row_factory
         conn.adapters.register_loader("numeric", _NumberLoader)
         # a row lock held by a stuck writer is waited for at most this long (SQLite: busy timeout)
         conn.execute(f"SET lock_timeout = {max(1, int(lock_timeout_s * 1000))}")
+        conn.execute(f"SET plan_cache_mode = {PLAN_CACHE_MODE}")
 
     return configure
 

@@ -71,7 +71,7 @@ def run(conn: Any, stats: PgTermStats, plan: fts_mod.QueryPlan, ts: TsPlan, filt
         sql, params = build_pg_search_sql("fts", ts, filters, sort, limit=min(pool, feedback.FEEDBACK_POOL),
                                           query=query, scoring=scoring, context=False)
         out: dict[int, float] = {}
-        for r in conn.execute(sql, params).fetchall():
+        for r in conn.execute(sql, params, prepare=False).fetchall():  # planned for its words
             out[int(r[0])] = -float(r[2])
             found_sessions[int(r[0])] = r[1]
         return out

@@ -28,6 +28,10 @@ Search columns for the full-text slice (docs/reference.md §7 is the tool they s
   stemmed) and the tool calls' JSON with weight C; a GIN index ``hm_messages_search``.
 * ``hm_messages_content_trgm``: a ``pg_trgm`` GIN index on the whole ``content`` (substrings, CJK,
   short tokens), and ``hm_sessions_title_trgm`` on ``sessions.title``.
+
+Later versions: 2 and 4 reshape the search columns and indexes (:mod:`~hermes_memory.sessions.pg.search_schema`),
+3 adds the previous turn's text (:mod:`~hermes_memory.sessions.pg.context_schema`), 5 bounds the
+GIN indexes' pending lists (:data:`~hermes_memory.sessions.pg.search_schema.PENDING_LIST_KB`).
 """
 
 from __future__ import annotations
@@ -167,6 +171,7 @@ MIGRATIONS: list[Migration] = [
     Migration(2, search_schema.MIGRATION_NAME, search_schema.MIGRATION_SQL),  # pg/search_schema.py says why
     Migration(3, context_schema.MIGRATION_NAME, context_schema.MIGRATION_SQL),  # pg/context_schema.py
     Migration(4, search_schema.GLUED_MIGRATION_NAME, search_schema.GLUED_MIGRATION_SQL),  # pg/search_schema.py
+    Migration(5, search_schema.PENDING_MIGRATION_NAME, search_schema.PENDING_MIGRATION_SQL),  # pg/search_schema.py
 ]
 """Every schema version, oldest first (append only)."""
 

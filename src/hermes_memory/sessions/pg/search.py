@@ -14,7 +14,9 @@ index (``"cjk"``, one statement for the 3+ character literals and one per shorte
 for any other query, its words written against CJK text (``用Python写``) from the partial word
 index of CJK rows (``"glued"``, no trigram scan). The candidates and these lookups go in one
 statement (:func:`hermes_memory.sessions.pg.search_sql.one_statement`), after one statement for
-the row count and term counts. Relevance order is then
+the row count and term counts. Statements whose plan depends on the query's words or the filters
+are sent unprepared (``prepare=False``): planned for their values each time, never with a generic
+plan (:data:`hermes_memory.sessions.pg.connection.PLAN_CACHE_MODE` says why). Relevance order is then
 :func:`hermes_memory.sessions.ranking.rerank`, as on SQLite; snippets are built by the same
 :class:`hermes_memory.sessions.fts.Highlighter`.
 """
@@ -164,7 +166,7 @@ class PgMessageSearchMethods:
                 self._fts_hits(conn, plan, ts, filters, sort, want, hits, sessions, extra, found)
             elif extra:
                 sql, params = one_statement(extra)
-                for r in conn.execute(sql, params).fetchall():
+                for r in conn.execute(sql, params, prepare=False).fetchall():
                     found.setdefault(int(r[1]), float(r[3]))
             sig = rank_signals(conn, query, hits, sessions, filters, "%s") if hits and relevance and plan.context else None
             ids = merge_hits(hits, sessions, found, relevance, sig)
@@ -204,7 +206,7 @@ class PgMessageSearchMethods:
             first = build_pg_search_sql("fts", ts, filters, sort, limit=pool, query=tp.query, scoring=scoring,
                                         min_id=tp.min_id, context=plan.context)
         sql, params = one_statement([first, *extra])
-        for r in conn.execute(sql, params).fetchall():
+        for r in conn.execute(sql, params, prepare=False).fetchall():
             if r[0] == 0:
                 hits[int(r[1])] = -float(r[3])
                 sessions[int(r[1])] = r[2]
@@ -222,7 +224,7 @@ class PgMessageSearchMethods:
                            tuple(tp.idfs()) + tuple(ranking.bm25_idf(tp.n_rows, df) for _, df in tp.dropped))
             sql, params = build_pg_search_sql("top_up", ts, filters, sort, limit=want + len(hits), scoring=full,
                                               context=plan.context)
-            for r in conn.execute(sql, params).fetchall():
+            for r in conn.execute(sql, params, prepare=False).fetchall():
                 if len(hits) >= want:
                     break
                 if int(r[0]) not in hits:

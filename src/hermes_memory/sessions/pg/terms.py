@@ -122,8 +122,9 @@ class PgTermStats:
             known = dict(self._dfs) if DF_CACHE else {}
             key = self._dfs_key
         todo = [i for i, df in enumerate(dfs) if not df and terms[i] not in known]
+        # unprepared: planned for its words (connection.PLAN_CACHE_MODE says why)
         row = conn.execute(f"SELECT {STAMP_SQL}" + _COUNT_SQL * len(todo),
-                           [p for i in todo for p in (terms[i], DF_COUNT_CAP)]).fetchone()
+                           [p for i in todo for p in (terms[i], DF_COUNT_CAP)], prepare=False).fetchone()
         stamp = (int(row[0] or 0), int(row[1])) if row[1] is not None else None
         for i, n in zip(todo, row[2:], strict=True):
             dfs[i] = int(n)
@@ -131,7 +132,7 @@ class PgTermStats:
         if rest and (stamp is None or stamp != key):
             # the messages changed since these were counted: count them again
             got = conn.execute("SELECT 0, 0" + _COUNT_SQL * len(rest),
-                               [p for i in rest for p in (terms[i], DF_COUNT_CAP)]).fetchone()
+                               [p for i in rest for p in (terms[i], DF_COUNT_CAP)], prepare=False).fetchone()
             for i, n in zip(rest, got[2:], strict=True):
                 dfs[i] = int(n)
         else:
