@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from hermes_memory.sessions import ann, fusion
+from hermes_memory.sessions import ann, fusion, vector_file
 from hermes_memory.sessions import embeddings as emb
 
 logger = logging.getLogger(__name__)
@@ -138,6 +138,11 @@ def sweep(db: Any, model: str) -> dict[str, int]:
             marks = ",".join("?" * len(stale))
             db._execute_write(lambda c, s=stale, m=marks: c.execute(f"DELETE FROM {emb.TABLE} WHERE message_id IN ({m})", s))
             removed += len(stale)
+    if removed:  # the vector file must not keep them either (the next search writes it again)
+        with db._lock:
+            db_path = vector_file.db_path_of(db._live())
+        if db_path is not None:
+            vector_file.remove(db_path)
     return {"checked": checked, "removed": removed}
 
 
