@@ -479,3 +479,16 @@ class VectorIndex:
             ).fetchall()
             ok.update(int(r[0]) for r in rows if emb.text_hash(emb.embed_text(r[1], r[2])) == int(r[3]))
         return ok
+
+
+def persist(db: Any, model: str, index: VectorIndex | None = None) -> dict[str, Any]:
+    """Bring the vector file of ``db`` (a SessionDB) up to date for ``model`` after the indexer or
+    ``sessions reindex`` changed the vectors or the lists: ``index`` (the process's own, when it
+    is of ``model``) or a new one is refreshed under the database's lock, which maps the file,
+    reads what is newer from SQLite and writes the file when it fell behind (module doc).
+    Returns ``{"vectors", "file": "mapped" | "written" | "none" | "corrupt" | "stale"}``. Raises
+    ``sqlite3.Error`` as a search would."""
+    ix = index if index is not None and index.model == model else VectorIndex(model)
+    with db._lock:
+        ix.refresh(db._live())
+    return {"vectors": len(ix), "file": ix.file_state}
