@@ -16,12 +16,12 @@ Layout (little-endian)::
                      again is another table), file_bytes, block_rows, and per section its
                      [offset, bytes, dtype, shape, crc32]
     HEADER_SPACE     sections, each at a multiple of 64: q int8 (rows, dim), scale float32,
-                     ids int64, seqs int64, lists int32, offsets int64 (nlist + 1), centroids
+                     ids int64, seqs int64, hashes uint32 (text_hash), lists int32, offsets int64 (nlist + 1), centroids
                      float32 (nlist, dim), sorted_ids int64, sorted_rows int64, block_crc uint32
                      (crc32 of each BLOCK_ROWS rows of q)
 
 Opening checks the magic, the header's crc, the format, model and dimension, the file's size and
-the crc of every section but ``q`` (about 24 bytes a row: 25 ms at 1M); the rows of ``q`` are
+the crc of every section but ``q`` (about 44 bytes a row: 40 ms at 1M); the rows of ``q`` are
 checked a block at a time the first time a search reads them (:meth:`VectorFile.verify`), so a
 process touches only the lists it probes. A mismatch raises :class:`VectorFileCorrupt`.
 
@@ -57,7 +57,8 @@ logger = logging.getLogger(__name__)
 SUFFIX = ".hm-vectors"
 """The file's name is ``state.db``'s plus this (``state.db.hm-vectors``)."""
 MAGIC = b"HMVEC\x00\x00\x01"
-FORMAT = 1
+FORMAT = 2
+"""Bumped whenever the sections change (1: before ``hashes``); a file of another format is written again."""
 HEADER_SPACE = 16_384
 """Bytes reserved for the magic and the header; the sections start here."""
 BLOCK_ROWS = 512
@@ -65,7 +66,7 @@ BLOCK_ROWS = 512
 MIN_ROWS = 20_000
 """Fewest vectors worth a file: below, reading them from SQLite takes about 0.3 s at most
 (0.14 s for 10,000 measured; docs/benchmarks.md "Vector file")."""
-SECTIONS = (("q", "int8"), ("scale", "float32"), ("ids", "int64"), ("seqs", "int64"), ("lists", "int32"),
+SECTIONS = (("q", "int8"), ("scale", "float32"), ("ids", "int64"), ("seqs", "int64"), ("hashes", "uint32"), ("lists", "int32"),
             ("offsets", "int64"), ("centroids", "float32"), ("sorted_ids", "int64"), ("sorted_rows", "int64"),
             ("block_crc", "uint32"))
 
@@ -167,14 +168,23 @@ def read(path: Path, model: str) -> VectorFile | None:
     finally:
         os.close(fd)
     arrays: dict[str, np.ndarray] = {}
-    for name, _ in SECTIONS:
-        offset, nbytes, dtype, shape, crc = header["sections"][name]
-        a = np.frombuffer(mapped, dtype=np.dtype(dtype), count=nbytes // np.dtype(dtype).itemsize, offset=offset)
-        a = a.reshape(shape)
-        if name != "q" and zlib.crc32(a.tobytes()) != crc:
-            raise VectorFileCorrupt(f"{path}: section {name} does not match its checksum")
-        arrays[name] = a
-    rows = int(header["rows"])
+    try:
+        for name, want in SECTIONS:
+            offset, nbytes, dtype, shape, crc = header["sections"][name]
+            if dtype != want:
+                raise ValueError(f"section {name} is {dtype}, not {want}")
+            a = np.frombuffer(mapped, dtype=np.dtype(dtype), count=nbytes // np.dtype(dtype).itemsize, offset=offset)
+            a = a.reshape(shape)
+            if name != "q" and zlib.crc32(a.tobytes()) != crc:
+                raise VectorFileCorrupt(f"{path}: section {name} does not match its checksum")
+            arrays[name] = a
+        rows = int(header["rows"])
+        for key in ("listed", "nlist", "hwm_seq", "table_root"):
+            int(header[key])
+    except (KeyError, ValueError, TypeError) as exc:
+        if isinstance(exc, VectorFileCorrupt):
+            raise
+        raise VectorFileCorrupt(f"{path}: header does not describe its sections ({exc!r})") from exc
     if arrays["q"].shape != (rows, emb.DIM) or len(arrays["block_crc"]) != -(-rows // BLOCK_ROWS):
         raise VectorFileCorrupt(f"{path}: sections do not match {rows} rows")
     return VectorFile(path, header, arrays, np.zeros(len(arrays["block_crc"]), dtype=bool), mapped)

@@ -82,6 +82,7 @@ class VectorIndex:
         self._scale = np.zeros(0, dtype=np.float32)
         self._ids = np.zeros(0, dtype=np.int64)
         self._seqs = np.zeros(0, dtype=np.int64)
+        self._hash = np.zeros(0, dtype=np.uint32)  # text_hash of each row's embedded text
         self._list = np.zeros(0, dtype=np.int32)
         self._seq = 0
         self._sorted_ids = np.zeros(0, dtype=np.int64)  # snapshot for id -> row, plus _recent after it
@@ -98,7 +99,7 @@ class VectorIndex:
 
     def memory_bytes(self) -> int:
         """Bytes of the arrays held (vectors, scales, ids, seqs, lists, id lookup, centroids)."""
-        arrays = (self._scale, self._ids, self._seqs, self._list, self._sorted_ids, self._sorted_rows)
+        arrays = (self._scale, self._ids, self._seqs, self._hash, self._list, self._sorted_ids, self._sorted_rows)
         return int(sum(a.nbytes for a in arrays) * self._n / max(1, len(self._ids)) + self._bq.nbytes
                    + self._q.nbytes * (self._n - self._b) / max(1, len(self._q))
                    + (self._centroids.nbytes if self._centroids is not None else 0))
@@ -154,6 +155,7 @@ class VectorIndex:
         self._q = grown(self._q, n - b, cap - b)
         self._scale, self._ids = grown(self._scale, n, cap), grown(self._ids, n, cap)
         self._seqs, self._list = grown(self._seqs, n, cap), grown(self._list, n, cap)
+        self._hash = grown(self._hash, n, cap)
 
     def _row_of(self, mid: int) -> int | None:
         at = self._recent.get(mid)
@@ -219,6 +221,7 @@ class VectorIndex:
         self._base, self._bq, self._b = f, a["q"], f.rows
         self._n, self._seq, self._listed = f.rows, int(h["hwm_seq"]), int(h["listed"])
         self._scale, self._ids, self._seqs = np.array(a["scale"]), np.array(a["ids"]), np.array(a["seqs"])
+        self._hash = np.array(a["hashes"])
         self._list = np.array(a["lists"])
         self._sorted_ids, self._sorted_rows, self._recent = a["sorted_ids"], a["sorted_rows"], {}
         self._offsets = np.array(a["offsets"])
@@ -256,7 +259,8 @@ class VectorIndex:
         order = np.argsort(ids, kind="stable")
         header = {"model": self.model, "rows": len(rows), "listed": listed, "nlist": nlist, "hwm_seq": self._seq,
                   "ann": ver, "table_root": root}
-        arrays: dict[str, np.ndarray] = {"scale": self._scale[rows], "ids": ids, "seqs": self._seqs[rows], "lists": lists,
+        arrays: dict[str, np.ndarray] = {"scale": self._scale[rows], "ids": ids, "seqs": self._seqs[rows],
+                                          "hashes": self._hash[rows], "lists": lists,
                   "offsets": np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
                   "centroids": self._centroids if self._centroids is not None else np.zeros((0, emb.DIM), np.float32),
                   "sorted_ids": ids[order], "sorted_rows": order.astype(np.int64)}
@@ -269,7 +273,7 @@ class VectorIndex:
     def _load_rows(self, conn: sqlite3.Connection, top: int) -> None:
         cur = conn.cursor()
         cur.row_factory = None  # plain tuples: sqlite3.Row objects double the load time
-        rows = [r for r in cur.execute(f"SELECT message_id, scale, vec, seq FROM {emb.TABLE} WHERE model = ? "
+        rows = [r for r in cur.execute(f"SELECT message_id, scale, vec, seq, text_hash FROM {emb.TABLE} WHERE model = ? "
                                        "AND seq > ? AND seq <= ?", (self.model, self._seq, top))
                 if len(r[2]) == emb.DIM]  # empty: no text
         self._seq = top
@@ -280,6 +284,7 @@ class VectorIndex:
         mids = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
         scale = np.fromiter((float(r[1]) for r in rows), dtype=np.float32, count=len(rows))
         seqs = np.fromiter((int(r[3]) for r in rows), dtype=np.int64, count=len(rows))
+        hashes = np.fromiter((int(r[4]) & 0xFFFFFFFF for r in rows), dtype=np.uint32, count=len(rows))
         quantised = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int8).reshape(len(rows), emb.DIM)
         fresh = np.ones(len(rows), dtype=bool)
         if self._n:
@@ -287,7 +292,7 @@ class VectorIndex:
                 at = self._row_of(mid)
                 if at is not None:  # re-embedded: replace in place, out of its list
                     self._qset(at, quantised[k])
-                    self._scale[at], self._seqs[at] = scale[k], seqs[k]
+                    self._scale[at], self._seqs[at], self._hash[at] = scale[k], seqs[k], hashes[k]
                     if at < self._listed and self._list[at] >= 0:
                         self._list[at] = -1
                         self._moved.append(at)
@@ -299,6 +304,7 @@ class VectorIndex:
         start, end = self._n, self._n + count
         self._q[start - self._b:end - self._b], self._scale[start:end] = quantised[fresh], scale[fresh]
         self._ids[start:end], self._seqs[start:end], self._list[start:end] = mids[fresh], seqs[fresh], -1
+        self._hash[start:end] = hashes[fresh]
         self._n = end
         if start == 0 or count > len(self._sorted_ids) // 20:
             self._resort()
@@ -328,7 +334,7 @@ class VectorIndex:
         order = np.argsort(row_list, kind="stable")  # grouped by list, the tail (nlist) last
         self._q, self._bq, self._b, self._base = self._qrows(order), self._bq[:0], 0, None  # all in memory now
         self._scale[:n], self._ids[:n] = self._scale[order], self._ids[order]
-        self._seqs[:n] = self._seqs[order]
+        self._seqs[:n], self._hash[:n] = self._seqs[order], self._hash[order]
         self._list[:n] = np.where(valid[order], row_list[order], -1).astype(np.int32)
         self._listed = int(valid.sum())
         self._offsets = np.concatenate([[0], np.cumsum(np.bincount(row_list[valid], minlength=build.nlist))])
@@ -447,7 +453,8 @@ class VectorIndex:
             chunk = [int(ids[i]) for i in top[start:end]]
             todo = [m for m in chunk if m not in checked]
             if todo:
-                ok = self._check(conn, todo, cond, params, needs_session)
+                hashes = {int(ids[i]): int(self._hash[rows[i]]) for i in top[start:end]}
+                ok = self._check(conn, todo, hashes, cond, params, needs_session)
                 checked.update((m, m in ok) for m in todo)
             out += [(int(ids[i]), float(scores[i])) for i in top[start:end] if checked[int(ids[i])]]
             start = end
@@ -466,18 +473,20 @@ class VectorIndex:
             best = np.maximum(best, np.where(hit, scores[order[at]], 0.0))
         return best
 
-    def _check(self, conn: sqlite3.Connection, ids: list[int], cond: str, params: list[Any],
-               needs_session: bool) -> set[int]:
+    def _check(self, conn: sqlite3.Connection, ids: list[int], hashes: dict[int, int], cond: str,
+               params: list[Any], needs_session: bool) -> set[int]:
+        """The ``ids`` whose message exists, passes the filters and still has the text embedded
+        (its hash is ``hashes[id]``, the ``text_hash`` read with the vector: ``messages`` alone is
+        read, not ``hm_embeddings``, whose pages a fresh process would fetch one per candidate)."""
         join = " JOIN sessions s ON s.id = m.session_id" if needs_session else ""
         ok: set[int] = set()
         for at in range(0, len(ids), 500):
             chunk = ids[at:at + 500]
             rows = conn.execute(
-                f"SELECT m.id, m.role, m.content, e.text_hash FROM messages m{join} JOIN {emb.TABLE} e "
-                f"ON e.message_id = m.id AND e.model = ? WHERE m.id IN ({','.join('?' * len(chunk))}){cond}",
-                [self.model, *chunk, *params],
-            ).fetchall()
-            ok.update(int(r[0]) for r in rows if emb.text_hash(emb.embed_text(r[1], r[2])) == int(r[3]))
+                f"SELECT m.id, m.role, m.content FROM messages m{join} "
+                f"WHERE m.id IN ({','.join('?' * len(chunk))}){cond}", [*chunk, *params]).fetchall()
+            ok.update(int(r[0]) for r in rows
+                      if emb.text_hash(emb.embed_text(r[1], r[2])) & 0xFFFFFFFF == hashes[int(r[0])])
         return ok
 
 
