@@ -77,6 +77,7 @@ class VectorIndex:
         self._bq = np.zeros((0, emb.DIM), dtype=np.int8)
         self._b = 0
         self._q = np.zeros((0, emb.DIM), dtype=np.int8)  # rows [_b, _n), and spare capacity
+        self._seen: tuple[int, int, int] | None = None  # (data_version, total_changes, connection) refreshed at
         self._dirty = False  # the file on disk does not match (missing, stale, damaged, other lists)
         self._unsaved = 0  # rows read from SQLite since the file was read or written
         self._scale = np.zeros(0, dtype=np.float32)
@@ -176,6 +177,11 @@ class VectorIndex:
         from the vector file when it matches, then the rows written since), and the index's
         lists when another build or extension became current; then save the vector file when it
         fell behind (module doc)."""
+        # PRAGMA data_version moves with another connection's commit, total_changes with a write
+        # through this one: unchanged, nothing can be new (one statement instead of four a search)
+        seen = (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes, id(conn))
+        if seen == self._seen:
+            return
         if not emb.has_table(conn):  # never made, or dropped by another program
             self._reset()
             return
@@ -192,6 +198,7 @@ class VectorIndex:
         if want != self._version:
             self._load_lists(conn, want)
         self._save_if_behind(conn)
+        self._seen = seen
 
     def _file(self, conn: sqlite3.Connection) -> Path | None:
         if self.file_rows is None:
@@ -268,7 +275,9 @@ class VectorIndex:
         if vf.write(path, header, (lambda a, b: self._qr(a, b)) if all_rows else (lambda a, b: self._qrows(rows[a:b])),
                     arrays):
             self.file_state = "written"
-            self._dirty, self._unsaved = False, 0
+        # written, or not (another writer holds the lock: its file is as new; a read-only folder):
+        # this process does not try again before as many rows again were read
+        self._dirty, self._unsaved = False, 0
 
     def _load_rows(self, conn: sqlite3.Connection, top: int) -> None:
         cur = conn.cursor()
