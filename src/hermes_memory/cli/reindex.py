@@ -27,6 +27,7 @@ from rich.progress import (
 from hermes_memory.cli.common import console, err_console, fail, print_json, state
 from hermes_memory.cli.readonly import require_home
 from hermes_memory.sessions import ann, embeddings, indexer
+from hermes_memory.sessions import vector_index as vectors
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.wording import count
 
@@ -123,6 +124,8 @@ def register(app: typer.Typer) -> None:
 
                 vector_index = ann.maintain(db, embedder.model, progress=built)
                 vector_index["status"] = ann.status(db._live(), embedder.model)
+                if cfg.search.embeddings:  # new processes map the vectors instead of reading them
+                    vector_index["file"] = vectors.persist(db, embedder.model)
         report = {**report, "vector_index": vector_index, "removed_stale": swept["removed"], "model": embedder.model,
                   "search_embeddings": "on" if cfg.search.embeddings else "off", "relaid": relaid}
         if as_json:

@@ -180,12 +180,19 @@ def store(conn: sqlite3.Connection, model: str, rows: Iterable[tuple[int, str]],
 
 def forget_sessions(conn: sqlite3.Connection, session_ids: list[str]) -> None:
     """Delete the vectors of these sessions' messages (in the caller's transaction, before the
-    messages are deleted): a deleted conversation leaves nothing behind in ``hm_embeddings``."""
+    messages are deleted): a deleted conversation leaves nothing behind in ``hm_embeddings``, nor in
+    the vector file next to state.db (removed; the next search writes it again without them)."""
     if not session_ids or not has_table(conn):
         return
     marks = ",".join("?" * len(session_ids))
-    conn.execute(f"DELETE FROM {TABLE} WHERE message_id IN (SELECT id FROM messages WHERE session_id IN ({marks}))",
-                 list(session_ids))
+    cur = conn.execute(f"DELETE FROM {TABLE} WHERE message_id IN (SELECT id FROM messages WHERE session_id IN "
+                       f"({marks}))", list(session_ids))
+    if cur.rowcount:
+        from hermes_memory.sessions import vector_file
+
+        db_path = vector_file.db_path_of(conn)
+        if db_path is not None:
+            vector_file.remove(db_path)
 
 
 class SemanticSearch:

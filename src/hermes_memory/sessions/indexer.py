@@ -15,7 +15,9 @@ committed batch left off, and several indexers on one file only repeat at most a
 * :class:`BackgroundIndexer` -- a daemon thread for long-running processes (``serve``; started
   by :func:`start_background`): a sweep, then passes every :data:`POLL_SECONDS`; after a pass
   that embedded something (and at its first), :func:`hermes_memory.sessions.ann.maintain` builds,
-  resumes, extends or rebuilds the approximate vector index (never on the append path).
+  resumes, extends or rebuilds the approximate vector index (never on the append path), and
+  :func:`hermes_memory.sessions.vector_index.persist` brings the vector file next to state.db
+  up to date.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from hermes_memory.sessions import ann, fusion
+from hermes_memory.sessions import ann, fusion, vector_file, vector_index
 from hermes_memory.sessions import embeddings as emb
 
 logger = logging.getLogger(__name__)
@@ -138,6 +140,11 @@ def sweep(db: Any, model: str) -> dict[str, int]:
             marks = ",".join("?" * len(stale))
             db._execute_write(lambda c, s=stale, m=marks: c.execute(f"DELETE FROM {emb.TABLE} WHERE message_id IN ({m})", s))
             removed += len(stale)
+    if removed:  # the vector file must not keep them either (the next search writes it again)
+        with db._lock:
+            db_path = vector_file.db_path_of(db._live())
+        if db_path is not None:
+            vector_file.remove(db_path)
     return {"checked": checked, "removed": removed}
 
 
@@ -174,6 +181,8 @@ class BackgroundIndexer(threading.Thread):
                 self.last["pass"] = index_pending(self.db, self.embedder, batch=self.batch, stop=self._stop_event)
                 if self.last["pass"]["embedded"] or "index" not in self.last:
                     self.last["index"] = ann.maintain(self.db, self.embedder.model, stop=self._stop_event)
+                    sem = getattr(self.db, "semantic", None)  # the vector file follows (its own index when on)
+                    self.last["file"] = vector_index.persist(self.db, self.embedder.model, getattr(sem, "index", None))
             except SessionStoreError as exc:
                 if "closed" in str(exc):
                     return

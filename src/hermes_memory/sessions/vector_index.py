@@ -12,18 +12,30 @@ Invalidation between processes: every search reads ``max(seq)`` of ``hm_embeddin
 since the last search are loaded: the tail, scanned exactly) and the ready build's
 ``(build_id, generation)`` (an extension or a rebuild by another process: the lists are loaded
 again). Both are single reads of an index, in the search's own read transaction.
+
+Persistence: from :data:`hermes_memory.sessions.vector_file.MIN_ROWS` vectors the copy is saved
+in the vector file next to ``state.db`` (:mod:`hermes_memory.sessions.vector_file`) and the first
+search of a process maps that file instead of reading every row: rows ``[0, B)`` of the matrix
+are the file's (copy-on-write, checked block by block as they are first read), rows ``[B, n)``
+are in memory (the rows written since the file: its ``hwm_seq``). The file is written again when
+the rows read from SQLite since reach :data:`hermes_memory.sessions.ann.EXTEND_SHARE` (at least
+:data:`hermes_memory.sessions.ann.EXTEND_MIN`), when the lists changed, or when it was missing,
+stale or damaged; a damaged file found during a search is dropped, the vectors are read from
+SQLite and the search runs again.
 """
 
 from __future__ import annotations
 
 import logging
 import sqlite3
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from hermes_memory.sessions import ann
 from hermes_memory.sessions import embeddings as emb
+from hermes_memory.sessions import vector_file as vf
 
 logger = logging.getLogger(__name__)
 
@@ -39,11 +51,19 @@ class VectorIndex:
     search and topped up at each later one. Use under the owning SessionDB's lock.
 
     ``min_vectors``: below this many vectors every search scans exactly (default
-    :data:`hermes_memory.sessions.ann.MIN_VECTORS`, read at search time)."""
+    :data:`hermes_memory.sessions.ann.MIN_VECTORS`, read at search time). ``file_rows``: fewest
+    vectors saved in the vector file (default :data:`hermes_memory.sessions.vector_file.MIN_ROWS`;
+    ``None`` there: never read nor written)."""
 
-    def __init__(self, model: str, *, min_vectors: int | None = None) -> None:
+    def __init__(self, model: str, *, min_vectors: int | None = None, file_rows: int | None = -1) -> None:
         self.model = model
         self.min_vectors = min_vectors
+        self.file_rows = vf.MIN_ROWS if file_rows == -1 else file_rows
+        self.file_state = "none"
+        """Where the vectors came from at the last refresh: ``"none"`` (no file used), ``"mapped"``
+        (the vector file, plus rows read since), or why the file was not used: ``"corrupt"``,
+        ``"stale"``; ``"written"`` after this process wrote it (for tests and benches)."""
+        self._tried_file = False
         self.last_mode = "exact"
         """How the latest search ran: ``"exact"`` or ``"ann"`` (for tests and benches)."""
         self.last_scored = 0
@@ -53,10 +73,17 @@ class VectorIndex:
 
     def _reset(self) -> None:
         self._n = 0
-        self._q = np.zeros((0, emb.DIM), dtype=np.int8)
+        self._base: vf.VectorFile | None = None  # rows [0, _b) of the matrix: the mapped file's
+        self._bq = np.zeros((0, emb.DIM), dtype=np.int8)
+        self._b = 0
+        self._q = np.zeros((0, emb.DIM), dtype=np.int8)  # rows [_b, _n), and spare capacity
+        self._seen: tuple[int, int, int] | None = None  # (data_version, total_changes, connection) refreshed at
+        self._dirty = False  # the file on disk does not match (missing, stale, damaged, other lists)
+        self._unsaved = 0  # rows read from SQLite since the file was read or written
         self._scale = np.zeros(0, dtype=np.float32)
         self._ids = np.zeros(0, dtype=np.int64)
         self._seqs = np.zeros(0, dtype=np.int64)
+        self._hash = np.zeros(0, dtype=np.uint32)  # text_hash of each row's embedded text
         self._list = np.zeros(0, dtype=np.int32)
         self._seq = 0
         self._sorted_ids = np.zeros(0, dtype=np.int64)  # snapshot for id -> row, plus _recent after it
@@ -73,25 +100,63 @@ class VectorIndex:
 
     def memory_bytes(self) -> int:
         """Bytes of the arrays held (vectors, scales, ids, seqs, lists, id lookup, centroids)."""
-        arrays = (self._q, self._scale, self._ids, self._seqs, self._list, self._sorted_ids, self._sorted_rows)
-        return int(sum(a.nbytes for a in arrays) * self._n / max(1, len(self._ids))
+        arrays = (self._scale, self._ids, self._seqs, self._hash, self._list, self._sorted_ids, self._sorted_rows)
+        return int(sum(a.nbytes for a in arrays) * self._n / max(1, len(self._ids)) + self._bq.nbytes
+                   + self._q.nbytes * (self._n - self._b) / max(1, len(self._q))
                    + (self._centroids.nbytes if self._centroids is not None else 0))
+
+    # --- rows of the matrix: the mapped file's, then the ones in memory --------------------------
+
+    def _qr(self, start: int, end: int) -> np.ndarray:
+        """int8 rows ``[start, end)`` (the file's checked first)."""
+        b = self._b
+        if end <= b:
+            assert self._base is not None
+            self._base.verify(start, end)
+            return self._bq[start:end]
+        if start >= b:
+            return self._q[start - b:end - b]
+        return np.concatenate([self._qr(start, b), self._qr(b, end)])
+
+    def _qrows(self, rows: np.ndarray) -> np.ndarray:
+        """int8 rows of the row numbers ``rows``."""
+        b = self._b
+        if not b:
+            return self._q[rows]
+        assert self._base is not None
+        out = np.empty((len(rows), emb.DIM), dtype=np.int8)
+        low = rows < b
+        self._base.verify_rows(rows[low])
+        out[low] = self._bq[rows[low]]
+        out[~low] = self._q[rows[~low] - b]
+        return out
+
+    def _qset(self, at: int, vec: np.ndarray) -> None:
+        if at < self._b:
+            assert self._base is not None
+            self._base.verify(at, at + 1)  # before the change: its block no longer matches after
+            self._bq[at] = vec
+        else:
+            self._q[at - self._b] = vec
 
     # --- loading -------------------------------------------------------------------------------
 
     def _grow(self, extra: int) -> None:
         need = self._n + extra
-        if need <= len(self._ids):
+        if need <= len(self._ids) and need - self._b <= len(self._q):
             return
         cap = max(need, int(len(self._ids) * 1.5) + 1024)
 
-        def grown(a: np.ndarray) -> np.ndarray:
-            out = np.zeros((cap, *a.shape[1:]), dtype=a.dtype)
-            out[: self._n] = a[: self._n]
+        def grown(a: np.ndarray, rows: int, size: int) -> np.ndarray:
+            out = np.zeros((size, *a.shape[1:]), dtype=a.dtype)
+            out[:rows] = a[:rows]
             return out
 
-        self._q, self._scale, self._ids = grown(self._q), grown(self._scale), grown(self._ids)
-        self._seqs, self._list = grown(self._seqs), grown(self._list)
+        n, b = self._n, self._b
+        self._q = grown(self._q, n - b, cap - b)
+        self._scale, self._ids = grown(self._scale, n, cap), grown(self._ids, n, cap)
+        self._seqs, self._list = grown(self._seqs, n, cap), grown(self._list, n, cap)
+        self._hash = grown(self._hash, n, cap)
 
     def _row_of(self, mid: int) -> int | None:
         at = self._recent.get(mid)
@@ -108,40 +173,135 @@ class VectorIndex:
         self._recent = {}
 
     def refresh(self, conn: sqlite3.Connection) -> None:
-        """Load the rows of this model written since the last refresh (all of them the first time),
-        and the index's lists when another build or extension became current."""
+        """Load the rows of this model written since the last refresh (all of them the first time:
+        from the vector file when it matches, then the rows written since), and the index's
+        lists when another build or extension became current; then save the vector file when it
+        fell behind (module doc)."""
+        # PRAGMA data_version moves with another connection's commit, total_changes with a write
+        # through this one: unchanged, nothing can be new (one statement instead of four a search)
+        seen = (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes, id(conn))
+        if seen == self._seen:
+            return
         if not emb.has_table(conn):  # never made, or dropped by another program
             self._reset()
             return
         top = conn.execute(f"SELECT max(seq) FROM {emb.TABLE}").fetchone()[0] or 0
+        if not self._tried_file:
+            self._tried_file = True
+            self._open_file(conn, int(top))
         if top < self._seq:  # the table was emptied or rebuilt: start over
             self._reset()
+            self._dirty = True
         if top > self._seq:
             self._load_rows(conn, int(top))
         want = ann.version(conn, self.model)
         if want != self._version:
             self._load_lists(conn, want)
+        self._save_if_behind(conn)
+        self._seen = seen
+
+    def _file(self, conn: sqlite3.Connection) -> Path | None:
+        if self.file_rows is None:
+            return None
+        db_path = vf.db_path_of(conn)
+        return vf.path_for(db_path) if db_path is not None else None
+
+    def _open_file(self, conn: sqlite3.Connection, top: int) -> None:
+        """Take rows ``[0, rows)`` from the vector file when it matches this table (module doc)."""
+        path = self._file(conn)
+        if path is None or self._n:
+            return
+        try:
+            f = vf.read(path, self.model)
+        except vf.VectorFileCorrupt as exc:
+            logger.warning("vector file ignored and written again: %s", exc)
+            self.file_state, self._dirty = "corrupt", True
+            return
+        if f is None:
+            return
+        h = f.header
+        if int(h["table_root"]) != vf.table_root(conn) or int(h["hwm_seq"]) > top:
+            logger.info("vector file %s covers another hm_embeddings table: written again", path)
+            self.file_state, self._dirty = "stale", True
+            return
+        a = f.arrays
+        self._base, self._bq, self._b = f, a["q"], f.rows
+        self._n, self._seq, self._listed = f.rows, int(h["hwm_seq"]), int(h["listed"])
+        self._scale, self._ids, self._seqs = np.array(a["scale"]), np.array(a["ids"]), np.array(a["seqs"])
+        self._hash = np.array(a["hashes"])
+        self._list = np.array(a["lists"])
+        self._sorted_ids, self._sorted_rows, self._recent = a["sorted_ids"], a["sorted_rows"], {}
+        self._offsets = np.array(a["offsets"])
+        self._centroids = np.array(a["centroids"]) if int(h["nlist"]) else None
+        self._version = (int(h["ann"][0]), int(h["ann"][1])) if h["ann"] else None
+        self._moved = np.flatnonzero(self._list[: self._listed] < 0).tolist()
+        self.file_state = "mapped"
+
+    def _save_if_behind(self, conn: sqlite3.Connection) -> None:
+        n = self._n
+        if self.file_rows is None or n < self.file_rows:
+            return
+        if not self._dirty and self._unsaved < max(ann.EXTEND_MIN, ann.EXTEND_SHARE * n):
+            return
+        path = self._file(conn)
+        if path is None:
+            return
+        root = vf.table_root(conn)
+        ver = list(self._version) if self._version is not None else None
+        on_disk = vf.peek(path) if self.file_state != "corrupt" else None
+        if on_disk is not None and on_disk.get("model") == self.model and on_disk.get("table_root") == root \
+                and on_disk.get("ann") == ver and int(on_disk.get("hwm_seq", -1)) >= self._seq:
+            self._dirty, self._unsaved = False, 0  # another process wrote it
+            return
+        # rows deleted from hm_embeddings since they were read stay out of the file
+        present = np.fromiter((r[0] for r in conn.execute(
+            f"SELECT message_id FROM {emb.TABLE} WHERE seq <= ?", (self._seq,))), dtype=np.int64)
+        keep = np.isin(self._ids[:n], present)
+        rows = np.flatnonzero(keep)
+        listed = int(keep[: self._listed].sum())
+        lists = self._list[rows]
+        nlist = len(self._centroids) if self._centroids is not None else 0
+        counts = np.bincount(lists[:listed][lists[:listed] >= 0], minlength=nlist) if nlist else np.zeros(0, np.int64)
+        ids = self._ids[rows]
+        order = np.argsort(ids, kind="stable")
+        header = {"model": self.model, "rows": len(rows), "listed": listed, "nlist": nlist, "hwm_seq": self._seq,
+                  "ann": ver, "table_root": root}
+        arrays: dict[str, np.ndarray] = {"scale": self._scale[rows], "ids": ids, "seqs": self._seqs[rows],
+                                          "hashes": self._hash[rows], "lists": lists,
+                  "offsets": np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+                  "centroids": self._centroids if self._centroids is not None else np.zeros((0, emb.DIM), np.float32),
+                  "sorted_ids": ids[order], "sorted_rows": order.astype(np.int64)}
+        all_rows = len(rows) == n
+        if vf.write(path, header, (lambda a, b: self._qr(a, b)) if all_rows else (lambda a, b: self._qrows(rows[a:b])),
+                    arrays):
+            self.file_state = "written"
+        # written, or not (another writer holds the lock: its file is as new; a read-only folder):
+        # this process does not try again before as many rows again were read
+        self._dirty, self._unsaved = False, 0
 
     def _load_rows(self, conn: sqlite3.Connection, top: int) -> None:
         cur = conn.cursor()
         cur.row_factory = None  # plain tuples: sqlite3.Row objects double the load time
-        rows = [r for r in cur.execute(f"SELECT message_id, scale, vec, seq FROM {emb.TABLE} WHERE model = ? "
+        rows = [r for r in cur.execute(f"SELECT message_id, scale, vec, seq, text_hash FROM {emb.TABLE} WHERE model = ? "
                                        "AND seq > ? AND seq <= ?", (self.model, self._seq, top))
                 if len(r[2]) == emb.DIM]  # empty: no text
         self._seq = top
+        self._unsaved += len(rows)
         if not rows:
             return
         # one buffer for all new vectors: a Python loop per row took 8 s for 100,000 on a busy machine
         mids = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
         scale = np.fromiter((float(r[1]) for r in rows), dtype=np.float32, count=len(rows))
         seqs = np.fromiter((int(r[3]) for r in rows), dtype=np.int64, count=len(rows))
+        hashes = np.fromiter((int(r[4]) & 0xFFFFFFFF for r in rows), dtype=np.uint32, count=len(rows))
         quantised = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int8).reshape(len(rows), emb.DIM)
         fresh = np.ones(len(rows), dtype=bool)
         if self._n:
             for k, mid in enumerate(mids.tolist()):
                 at = self._row_of(mid)
                 if at is not None:  # re-embedded: replace in place, out of its list
-                    self._q[at], self._scale[at], self._seqs[at] = quantised[k], scale[k], seqs[k]
+                    self._qset(at, quantised[k])
+                    self._scale[at], self._seqs[at], self._hash[at] = scale[k], seqs[k], hashes[k]
                     if at < self._listed and self._list[at] >= 0:
                         self._list[at] = -1
                         self._moved.append(at)
@@ -151,8 +311,9 @@ class VectorIndex:
             return
         self._grow(count)
         start, end = self._n, self._n + count
-        self._q[start:end], self._scale[start:end] = quantised[fresh], scale[fresh]
+        self._q[start - self._b:end - self._b], self._scale[start:end] = quantised[fresh], scale[fresh]
         self._ids[start:end], self._seqs[start:end], self._list[start:end] = mids[fresh], seqs[fresh], -1
+        self._hash[start:end] = hashes[fresh]
         self._n = end
         if start == 0 or count > len(self._sorted_ids) // 20:
             self._resort()
@@ -163,6 +324,7 @@ class VectorIndex:
         """Group the rows by the lists of build ``want`` (rows its assignments do not cover, or
         cover with an older vector, go to the tail), or drop the lists (``None``)."""
         n = self._n
+        self._dirty = True  # the file's lists are not these
         self._version, self._centroids, self._moved = want, None, []
         self._list[:n] = -1
         self._listed, self._offsets = 0, np.zeros(1, dtype=np.int64)
@@ -179,8 +341,9 @@ class VectorIndex:
             np.zeros(n, dtype=bool)
         row_list = np.where(valid, lists[at] if len(ids) else 0, build.nlist).astype(np.int64)
         order = np.argsort(row_list, kind="stable")  # grouped by list, the tail (nlist) last
-        self._q[:n], self._scale[:n], self._ids[:n] = self._q[order], self._scale[order], self._ids[order]
-        self._seqs[:n] = self._seqs[order]
+        self._q, self._bq, self._b, self._base = self._qrows(order), self._bq[:0], 0, None  # all in memory now
+        self._scale[:n], self._ids[:n] = self._scale[order], self._ids[order]
+        self._seqs[:n], self._hash[:n] = self._seqs[order], self._hash[order]
         self._list[:n] = np.where(valid[order], row_list[order], -1).astype(np.int32)
         self._listed = int(valid.sum())
         self._offsets = np.concatenate([[0], np.cumsum(np.bincount(row_list[valid], minlength=build.nlist))])
@@ -194,13 +357,13 @@ class VectorIndex:
         for at in range(start, end, CHUNK):
             stop = min(end, at + CHUNK)
             # einsum's own loop, not BLAS: a threaded BLAS call is 10-50x slower on a busy machine
-            out[at - start:stop - start] = np.einsum("ij,j->i", self._q[at:stop].astype(np.float32), q)
+            out[at - start:stop - start] = np.einsum("ij,j->i", self._qr(at, stop).astype(np.float32), q)
         return out * self._scale[start:end]
 
     def _rows_scores(self, rows: np.ndarray, q: np.ndarray) -> np.ndarray:
         if not len(rows):
             return np.zeros(0, dtype=np.float32)
-        return np.einsum("ij,j->i", self._q[rows].astype(np.float32), q) * self._scale[rows]
+        return np.einsum("ij,j->i", self._qrows(rows).astype(np.float32), q) * self._scale[rows]
 
     def _ann_ready(self, neighbour: float) -> str:
         """``""`` when this search may use the index, else why not (logged once per reason)."""
@@ -224,6 +387,16 @@ class VectorIndex:
         ready index, only the nearest lists and the tail are scored, more lists when fewer than
         ``k`` candidates pass; else (or ``exact``) every vector. ``neighbour`` adds that share of
         the better cosine of the messages at id -1 / +1 (when indexed; an exact scan)."""
+        try:
+            return self._nearest(conn, qvec, k, cond, params, needs_session, neighbour, exact)
+        except vf.VectorFileCorrupt as exc:  # found damaged while reading it: read state.db instead
+            logger.warning("vector file ignored and written again: %s", exc)
+            self._reset()
+            self.file_state, self._dirty = "corrupt", True
+            return self._nearest(conn, qvec, k, cond, params, needs_session, neighbour, exact)
+
+    def _nearest(self, conn: sqlite3.Connection, qvec: np.ndarray, k: int, cond: str, params: list[Any] | None,
+                 needs_session: bool, neighbour: float, exact: bool) -> list[tuple[int, float]]:
         self.refresh(conn)
         n = self._n
         if n == 0 or k <= 0:
@@ -289,7 +462,8 @@ class VectorIndex:
             chunk = [int(ids[i]) for i in top[start:end]]
             todo = [m for m in chunk if m not in checked]
             if todo:
-                ok = self._check(conn, todo, cond, params, needs_session)
+                hashes = {int(ids[i]): int(self._hash[rows[i]]) for i in top[start:end]}
+                ok = self._check(conn, todo, hashes, cond, params, needs_session)
                 checked.update((m, m in ok) for m in todo)
             out += [(int(ids[i]), float(scores[i])) for i in top[start:end] if checked[int(ids[i])]]
             start = end
@@ -308,16 +482,31 @@ class VectorIndex:
             best = np.maximum(best, np.where(hit, scores[order[at]], 0.0))
         return best
 
-    def _check(self, conn: sqlite3.Connection, ids: list[int], cond: str, params: list[Any],
-               needs_session: bool) -> set[int]:
+    def _check(self, conn: sqlite3.Connection, ids: list[int], hashes: dict[int, int], cond: str,
+               params: list[Any], needs_session: bool) -> set[int]:
+        """The ``ids`` whose message exists, passes the filters and still has the text embedded
+        (its hash is ``hashes[id]``, the ``text_hash`` read with the vector: ``messages`` alone is
+        read, not ``hm_embeddings``, whose pages a fresh process would fetch one per candidate)."""
         join = " JOIN sessions s ON s.id = m.session_id" if needs_session else ""
         ok: set[int] = set()
         for at in range(0, len(ids), 500):
             chunk = ids[at:at + 500]
             rows = conn.execute(
-                f"SELECT m.id, m.role, m.content, e.text_hash FROM messages m{join} JOIN {emb.TABLE} e "
-                f"ON e.message_id = m.id AND e.model = ? WHERE m.id IN ({','.join('?' * len(chunk))}){cond}",
-                [self.model, *chunk, *params],
-            ).fetchall()
-            ok.update(int(r[0]) for r in rows if emb.text_hash(emb.embed_text(r[1], r[2])) == int(r[3]))
+                f"SELECT m.id, m.role, m.content FROM messages m{join} "
+                f"WHERE m.id IN ({','.join('?' * len(chunk))}){cond}", [*chunk, *params]).fetchall()
+            ok.update(int(r[0]) for r in rows
+                      if emb.text_hash(emb.embed_text(r[1], r[2])) & 0xFFFFFFFF == hashes[int(r[0])])
         return ok
+
+
+def persist(db: Any, model: str, index: VectorIndex | None = None) -> dict[str, Any]:
+    """Bring the vector file of ``db`` (a SessionDB) up to date for ``model`` after the indexer or
+    ``sessions reindex`` changed the vectors or the lists: ``index`` (the process's own, when it
+    is of ``model``) or a new one is refreshed under the database's lock, which maps the file,
+    reads what is newer from SQLite and writes the file when it fell behind (module doc).
+    Returns ``{"vectors", "file": "mapped" | "written" | "none" | "corrupt" | "stale"}``. Raises
+    ``sqlite3.Error`` as a search would."""
+    ix = index if index is not None and index.model == model else VectorIndex(model)
+    with db._lock:
+        ix.refresh(db._live())
+    return {"vectors": len(ix), "file": ix.file_state}
