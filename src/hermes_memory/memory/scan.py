@@ -43,7 +43,9 @@ Checks in this order, first hit wins:
 Speed (LoCoMo texts: p50 about 58 us, p95 about 300 us of CPU; ``bench/memory_scan.py``): a family's regex runs only
 when one of its keywords occurs in the lower-cased text (one C substring test per keyword), and
 all but the case-sensitive families run on the lower-cased text without ``re.IGNORECASE`` so the
-engine can skip ahead on literal prefixes. Every regex is bounded: fillers allow 0-8 words, gaps
+engine can skip ahead on literal prefixes. A plain ASCII note (:func:`_plain`: one search finds
+nothing the invisible check, the leetspeak views or the decoding could act on) goes straight to the
+families and the learned layer. Every regex is bounded: fillers allow 0-8 words, gaps
 are ``{0,N}``, no unbounded repeat sits inside another one (a test walks the parse trees), and
 64 KiB near-miss strings scan in linear time.
 
