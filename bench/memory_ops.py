@@ -32,6 +32,17 @@ feature sets of every window) and ``scan_learned_score`` (their weights summed; 
 ``write`` (the store's temp-write + fsync + rename), and ``fixed_cpu`` = median(op) - median(bare). ``read_cache`` counts the ops that skipped the re-read (``hits``) and
 names the cache's trust mode for the folder (``multigrain``, ``tick`` or ``null``: always re-read).
 
+``scan_in_op`` is the scan as an op really pays it (the parts above are timed back to back, with
+warm caches; inside an op the scan runs right after the previous write's fsync slept, and costs
+two to four times as much): after the main rounds, as many more rounds (each op still followed by
+its bare write) alternate between ops whose scan is timed and ops whose scan is skipped.
+``scan_us`` is the median of the timed scans of adds and replaces, ``op_cost_us`` = median(add and
+replace with the scan) - median(add and replace without it): what the scan adds to an op, its own
+time plus the caches it takes from the rest of the op; ``share`` = ``op_cost_us`` / median(add and
+replace); ``back_to_back_us`` is the median of as many scans run one after another (warm), and
+``cold_factor`` = ``op_cost_us / back_to_back_us``: a scan layer that adds X us back to back adds
+about ``cold_factor`` times X to an op.
+
 ``reference`` runs the same rounds through the reference agent's own ``MemoryStore`` (its venv,
 ``~/.cache/hermes-memory/backends/hermes-agent-0.19.0``) in the same folder, with its own bare
 writes beside it; ``--no-reference`` skips it.
@@ -57,6 +68,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from hermes_memory.memory import MemoryStore, scan_learned  # noqa: E402
+from hermes_memory.memory import ops as ops_mod  # noqa: E402
 from hermes_memory.memory import scan as scan_mod  # noqa: E402
 from hermes_memory.memory.filecache import trust_mode  # noqa: E402
 from hermes_memory.memory.scan_text import find_invisible, for_matching  # noqa: E402
@@ -192,13 +204,59 @@ def run_ours(folder: str, rounds: int) -> dict:
             part("scan_learned_score", lambda feats=feats: learned_score(feats))
             text = mem_file.read_text(encoding="utf-8")
             part("write", lambda text=text: store._write(mem_file, text))
+        in_op = scan_in_op(store, max(rounds, 2), measure, times)
         file_chars = len(mem_file.read_text(encoding="utf-8"))
         mode = trust_mode(str(mem))
     out = _summary(times)
     out["breakdown_us"] = {**{k: _us(v) for k, v in parts.items()}, "fixed_cpu": out["fixed_cpu_us"]}
+    out["scan_in_op"] = in_op
     out["read_cache"] = {"mode": mode, "hits": hits, "misses": misses}
     out["file_chars"] = file_chars
     return out
+
+
+def scan_in_op(store: MemoryStore, rounds: int, measure, times: dict[str, list[float]]) -> dict:
+    """The scan's cost inside ops (see the module docstring): ``{"scan_us", "op_cost_us", "share"}``.
+
+    ``measure(name, fn)`` runs and times one op and its bare write, appending to ``times[name]``;
+    the extra rounds' timings are taken out of ``times`` again, so the main figures stay the main rounds'.
+    """
+    real = ops_mod.scan_memory_content
+    scans: list[float] = []
+
+    def timed(text: str) -> str | None:
+        t0 = time.perf_counter()
+        r = real(text)
+        scans.append(time.perf_counter() - t0)
+        return r
+
+    keep = {k: len(v) for k, v in times.items()}
+    with_scan: list[float] = []
+    without: list[float] = []
+    try:
+        for i in range(rounds):
+            skip = i % 2 == 1
+            ops_mod.scan_memory_content = (lambda text: None) if skip else timed
+            note = f"Round {i} in op: user prefers concise answers and metric units"
+            measure("add", lambda note=note: store.add("memory", note))
+            measure("replace", lambda i=i: store.replace("memory", f"Round {i} in op:", f"Round {i}: user prefers short answers"))
+            measure("remove", lambda i=i: store.remove("memory", f"Round {i}:"))
+            (without if skip else with_scan).extend([times["add"][-1], times["replace"][-1]])
+    finally:
+        ops_mod.scan_memory_content = real
+        for k, kept in keep.items():
+            del times[k][kept:]
+    warm: list[float] = []
+    for i in range(rounds):  # the same scans back to back: nothing sleeps in between
+        text = f"Round {i} back to back: user prefers concise answers and metric units"
+        t0 = time.perf_counter()
+        real(text)
+        warm.append(time.perf_counter() - t0)
+    cost = statistics.median(with_scan) - statistics.median(without)
+    warm_us = _us(warm)
+    return {"scan_us": _us(scans), "op_cost_us": round(cost * 1e6, 1),
+            "share": round(cost / statistics.median(with_scan), 3), "back_to_back_us": warm_us,
+            "cold_factor": round(cost * 1e6 / warm_us, 2) if warm_us else None, "rounds": rounds}
 
 
 _REFERENCE_LOOP = r"""

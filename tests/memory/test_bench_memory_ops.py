@@ -23,6 +23,7 @@ def test_memory_ops_bench_prints_every_figure_for_each_folder_and_the_reference(
     assert set(run["median_us"]) == {"add", "replace", "remove", "bare"}
     assert set(run["breakdown_us"]) == {"lock", "critical_section", "read_miss", "scan", "scan_regex", "scan_learned_features",
                                      "scan_learned_score", "write", "fixed_cpu"}
+    assert set(run["scan_in_op"]) == {"scan_us", "op_cost_us", "share", "back_to_back_us", "cold_factor", "rounds"}
     assert set(run["headroom_us"]) == {"add", "replace", "remove"}
     cache = run["read_cache"]
     assert cache["hits"] + cache["misses"] == 9

@@ -43,7 +43,9 @@ Checks in this order, first hit wins:
 Speed (LoCoMo texts: p50 about 58 us, p95 about 300 us of CPU; ``bench/memory_scan.py``): a family's regex runs only
 when one of its keywords occurs in the lower-cased text (one C substring test per keyword), and
 all but the case-sensitive families run on the lower-cased text without ``re.IGNORECASE`` so the
-engine can skip ahead on literal prefixes. Every regex is bounded: fillers allow 0-8 words, gaps
+engine can skip ahead on literal prefixes. A plain ASCII note (:func:`_plain`: one search finds
+nothing the invisible check, the leetspeak views or the decoding could act on) goes straight to the
+families and the learned layer. Every regex is bounded: fillers allow 0-8 words, gaps
 are ``{0,N}``, no unbounded repeat sits inside another one (a test walks the parse trees), and
 64 KiB near-miss strings scan in linear time.
 
@@ -449,25 +451,57 @@ def _scan_cached(text: str) -> str | None:
     return _scan(text)
 
 
+#: For an ASCII text, one search for what any of the extra views needs: a C0 control or DEL
+#: (:func:`.scan_text.find_invisible`'s ASCII members), a letter after a digit or leet symbol or
+#: a spelled-out run (the quick forms :func:`.scan_text.leet_views` tests first), or what
+#: :func:`.scan_text.decoded_views` needs before it decodes anything (``\\x``, ``%XX``, 16
+#: non-space characters). No match: the text is its own normalised form, with no leetspeak view,
+#: no decoded payload and no invisible character, so :func:`_scan` skips those steps (issue 13 §6;
+#: ``tests/memory/test_scan_fast_path.py`` checks it gives :func:`_scan_full`'s result).
+_ASCII_EXTRA = re.compile(
+    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|[0-9@$|!+][A-Za-z]|[ ._*-]\w[ ._*-]\w[ ._*-]|\\x|%[0-9A-Fa-f]{2}|\S{16}"
+)
+
+
+def _plain(text: str) -> bool:
+    """True when ``text`` needs none of the extra views (see :data:`_ASCII_EXTRA`)."""
+    return text.isascii() and _ASCII_EXTRA.search(text) is None
+
+
 def _scan(text: str) -> str | None:
     text = text[:MAX_SCAN_CHARS]
+    if not _plain(text):
+        return _scan_full(text)
+    # A plain note (most of them): the families on the text itself, then the learned layer.
+    hits: list[str] = []
+    _family_hits(text, True, hits)
+    if hits:
+        return _blocked(hits[0], "")
+    learned = learned_hit(text.lower())
+    return None if learned is None else _learned_blocked(learned)
+
+
+def _scan_full(text: str) -> str | None:
+    """:func:`_scan` of any text, every view included (``text`` already cut to :data:`MAX_SCAN_CHARS`)."""
     bad = find_invisible(text)
     if bad:
         return f"Blocked: content contains invisible unicode character {bad} (possible injection)."
     norm = for_matching(text)
     hits, inner = _scan_views(norm, True)
-    why = ""
     if hits:
-        why = f" (encoded text that decodes to '{inner}')" if inner else ""
-    else:
-        learned = _learned(norm)
-        if learned is None:
-            return None
-        hits = [learned.family]
-        grams = ", ".join(f"'{g}'" for g in learned.top)
-        why = f" (learned classifier: score {learned.score} over {learned.threshold}; strongest n-grams {grams})"
+        return _blocked(hits[0], f" (encoded text that decodes to '{inner}')" if inner else "")
+    learned = _learned(norm)
+    return None if learned is None else _learned_blocked(learned)
+
+
+def _learned_blocked(learned: LearnedHit) -> str:
+    grams = ", ".join(f"'{g}'" for g in learned.top)
+    return _blocked(learned.family, f" (learned classifier: score {learned.score} over {learned.threshold}; strongest n-grams {grams})")
+
+
+def _blocked(family: str, why: str) -> str:
     return (
-        f"Blocked: content matches threat pattern '{hits[0]}'{why}. Memory entries are injected into the "
+        f"Blocked: content matches threat pattern '{family}'{why}. Memory entries are injected into the "
         "system prompt, so they must not contain injection or exfiltration payloads. Rephrase the "
         "note as a plain fact."
     )

@@ -32,6 +32,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import repeat
 from pathlib import Path
 
 __all__ = [
@@ -110,8 +111,9 @@ def norm(n_features: int) -> float:
 def _window_score(model: Model, feats: set[str]) -> float:
     if not feats:
         return model.bias
-    get = model.weights.get
-    return model.bias + sum([get(f, 0.0) for f in feats]) / norm(len(feats))
+    # The weights in the set's order, summed in C (no list): the same floats in the same order as
+    # ``sum([get(f, 0.0) for f in feats])``, so the same bits.
+    return model.bias + sum(map(model.weights.get, feats, repeat(0.0))) / math.sqrt(max(len(feats), MIN_FEATURES))
 
 
 def _spans(low: str) -> list[str]:
@@ -208,12 +210,16 @@ def learned_hit(low: str, model: Model | None = None) -> LearnedHit | None:
     """``None`` when every window of ``low`` scores at or below the threshold, else the explained hit
     (the highest window's family and top n-grams)."""
     m = model or _shipped()
-    best: float = -math.inf
-    best_feats: set[str] = set()
-    for feats in iter_window_features(low):
-        s = _window_score(m, feats)
-        if s > best:
-            best, best_feats = s, feats
+    if len(low) <= WINDOW and "\n" not in low:  # one window (most notes): no generator
+        best_feats = features(low)
+        best = _window_score(m, best_feats)
+    else:
+        best = -math.inf
+        best_feats = set()
+        for feats in iter_window_features(low):
+            s = _window_score(m, feats)
+            if s > best:
+                best, best_feats = s, feats
     if best <= m.threshold:
         return None
     contrib = sorted(((m.weights[f], f) for f in best_feats if m.weights.get(f, 0.0) > 0), reverse=True)
