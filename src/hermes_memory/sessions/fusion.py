@@ -13,8 +13,11 @@ relevance order is fused; ``newest``/``oldest`` sorts and ``query_syntax`` searc
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Sequence
 from typing import Any
+
+from hermes_memory.sessions import speakers
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +77,61 @@ SEMANTIC_MARGIN = 1.0
 """Cosine candidates more than this below the best candidate's cosine are not fused (1.0: none
 dropped; e5 cosines of unrelated texts sit near 0.75-0.8, related ones above 0.85). At weight
 0.5 a margin of 0.05 changed tuning any@10 72.6 -> 72.8 % but multi-hop all@10 21.6 -> 18.9 %: off."""
+
+
+SPEAKER_COSINE = 0.04
+"""Added to the cosine of a candidate said by a speaker the query names (its text starts with
+their ``Name:`` tag, :func:`hermes_memory.sessions.speakers.spoken`) before the nearest
+:data:`SEMANTIC_POOL` are kept: the cosine order does not know who spoke, and "What does Melanie
+do to destress?" wants what Melanie said, not the other speaker's turns about the same thing
+(the lexical order has this rule, :data:`hermes_memory.sessions.ranking.SPEAKER_WEIGHT`). 0 = off.
+Tuned on LoCoMo conversations 0-2 (bench/locomo_recall.py, categories 1-4, fused; bonus / pool
+0.01 / 50, 0.02 / 50, 0.04 / 50, 0.02 / 100, 0.04 / 100, 0.04 / 200, 0.06 / 100, 0.08 / 100,
+1.0 / 100 tried): multi-hop all@10 29.7 -> 29.7 / 29.7 / 29.7 / 31.1 / 31.1 / 31.1 / 31.1 / 31.1 /
+31.1 %, any@10 85.6 -> 85.6 / 85.6 / 85.9 / 85.9 / 86.2 / 86.2 / 85.9 / 85.9 / 85.9 %, all@10
+76.0 -> 75.7 / 75.7 / 75.7 / 76.2 / 76.2 / 76.2 / 76.0 / 76.0 / 76.0 %; 0.04 with
+:data:`SPEAKER_POOL` 100 kept. Validation (3-4) figures: docs/benchmarks.md, issue 15 multi-hop."""
+SPEAKER_POOL = 100
+"""Nearest messages read when :data:`SPEAKER_COSINE` may apply (the query has a word that could
+name a speaker, :func:`hermes_memory.sessions.speakers.query_names`); the best
+:data:`SEMANTIC_POOL` of them after the bonus are fused (200 measured as 100 on conversations 0-2)."""
+
+
+def speaker_first(near: Sequence[tuple[int, float]], spoken: set[int], bonus: float | None = None,
+                  keep: int | None = None) -> list[tuple[int, float]]:
+    """The cosine candidates ``near`` (``(message_id, cosine)``, best first) ordered by cosine
+    plus ``bonus`` (default :data:`SPEAKER_COSINE`) for the ids in ``spoken`` (said by a speaker
+    the query names), best first (ties by message id, as the index orders them), cut to ``keep``
+    (default :data:`SEMANTIC_POOL`). The pairs keep their own cosines (so :func:`fuse`'s
+    :data:`SEMANTIC_FLOOR` still judges the text, not who said it); only their order changes.
+    Without a bonus or a spoken candidate: the first ``keep`` of ``near`` as given."""
+    b = SPEAKER_COSINE if bonus is None else float(bonus)
+    k = SEMANTIC_POOL if keep is None else int(keep)
+    if not b or not spoken.intersection(i for i, _ in near):
+        return list(near[:k])
+    return sorted(near, key=lambda t: (-(t[1] + b if t[0] in spoken else t[1]), t[0]))[:k]
+
+
+def semantic_candidates(conn: sqlite3.Connection, index: Any, qvec: Any, query: str, cond: str,
+                        params: list[Any], needs_session: bool) -> list[tuple[int, float]]:
+    """The cosine candidates one relevance search fuses, ``(message_id, cosine)`` best first: the
+    nearest :data:`SEMANTIC_POOL` messages of ``index`` (a
+    :class:`~hermes_memory.sessions.vector_index.VectorIndex`) to ``qvec`` that pass the search
+    filters (``cond``/``params``/``needs_session`` of
+    :func:`hermes_memory.sessions.message_search.filter_sql`), or, when ``query`` has a word that
+    could name a speaker and :data:`SPEAKER_COSINE` is on, the best of the nearest
+    :data:`SPEAKER_POOL` after :func:`speaker_first` (one more statement: the first
+    :data:`hermes_memory.sessions.speakers.TAG_CHARS` + 1 characters of those messages, by primary
+    key). ``sqlite3.Error`` (and the index's ``ValueError``/``TypeError``) propagate."""
+    names = speakers.query_names(query) if SPEAKER_COSINE else frozenset()
+    pool = max(SEMANTIC_POOL, SPEAKER_POOL) if names else SEMANTIC_POOL
+    near = index.nearest(conn, qvec, pool, cond, params, needs_session, neighbour=SEMANTIC_NEIGHBOUR)
+    if not names or not near:
+        return list(near[:SEMANTIC_POOL])
+    ids = [i for i, _ in near]
+    heads = conn.execute(f"SELECT id, substr(content, 1, {int(speakers.TAG_CHARS) + 1}) FROM messages "
+                         f"WHERE id IN ({','.join('?' * len(ids))})", ids).fetchall()
+    return speaker_first(near, speakers.spoken(names, heads))
 
 
 def fuse(lexical: Sequence[int], semantic: Sequence[tuple[int, float]], *, weight: float | None = None,

@@ -404,7 +404,7 @@ class MessageSearchMethods(StoreBase):
                 ids = feedback_sql.run(conn, stats, plan, filters, sort, ids, hits, sess_of, sig, pool=pool,
                                        rank_sql=rank_sql)
             if qvec is not None:
-                ids = self._fuse_semantic(conn, sem, qvec, ids, filters)
+                ids = self._fuse_semantic(conn, sem, qvec, ids, filters, query)
             times: dict[int, float] = {}
             if ids and not relevance:
                 times = {
@@ -417,14 +417,14 @@ class MessageSearchMethods(StoreBase):
             return Ranked(ids, hits, plan, kept, read, times)
 
     def _fuse_semantic(self, conn: sqlite3.Connection, sem: Any, qvec: Any, ids: list[int],
-                       filters: SearchFilters) -> list[int]:
+                       filters: SearchFilters, query: str = "") -> list[int]:
         """``ids`` (lexical relevance order) fused with the nearest indexed messages that pass
-        ``filters`` (:func:`hermes_memory.sessions.fusion.fuse`). A failure (our vector table
+        ``filters`` (:func:`hermes_memory.sessions.fusion.semantic_candidates`: turns said by a
+        speaker ``query`` names first, :func:`hermes_memory.sessions.fusion.fuse`). A failure (our vector table
         damaged or dropped by another program, a bad vector) is logged and leaves the lexical order."""
         cond, params, needs_session = filter_sql(filters)
         try:
-            near = sem.index.nearest(conn, qvec, fusion.SEMANTIC_POOL, cond, params, needs_session,
-                                     neighbour=fusion.SEMANTIC_NEIGHBOUR)
+            near = fusion.semantic_candidates(conn, sem.index, qvec, query, cond, params, needs_session)
         except (sqlite3.Error, ValueError, TypeError, MemoryError) as exc:
             logger.warning("semantic candidates failed; lexical order kept: %s", exc)
             return ids
