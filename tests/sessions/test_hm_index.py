@@ -161,6 +161,29 @@ def test_damaged_index_is_rebuilt_and_only_ours(tmp_path: Path) -> None:
     assert _reference_rows(path) == before
 
 
+def test_a_structure_record_that_makes_fts5_run_out_of_memory_is_damage_and_rebuilt(tmp_path: Path) -> None:
+    """A damaged structure record can read as a wild segment count: FTS5 then answers SQLITE_NOMEM,
+    which Python raises as MemoryError, not DatabaseError. That is still our damaged index: the
+    file opens, ours is rebuilt, the reference's objects are untouched. The 14 bytes are one of
+    the random blocks (10 in 500) that did this to SQLite's FTS5 here."""
+    path = tmp_path / "state.db"
+    _seed(path)
+    before = _reference_rows(path)
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE hm_messages_fts_data SET block = ? WHERE id = 10",
+                 (bytes.fromhex("b81916e75971913bb02682b2ccd3"),))
+    conn.commit()
+    conn.close()
+    db = SessionDB(path)
+    try:
+        assert db.migration["index"]["action"] == "rebuilt"
+        assert len(_ids(db, "otters")) == 30
+        assert db.fts_integrity_check()
+    finally:
+        db.close()
+    assert _reference_rows(path) == before
+
+
 def test_first_build_of_a_large_history_goes_in_chunks_and_keeps_concurrent_writes(tmp_path: Path, monkeypatch) -> None:
     from hermes_memory.sessions.migrations import migrate
 

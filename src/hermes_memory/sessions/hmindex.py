@@ -277,9 +277,17 @@ def _install_change_triggers(conn: sqlite3.Connection) -> None:
 
 _DAMAGE_WORDS = ("malformed", "corrupt", "vtable constructor failed")
 
+#: What a statement on a damaged FTS5 index can raise: SQLite's corruption errors, and MemoryError,
+#: which is how Python's sqlite3 raises SQLITE_NOMEM: a damaged structure record can read as a wild
+#: segment count that FTS5 then fails to allocate (2 % of random structure blocks here).
+FTS_ERRORS: tuple[type[BaseException], ...] = (sqlite3.DatabaseError, MemoryError)
+
 
 def is_damage(exc: BaseException) -> bool:
-    """True for the SQLite/FTS5 errors a damaged full-text index raises."""
+    """True for the SQLite/FTS5 errors a damaged full-text index raises (a MemoryError included:
+    callers confirm with :func:`integrity_ok` before rebuilding, so a real shortage is not mistaken)."""
+    if isinstance(exc, MemoryError):
+        return True
     text = str(exc).lower()
     return any(w in text for w in _DAMAGE_WORDS)
 
@@ -290,7 +298,7 @@ def drop_fts(conn: sqlite3.Connection, table: str) -> None:
     try:
         conn.execute(f"DROP TABLE IF EXISTS {table}")
         return
-    except sqlite3.DatabaseError as exc:
+    except FTS_ERRORS as exc:
         if not is_damage(exc):
             raise
     conn.execute("CREATE VIRTUAL TABLE temp.hm_blank USING fts5(x)")
@@ -382,7 +390,7 @@ def integrity_ok(conn: sqlite3.Connection) -> bool:
     try:
         for table in (MAIN, CJK):
             conn.execute(f"INSERT INTO {table}({table}, rank) VALUES('integrity-check', 1)")
-    except sqlite3.DatabaseError as exc:
+    except FTS_ERRORS as exc:
         logger.warning("hermes-memory full-text index failed its integrity check: %s", exc)
         return False
     return True
@@ -500,7 +508,7 @@ def sync(conn: sqlite3.Connection) -> dict[str, Any]:
             report.update(_verify_some(conn))
             if report["changed"] and report["action"] == "none":
                 report["action"] = "caught_up"
-        except sqlite3.DatabaseError as exc:
+        except FTS_ERRORS as exc:
             if not is_damage(exc) or integrity_ok(conn):
                 raise
             report["action"] = "rebuilt"
