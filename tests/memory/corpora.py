@@ -103,14 +103,15 @@ def heldout3_benign() -> list[tuple[str, str]]:
     return [(cat, n) for cat, notes in data["benign"]["notes"].items() for n in notes]
 
 
-#: Every corpus the scan has been tuned on, in the order they were written. The third sealed set
-#: joined after its second look (``heldout3_measurements.json``): a later sealed set's test checks
-#: that it shares no phrasing with any of these.
-TUNING = ("original", "dev", "heldout", "heldout2", "heldout3")
+#: Every corpus the scan has been tuned on, in the order they were written. The third and fourth
+#: sealed sets joined after their second looks (``heldout3_measurements.json``,
+#: ``heldout4_measurements.json``): a later sealed set's test checks that it shares no phrasing with
+#: any of these.
+TUNING = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4")
 
 
 def heldout4_attacks() -> list[tuple[str, str]]:
-    """``(family, phrasing)`` of the fourth sealed held-out set (``heldout4_corpus.json``; measured before/after only)."""
+    """``(family, phrasing)`` of the fourth held-out set (``heldout4_corpus.json``; sealed for two looks, tuning data since)."""
     data = json.loads((DATA / "heldout4_corpus.json").read_text(encoding="utf-8"))
     return [(fam, p) for fam, v in data["attacks"].items() for p in v["phrasings"]]
 
@@ -136,7 +137,7 @@ def tuning_corpus(name: str) -> tuple[list[str], list[str]]:
     """``(attacks, benign)`` texts of a corpus the scan was tuned on, by the name the measurement logs use.
 
     ``name``: ``"original"`` (attack_corpus.json; benign_notes.json plus every LoCoMo text), ``"dev"``,
-    ``"heldout"``, ``"heldout2"`` or ``"heldout3"``. Raises ``KeyError`` for any other name.
+    ``"heldout"``, ``"heldout2"``, ``"heldout3"`` or ``"heldout4"``. Raises ``KeyError`` for any other name.
     """
     if name == "original":
         return ([p for _, p in attack_phrasings()], [n for _, n in own_benign_notes() + locomo_notes()])
@@ -146,6 +147,7 @@ def tuning_corpus(name: str) -> tuple[list[str], list[str]]:
         "heldout": (heldout_attacks, heldout_benign),
         "heldout2": (heldout2_attacks, heldout2_benign),
         "heldout3": (heldout3_attacks, heldout3_benign),
+        "heldout4": (heldout4_attacks, heldout4_benign),
     }
     attacks, benign = loaders[name]
     return [p for _, p in attacks()], [n for _, n in benign()]

@@ -1,14 +1,15 @@
-"""The sealed fourth held-out set of the threat scan (issue 13 §4): figures held at what it measured.
+"""The fourth held-out set of the threat scan (issue 13 §4): figures held at what it measured.
 
 ``data/heldout4_corpus.json`` was written blind (without reading the scan's modules, its training
 scripts, its model or the tuning corpora's texts) from the styles of public prompt-injection
 datasets and write-ups, committed before the scan was run on it, and measured once with the scan as
-on main (``bench/scan_corpora.py --record``, logged in ``data/heldout4_measurements.json``); it is
-measured once more after the next round of changes and is never tuned on. The tests hold the scan
-at the last logged figures, overall, per attack family and per benign category, so a change that
-blocks fewer of its attacks or refuses more of its notes fails; and they check it shares no
-phrasing (case, punctuation and whitespace folded, ``corpora.fold``) with any corpus the scan was
-tuned on, the third held-out set included.
+on main and once after the next round of changes (``bench/scan_corpora.py --record``, logged in
+``data/heldout4_measurements.json``). Both looks are spent, so it is **tuning data now** (the
+semantic layer trains on it; it is in :data:`tests.memory.corpora.TUNING`), like the third set
+before it. The tests hold the scan at the last logged figures, overall, per attack family and per
+benign category, so a change that blocks fewer of its attacks or refuses more of its notes fails;
+and they check it shares no phrasing (case, punctuation and whitespace folded, ``corpora.fold``)
+with any corpus tuned on before it was written, the third held-out set included.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from tests.memory import corpora
 
 LOG = json.loads((corpora.DATA / "heldout4_measurements.json").read_text(encoding="utf-8"))["measurements"]
 LAST = LOG[-1]
-#: Corpora the scan was tuned on (all of them by now), as named in the log's entries.
-TUNING = list(corpora.TUNING)
+#: Corpora the scan was tuned on before this set was written, as named in the log's entries (the set
+#: itself joined corpora.TUNING after its second look).
+TUNING = list(corpora.TUNING[: corpora.TUNING.index("heldout4")])
 
 
 def test_heldout4_is_large_sourced_and_shares_no_phrasing_with_the_tuning_corpora() -> None:
