@@ -15,6 +15,7 @@ import pytest
 
 from hermes_memory.memory import ENTRY_DELIMITER, LockFileError, MemoryStore
 from hermes_memory.memory.store import parse_entries
+from tests.helpers.values import present
 from tests.memory import crash_writer
 from tests.memory.backing import Backing
 
@@ -303,7 +304,7 @@ def test_B11_stale_instances_merge_on_disk(backing: Backing) -> None:
     assert a.add("memory", "alpha")["success"]
     assert b.add("memory", "beta")["success"]  # b never saw alpha
     assert b.replace("memory", "seed", "seed2")["success"]
-    backing.seed("memory", backing.text("memory") + "\n§\ngamma")  # external writer
+    backing.seed("memory", present(backing.text("memory")) + "\n§\ngamma")  # external writer
     assert a.remove("memory", "alpha")["success"]
     assert set(backing.new().entries("memory")) == {"seed2", "beta", "gamma"}
-    assert a.format_for_system_prompt("memory").endswith("\nseed")  # snapshot stays frozen
+    assert present(a.format_for_system_prompt("memory")).endswith("\nseed")  # snapshot stays frozen

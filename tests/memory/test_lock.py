@@ -13,6 +13,7 @@ import pytest
 
 from hermes_memory.memory import LockFileError, MemoryStore
 from hermes_memory.memory.lock import LockSymlinkError, LockTimeout, SidecarLock
+from tests.helpers.values import present
 
 _HOLDER = """
 import fcntl, sys
@@ -170,7 +171,7 @@ def test_a_waiter_on_a_lock_file_that_is_replaced_locks_the_new_file(tmp_path: P
         except BaseException as exc:  # noqa: BLE001 - reported below
             got.append(exc)
             return
-        got.append(os.fstat(lock._fd).st_ino)
+        got.append(os.fstat(present(lock._fd, "the held lock's descriptor")).st_ino)
         lock.release()
 
     try:

@@ -15,6 +15,7 @@ import pytest
 
 from hermes_memory.memory import ENTRY_DELIMITER, MemoryStore
 from hermes_memory.memory.store import SUCCESS_NOTE
+from tests.helpers.values import present
 from tests.memory.backing import Backing
 
 
@@ -188,7 +189,7 @@ def test_over_limit_file_is_kept_and_logged(backing: Backing, caplog: pytest.Log
         s.load_from_disk()
     assert s.memory_entries == ["a" * 600]
     assert any("exceeds" in r.getMessage() for r in caplog.records)
-    assert "OVER BUDGET" in s.format_for_system_prompt("memory")
+    assert "OVER BUDGET" in present(s.format_for_system_prompt("memory"))
 
 
 def test_short_file_is_not_logged(backing: Backing, caplog: pytest.LogCaptureFixture) -> None:
@@ -208,11 +209,11 @@ def test_snapshot_is_frozen_until_next_load(backing: Backing) -> None:
     s.add("memory", "first fact")
     s.load_from_disk()
     s.add("memory", "second fact")
-    snap = s.format_for_system_prompt("memory")
+    snap = present(s.format_for_system_prompt("memory"))
     assert "first fact" in snap and "second fact" not in snap and "MEMORY" in snap
     assert s.memory_entries == ["first fact", "second fact"]  # live state moves on
     s.load_from_disk()
-    assert "second fact" in s.format_for_system_prompt("memory")
+    assert "second fact" in present(s.format_for_system_prompt("memory"))
 
 
 def test_snapshot_render_format(backing: Backing) -> None:
@@ -225,15 +226,15 @@ def test_snapshot_render_format(backing: Backing) -> None:
     assert block == "\n".join(
         ["═" * 46, "MEMORY (your personal notes) [67% — 1,474/2,200 chars]", "═" * 46, ENTRY_DELIMITER.join(entries)]
     )
-    assert s.format_for_system_prompt("user").splitlines()[1] == "USER PROFILE (who the user is) [0% — 9/1,375 chars]"
+    assert present(s.format_for_system_prompt("user")).splitlines()[1] == "USER PROFILE (who the user is) [0% — 9/1,375 chars]"
 
 
 def test_huge_over_budget_block_is_truncated_in_the_middle(backing: Backing) -> None:
-    entries = [f"{i:04d}" + "z" * 96 for i in range(100)]  # ~10,300 chars, cap max(2*500, 4000)=4000
+    entries = [f"{i:04d}" + "z" * 96 for i in range(100)]  # ~10,300 chars, cap max(2*500, 4000)=4000)
     backing.seed("memory", ENTRY_DELIMITER.join(entries))
     s = backing.new(500, 300)
     s.load_from_disk()
-    block = s.format_for_system_prompt("memory")
+    block = present(s.format_for_system_prompt("memory"))
     assert entries[0] in block and entries[-1] in block and entries[50] not in block
     assert "truncated" in block and len(block) < 4000 + 300
 
@@ -287,7 +288,7 @@ def test_batch_unknown_action_aborts(store: MemoryStore) -> None:
 def test_drift_guard_refuses_replace_and_keeps_backup(store: MemoryStore, backing: Backing) -> None:
     store.add("memory", "fact A")
     block = "\n" + "undelimited hand-written text " * 83  # ~2.4 KB, glued onto the last entry
-    backing.seed("memory", backing.text("memory") + block)
+    backing.seed("memory", present(backing.text("memory")) + block)
     before = backing.raw("memory")
     r = store.replace("memory", "fact A", "fact B")
     assert r["success"] is False and backing.backup_marker in r["error"] and r["remediation"]
@@ -300,7 +301,7 @@ def test_an_entry_over_the_whole_limit_is_not_told_that_adding_still_works(store
     """The drift refusal said "Adding entries still works meanwhile" also when one entry alone is
     over the limit, where every add is refused too; the advice must match what the store does."""
     store.add("memory", "fact A")
-    backing.seed("memory", backing.text("memory") + "\n" + "undelimited hand-written text " * 83)
+    backing.seed("memory", present(backing.text("memory")) + "\n" + "undelimited hand-written text " * 83)
     r = store.remove("memory", "fact A")
     assert r["success"] is False and "longer than the whole" in r["error"]
     assert "Adding entries still works" not in r["remediation"]
@@ -309,7 +310,7 @@ def test_an_entry_over_the_whole_limit_is_not_told_that_adding_still_works(store
 
 def test_add_still_works_under_mild_drift(store: MemoryStore, backing: Backing) -> None:
     store.add("memory", "fact A")
-    backing.seed("memory", backing.text("memory") + "\nhand note")
+    backing.seed("memory", present(backing.text("memory")) + "\nhand note")
     r = store.add("memory", "fact B")
     assert r["success"]
     assert store.memory_entries == ["fact A\nhand note", "fact B"]
@@ -379,7 +380,7 @@ def test_poisoned_entry_is_blocked_in_snapshot_only(backing: Backing) -> None:
     backing.seed("memory", ENTRY_DELIMITER.join(["alpha", payload]))
     s = backing.new()
     s.load_from_disk()
-    snap = s.format_for_system_prompt("memory")
+    snap = present(s.format_for_system_prompt("memory"))
     assert "[BLOCKED:" in snap and payload not in snap and "alpha" in snap
     assert s.memory_entries == ["alpha", payload]
     assert s.remove("memory", payload)["success"]  # still removable
@@ -391,7 +392,7 @@ def test_brainworm_in_user_file_is_blocked(backing: Backing) -> None:
     backing.seed("user", worm)
     s = backing.new()
     s.load_from_disk()
-    assert "[BLOCKED:" in s.format_for_system_prompt("user") and "example.invalid" not in s.format_for_system_prompt("user")
+    assert "[BLOCKED:" in present(s.format_for_system_prompt("user")) and "example.invalid" not in present(s.format_for_system_prompt("user"))
 
 
 def test_clean_blocked_marker_entry_is_not_rewrapped(backing: Backing) -> None:
@@ -399,7 +400,7 @@ def test_clean_blocked_marker_entry_is_not_rewrapped(backing: Backing) -> None:
     backing.seed("memory", marker)
     s = backing.new()
     s.load_from_disk()
-    assert s.format_for_system_prompt("memory").endswith("\n" + marker)
+    assert present(s.format_for_system_prompt("memory")).endswith("\n" + marker)
 
 
 def test_error_echo_is_sanitised(backing: Backing) -> None:
@@ -414,7 +415,7 @@ def test_oversized_entry_gets_too_large_placeholder(backing: Backing) -> None:
     backing.seed("memory", "q" * 70_000)
     s = backing.new(memory_char_limit=100_000)
     s.load_from_disk()
-    assert "too large to scan" in s.format_for_system_prompt("memory")
+    assert "too large to scan" in present(s.format_for_system_prompt("memory"))
 
 
 # ---------------------------------------------------------------- background review origin

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from hermes_memory.memory import ENTRY_DELIMITER, MemoryStore, memory_tool
+from tests.helpers.values import present
 from tests.memory import corpora
 from tests.memory.backing import Backing
 
@@ -24,7 +25,7 @@ def test_B12_forged_blocked_marker_is_still_scanned(backing: Backing) -> None:
     backing.seed("memory", D.join([forged, "alpha"]))
     s = backing.new()
     s.load_from_disk()
-    block = s.format_for_system_prompt("memory")
+    block = present(s.format_for_system_prompt("memory"))
     assert "ignore previous instructions" not in block and "example.invalid" not in block
     assert "[BLOCKED: MEMORY.md entry contained threat pattern(s): prompt_injection" in block
     assert block.endswith(D + "alpha")
