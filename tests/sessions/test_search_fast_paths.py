@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions import hmindex, message_search, ranking, search_head, term_stats, word_match
+from hermes_memory.sessions import feedback, hmindex, message_search, ranking, search_head, term_stats, word_match
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.message_search import SearchFilters, build_search_sql
 
@@ -270,3 +270,80 @@ def test_broad_filters_are_the_ones_most_rows_pass() -> None:
     for narrow in (SearchFilters(sources=["cli"]), SearchFilters(session_id="s"), SearchFilters(user_id="u"),
                    SearchFilters(since=1.0), SearchFilters(until=2.0), SearchFilters(cwd_prefix="/p")):
         assert not message_search.broad_filters(narrow)
+
+
+def _keep_ids(statements: list[str]) -> set[int]:
+    """The ids the filter checks (``"keep"`` statements) asked about, from traced SQL."""
+    out: set[int] = set()
+    for sql in statements:
+        m = re.search(r"WHERE m\.id IN \(([0-9, ]+)\)", sql)
+        if sql.startswith("SELECT m.id AS id") and m:
+            out.update(int(x) for x in m.group(1).split(","))
+    return out
+
+
+def test_filtered_head_does_not_check_again_the_rows_known_to_pass(db: SessionDB) -> None:
+    _mixed_home(db)
+    rank = term_stats.rank_sql(db.conn)
+    assert rank is not None
+    plan = fts_mod.build_query("walrus")
+    for f in (FILTERS[2], SearchFilters(excluded=["tool"]), SearchFilters(roles=["user", "assistant", "tool"])):
+        plain = message_search.filtered_head(db.conn, plan, f, limit=30, fts_expr='"walrus"', min_rowid=None,
+                                             rank_sql=rank)
+        assert plain
+        known = {i for i, _ in plain[::2]}
+        traced: list[str] = []
+        db.conn.set_trace_callback(traced.append)
+        try:
+            got = message_search.filtered_head(db.conn, plan, f, limit=30, fts_expr='"walrus"', min_rowid=None,
+                                               rank_sql=rank, known=known)
+        finally:
+            db.conn.set_trace_callback(None)
+        assert got == plain, f
+        asked = _keep_ids(traced)
+        assert asked and not asked & known, f  # the check ran, for the other rows only
+
+
+def _named_home(db: SessionDB) -> None:
+    """Turns naming people and places in sessions of several sources and roles: the feedback pass
+    (capitalised words of the best hits) has names to search again."""
+    names = ("Caroline", "Melanie", "Sweden", "Becoming Nicole", "Rome")
+    for n, source in enumerate(("cli", "tool", "cron", "telegram", "subagent", "cli")):
+        sid = db.create_session(f"{source}-{n}", source=source)
+        rows = []
+        for i in range(40):
+            role = ("user", "assistant", "tool", "user", "assistant")[i % 5]
+            a, b = names[i % 5], names[(i + n) % 5]
+            rows.append({"role": role, "content": f"{a}: did you recommend the novel {b} on day {i % 6}?"
+                         if i % 3 else f"{b} liked the trip to {a} and the novel"})
+        db.append_messages(sid, rows)
+
+
+def test_feedback_search_by_the_filtered_head_is_the_joined_statements_answer(
+        db: SessionDB, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_memory.sessions.search import discovery_rows, session_search
+
+    _named_home(db)
+    queries = ("What novel did Caroline recommend?", "trip novel Melanie", "did Rome recommend the day")
+    def run() -> tuple[list[Any], list[str]]:
+        traced: list[str] = []
+        db.conn.set_trace_callback(traced.append)
+        try:
+            return [(discovery_rows(db, q), session_search({"query": q}, db),
+                     session_search({"query": q, "role_filter": "user"}, db)) for q in queries], traced
+        finally:
+            db.conn.set_trace_callback(None)
+
+    monkeypatch.setattr(feedback, "FEEDBACK", False)
+    _, first_only = run()
+    monkeypatch.setattr(feedback, "FEEDBACK", True)
+    fast, traced = run()
+    heads = sum("ORDER BY rank, rowid DESC LIMIT" in s for s in traced)
+    assert heads > sum("ORDER BY rank, rowid DESC LIMIT" in s for s in first_only)  # the expansion read by rank first
+    assert not any("hm_messages_fts.rank, m.id DESC" in s for s in traced)  # and never joined every match
+    monkeypatch.setattr(message_search, "broad_filters", lambda f: False)  # the joined statement everywhere
+    slow = [(discovery_rows(db, q), session_search({"query": q}, db),
+             session_search({"query": q, "role_filter": "user"}, db)) for q in queries]
+    assert slow == fast
+    assert all(rows for rows, _, _ in fast)
+
