@@ -347,3 +347,15 @@ def test_feedback_search_by_the_filtered_head_is_the_joined_statements_answer(
     assert slow == fast
     assert all(rows for rows, _, _ in fast)
 
+
+def test_the_connection_reads_the_file_through_a_memory_map_with_the_same_answers(db: SessionDB) -> None:
+    from hermes_memory.sessions import connection
+
+    _named_home(db)
+    assert connection.MMAP_BYTES > 0
+    assert db.conn.execute("PRAGMA mmap_size").fetchone()[0] == connection.MMAP_BYTES
+    queries = ("What novel did Caroline recommend?", "trip novel Melanie", "Rome")
+    mapped = [db.search_messages(q, limit=30) for q in queries]
+    db.conn.execute("PRAGMA mmap_size=0")  # read by copy, as before
+    assert [db.search_messages(q, limit=30) for q in queries] == mapped
+    assert all(mapped)
