@@ -14,8 +14,16 @@ from typing import Any
 
 import pytest
 
+from hermes_memory.sessions import (
+    feedback,
+    hmindex,
+    message_search,
+    ranking,
+    search_head,
+    term_stats,
+    word_match,
+)
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions import feedback, hmindex, message_search, ranking, search_head, term_stats, word_match
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.message_search import SearchFilters, build_search_sql
 
