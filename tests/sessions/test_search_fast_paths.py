@@ -367,3 +367,26 @@ def test_the_connection_reads_the_file_through_a_memory_map_with_the_same_answer
     db.conn.execute("PRAGMA mmap_size=0")  # read by copy, as before
     assert [db.search_messages(q, limit=30) for q in queries] == mapped
     assert all(mapped)
+
+
+def test_the_answer_lookup_reads_the_rows_after_each_question_by_rowid(db: SessionDB) -> None:
+    for n in range(3):
+        sid = db.create_session(f"s{n}")
+        rows: list[dict[str, Any]] = []
+        for i in range(30):
+            rows.append({"role": "user", "content": f"Which novel did Caroline read on day {i}?"})
+            rows.append({"role": "tool", "content": "lookup"})
+            rows.append({"role": "assistant", "content": f"Becoming Nicole, day {i}."})
+        db.append_messages(sid, rows)
+    traced: list[str] = []
+    db.conn.set_trace_callback(traced.append)
+    try:
+        found = db.search_messages("Which novel did Caroline read?", limit=20, role_filter=["user", "assistant"])
+    finally:
+        db.conn.set_trace_callback(None)
+    lookups = [s for s in traced if "CORRELATED" not in s and "(SELECT n.id FROM messages n" in s]
+    assert lookups and found
+    plan = " | ".join(str(r[3]) for r in db.conn.execute("EXPLAIN QUERY PLAN " + lookups[-1]))
+    assert "rowid>? AND rowid<?" in plan and "idx_messages_session" not in plan and "TEMP B-TREE" not in plan, plan
+    # the answers still join the page: the assistant turn after each question, past the tool row
+    assert any(str(h["snippet"]).startswith("Becoming") or "Becoming" in str(h["snippet"]) for h in found)
