@@ -390,3 +390,18 @@ def test_the_answer_lookup_reads_the_rows_after_each_question_by_rowid(db: Sessi
     assert "rowid>? AND rowid<?" in plan and "idx_messages_session" not in plan and "TEMP B-TREE" not in plan, plan
     # the answers still join the page: the assistant turn after each question, past the tool row
     assert any(str(h["snippet"]).startswith("Becoming") or "Becoming" in str(h["snippet"]) for h in found)
+
+
+def test_lineages_skip_the_parent_lookup_when_no_session_has_a_parent(db: SessionDB) -> None:
+    for sid in ("a", "b", "solo"):
+        db.create_session(sid)
+    traced: list[str] = []
+    db.conn.set_trace_callback(traced.append)
+    try:
+        flat = db.get_lineages(["b", "solo", "a", "unknown"])
+    finally:
+        db.conn.set_trace_callback(None)
+    assert flat == {"b": ["b"], "solo": ["solo"], "a": ["a"], "unknown": ["unknown"]}
+    assert traced and not any("WHERE id IN (" in s for s in traced), traced  # one index probe, no IN list
+    db.create_session("c", parent_session_id="b")  # once one session has a parent, chains are walked
+    assert db.get_lineages(["c", "solo"]) == {"c": ["b", "c"], "solo": ["solo"]}
