@@ -13,7 +13,9 @@ inside the worker. Kinds: ``bench/sessions.py``'s questions and two-word queries
         --base-src /work/main/src
 
 Prints one JSON object: per kind and version ``[cpu_p50, cpu_p95, wall_p50, wall_p95]`` in ms,
-medians over ``--passes`` passes, and the load average at the end.
+medians over ``--passes`` passes; ``<version>_min_cpu``: ``[p50, p95]`` over the queries of each
+query's least CPU over the passes (a load spike in one pass does not move it); ``median_ratio``:
+the median over queries of new / base of those least CPU times; and the load average at the end.
 """
 
 from __future__ import annotations
@@ -89,20 +91,28 @@ def main() -> None:
     out: dict[str, Any] = {"bench": "search_ab", "corpus": args.corpus, "queries": n, "passes": args.passes}
     for label, (kind, batch) in kinds.items():
         per: dict[str, list[tuple[float, float, float, float]]] = {name: [] for name in procs}
+        best: dict[str, list[float]] = {name: [float("inf")] * len(batch) for name in procs}
         for p in range(args.passes):
             cpu: dict[str, list[float]] = {name: [] for name in procs}
             wall: dict[str, list[float]] = {name: [] for name in procs}
             order = list(procs) if p % 2 == 0 else list(procs)[::-1]
-            for q in batch:
+            for qi, q in enumerate(batch):
                 for name in order:
                     c, w = ask(name, kind, q)
                     cpu[name].append(c)
                     wall[name].append(w)
+                    best[name][qi] = min(best[name][qi], c)
             for name in procs:
-                c, w = sorted(cpu[name]), sorted(wall[name])
-                k = int(0.95 * (len(c) - 1))
-                per[name].append((statistics.median(c), c[k], statistics.median(w), w[k]))
+                cs, ws = sorted(cpu[name]), sorted(wall[name])
+                k = int(0.95 * (len(cs) - 1))
+                per[name].append((statistics.median(cs), cs[k], statistics.median(ws), ws[k]))
         out[label] = {name: [round(statistics.median(x[i] for x in v), 2) for i in range(4)] for name, v in per.items()}
+        for name, least in best.items():  # each query's least CPU over the passes: load spikes left out
+            srt = sorted(least)
+            out[label][name + "_min_cpu"] = [round(statistics.median(srt), 2), round(srt[int(0.95 * (len(srt) - 1))], 2)]
+        if "base" in best and "new" in best:
+            out[label]["median_ratio"] = round(statistics.median(
+                x / y for x, y in zip(best["new"], best["base"], strict=True) if y > 0), 3)
     out["load_end"] = [round(x, 2) for x in os.getloadavg()]
     for p in procs.values():
         p.stdin.close()

@@ -14,8 +14,16 @@ from typing import Any
 
 import pytest
 
+from hermes_memory.sessions import (
+    feedback,
+    hmindex,
+    message_search,
+    ranking,
+    search_head,
+    term_stats,
+    word_match,
+)
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions import hmindex, message_search, ranking, search_head, term_stats, word_match
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.message_search import SearchFilters, build_search_sql
 
@@ -270,3 +278,130 @@ def test_broad_filters_are_the_ones_most_rows_pass() -> None:
     for narrow in (SearchFilters(sources=["cli"]), SearchFilters(session_id="s"), SearchFilters(user_id="u"),
                    SearchFilters(since=1.0), SearchFilters(until=2.0), SearchFilters(cwd_prefix="/p")):
         assert not message_search.broad_filters(narrow)
+
+
+def _keep_ids(statements: list[str]) -> set[int]:
+    """The ids the filter checks (``"keep"`` statements) asked about, from traced SQL."""
+    out: set[int] = set()
+    for sql in statements:
+        m = re.search(r"WHERE m\.id IN \(([0-9, ]+)\)", sql)
+        if sql.startswith("SELECT m.id AS id") and m:
+            out.update(int(x) for x in m.group(1).split(","))
+    return out
+
+
+def test_filtered_head_does_not_check_again_the_rows_known_to_pass(db: SessionDB) -> None:
+    _mixed_home(db)
+    rank = term_stats.rank_sql(db.conn)
+    assert rank is not None
+    plan = fts_mod.build_query("walrus")
+    for f in (FILTERS[2], SearchFilters(excluded=["tool"]), SearchFilters(roles=["user", "assistant", "tool"])):
+        plain = message_search.filtered_head(db.conn, plan, f, limit=30, fts_expr='"walrus"', min_rowid=None,
+                                             rank_sql=rank)
+        assert plain
+        known = {i for i, _ in plain[::2]}
+        traced: list[str] = []
+        db.conn.set_trace_callback(traced.append)
+        try:
+            got = message_search.filtered_head(db.conn, plan, f, limit=30, fts_expr='"walrus"', min_rowid=None,
+                                               rank_sql=rank, known=known)
+        finally:
+            db.conn.set_trace_callback(None)
+        assert got == plain, f
+        asked = _keep_ids(traced)
+        assert asked and not asked & known, f  # the check ran, for the other rows only
+
+
+def _named_home(db: SessionDB) -> None:
+    """Turns naming people and places in sessions of several sources and roles: the feedback pass
+    (capitalised words of the best hits) has names to search again."""
+    names = ("Caroline", "Melanie", "Sweden", "Becoming Nicole", "Rome")
+    for n, source in enumerate(("cli", "tool", "cron", "telegram", "subagent", "cli")):
+        sid = db.create_session(f"{source}-{n}", source=source)
+        rows = []
+        for i in range(40):
+            role = ("user", "assistant", "tool", "user", "assistant")[i % 5]
+            a, b = names[i % 5], names[(i + n) % 5]
+            rows.append({"role": role, "content": f"{a}: did you recommend the novel {b} on day {i % 6}?"
+                         if i % 3 else f"{b} liked the trip to {a} and the novel"})
+        db.append_messages(sid, rows)
+
+
+def test_feedback_search_by_the_filtered_head_is_the_joined_statements_answer(
+        db: SessionDB, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_memory.sessions.search import discovery_rows, session_search
+
+    _named_home(db)
+    queries = ("What novel did Caroline recommend?", "trip novel Melanie", "did Rome recommend the day")
+    def run() -> tuple[list[Any], list[str]]:
+        traced: list[str] = []
+        db.conn.set_trace_callback(traced.append)
+        try:
+            return [(discovery_rows(db, q), session_search({"query": q}, db),
+                     session_search({"query": q, "role_filter": "user"}, db)) for q in queries], traced
+        finally:
+            db.conn.set_trace_callback(None)
+
+    monkeypatch.setattr(feedback, "FEEDBACK", False)
+    _, first_only = run()
+    monkeypatch.setattr(feedback, "FEEDBACK", True)
+    fast, traced = run()
+    heads = sum("ORDER BY rank, rowid DESC LIMIT" in s for s in traced)
+    assert heads > sum("ORDER BY rank, rowid DESC LIMIT" in s for s in first_only)  # the expansion read by rank first
+    assert not any("hm_messages_fts.rank, m.id DESC" in s for s in traced)  # and never joined every match
+    monkeypatch.setattr(message_search, "broad_filters", lambda f: False)  # the joined statement everywhere
+    slow = [(discovery_rows(db, q), session_search({"query": q}, db),
+             session_search({"query": q, "role_filter": "user"}, db)) for q in queries]
+    assert slow == fast
+    assert all(rows for rows, _, _ in fast)
+
+
+def test_the_connection_reads_the_file_through_a_memory_map_with_the_same_answers(db: SessionDB) -> None:
+    from hermes_memory.sessions import connection
+
+    _named_home(db)
+    assert connection.MMAP_BYTES > 0
+    assert db.conn.execute("PRAGMA mmap_size").fetchone()[0] == connection.MMAP_BYTES
+    queries = ("What novel did Caroline recommend?", "trip novel Melanie", "Rome")
+    mapped = [db.search_messages(q, limit=30) for q in queries]
+    db.conn.execute("PRAGMA mmap_size=0")  # read by copy, as before
+    assert [db.search_messages(q, limit=30) for q in queries] == mapped
+    assert all(mapped)
+
+
+def test_the_answer_lookup_reads_the_rows_after_each_question_by_rowid(db: SessionDB) -> None:
+    for n in range(3):
+        sid = db.create_session(f"s{n}")
+        rows: list[dict[str, Any]] = []
+        for i in range(30):
+            rows.append({"role": "user", "content": f"Which novel did Caroline read on day {i}?"})
+            rows.append({"role": "tool", "content": "lookup"})
+            rows.append({"role": "assistant", "content": f"Becoming Nicole, day {i}."})
+        db.append_messages(sid, rows)
+    traced: list[str] = []
+    db.conn.set_trace_callback(traced.append)
+    try:
+        found = db.search_messages("Which novel did Caroline read?", limit=20, role_filter=["user", "assistant"])
+    finally:
+        db.conn.set_trace_callback(None)
+    lookups = [s for s in traced if "CORRELATED" not in s and "(SELECT n.id FROM messages n" in s]
+    assert lookups and found
+    plan = " | ".join(str(r[3]) for r in db.conn.execute("EXPLAIN QUERY PLAN " + lookups[-1]))
+    assert "rowid>? AND rowid<?" in plan and "idx_messages_session" not in plan and "TEMP B-TREE" not in plan, plan
+    # the answers still join the page: the assistant turn after each question, past the tool row
+    assert any(str(h["snippet"]).startswith("Becoming") or "Becoming" in str(h["snippet"]) for h in found)
+
+
+def test_lineages_skip_the_parent_lookup_when_no_session_has_a_parent(db: SessionDB) -> None:
+    for sid in ("a", "b", "solo"):
+        db.create_session(sid)
+    traced: list[str] = []
+    db.conn.set_trace_callback(traced.append)
+    try:
+        flat = db.get_lineages(["b", "solo", "a", "unknown"])
+    finally:
+        db.conn.set_trace_callback(None)
+    assert flat == {"b": ["b"], "solo": ["solo"], "a": ["a"], "unknown": ["unknown"]}
+    assert traced and not any("WHERE id IN (" in s for s in traced), traced  # one index probe, no IN list
+    db.create_session("c", parent_session_id="b")  # once one session has a parent, chains are walked
+    assert db.get_lineages(["c", "solo"]) == {"c": ["b", "c"], "solo": ["solo"]}

@@ -51,6 +51,12 @@ PAGE_CACHE_KIB = 32_768
 index pages (doclists, sizes, message rows) query after query; on natural English at 1M messages
 question search CPU p50/p95 fell from 17.4/22.2 to 14.5/17.6 ms (bench/sessions.py). The cache
 fills only as pages are read, up to this bound."""
+MMAP_BYTES = 1 << 30
+"""SQLite ``PRAGMA mmap_size`` per connection, bytes: pages are read through a read-only memory map
+of the database file instead of a ``read()`` copy each (SQLite writes through its own calls either
+way). A search reads hundreds of scattered message rows per call: at 1M messages the 300-row
+filter check of ``session_search`` took about 2.8 ms of CPU read by copy and 2.0 ms mapped
+(docs/benchmarks.md, issue 15 tool-call latency). 0 turns it off (SQLite's default)."""
 SYNCHRONOUS_MODES = ("full", "normal")
 """Accepted ``synchronous`` settings of :class:`SessionDB` (SQLite ``PRAGMA synchronous``)."""
 
@@ -115,6 +121,7 @@ class SQLiteStore:
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._conn.execute(f"PRAGMA synchronous={sync.upper()}")
             self._conn.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
+            self._conn.execute(f"PRAGMA mmap_size={int(MMAP_BYTES)}")
 
             self.migration = self._execute_write(migrate)
             hmindex.finish_backfill(self._execute_write, self.migration["index"], hmrelayout.BUDGET_S)

@@ -23,7 +23,15 @@ def run(conn: sqlite3.Connection, stats: term_stats.TermStats, plan: fts_mod.Que
     SQLite relevance search (``filters``: its ``SearchFilters``; ``pool``: the rerank pool;
     ``rank_sql``: the index's rank expression). A SQLite error is logged and leaves ``order``
     as it was: feedback must never fail a search."""
-    from hermes_memory.sessions.message_search import build_search_sql  # the caller's module
+    from hermes_memory.sessions.message_search import (  # the caller's module
+        broad_filters,
+        build_search_sql,
+        filter_sql,
+        filtered_head,
+    )
+
+    # the filtered head (rank first, then the filter check) when the first statement could use it
+    by_head = bool(rank_sql and (filter_sql(filters)[0] or plan.exclude_like) and broad_filters(filters))
 
     def texts(ids: list[int]) -> dict[int, str]:
         if not ids:
@@ -42,7 +50,14 @@ def run(conn: sqlite3.Connection, stats: term_stats.TermStats, plan: fts_mod.Que
         if not expr:
             return {}
         expr = hmcontext.own_text(expr)  # rows that name the words themselves, not the turn after them
-        sql, params = build_search_sql("fts", plan, filters, sort, limit=min(pool, feedback.FEEDBACK_POOL), fts_expr=expr, rank_sql=rank_sql)
+        limit = min(pool, feedback.FEEDBACK_POOL)
+        if by_head and rank_sql:
+            # the first pass's hits passed these filters: only the other rows are checked
+            head = filtered_head(conn, plan, filters, limit=limit, fts_expr=expr, min_rowid=None, rank_sql=rank_sql,
+                                 known=hits)
+            if head is not None:
+                return dict(head)
+        sql, params = build_search_sql("fts", plan, filters, sort, limit=limit, fts_expr=expr, rank_sql=rank_sql)
         return {int(r["id"]): float(r["rank"]) for r in conn.execute(sql, params).fetchall()}
 
     def sessions_of(ids: list[int]) -> dict[int, str]:

@@ -59,10 +59,14 @@ class LineageMethods(StoreBase):
         session without a parent, or an unknown id). One plain statement reads the parents; the
         recursive one walks only the chains of sessions that have one (at 1M messages the
         recursive statement alone took 3.7 ms of CPU for the 300 sessions of a discovery call,
-        the plain one 1.6 ms)."""
+        the plain one 1.6 ms). A store where no session has a parent (the common case) answers
+        from one probe of ``idx_sessions_parent`` and reads no parents (at 1M messages the plain
+        statement took 0.6 ms of a 14 ms discovery call)."""
         ids = list(dict.fromkeys(session_ids))
         if not ids:
             return {}
+        if not self._read("SELECT 1 FROM sessions WHERE parent_session_id IS NOT NULL LIMIT 1"):
+            return {sid: [sid] for sid in ids}
         chained: list[str] = []
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]

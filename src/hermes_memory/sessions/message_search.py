@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import logging
 import sqlite3
+from collections.abc import Container
 from typing import Any
 
 from hermes_memory.errors import SessionStoreError
@@ -161,7 +162,7 @@ HEAD_FACTOR = 2
 def filtered_head(conn: sqlite3.Connection, plan: fts_mod.QueryPlan, filters: SearchFilters, *, limit: int,
                   fts_expr: str | None, min_rowid: int | None, rank_sql: str,
                   kept_rows: dict[int, sqlite3.Row] | None = None, with_text: bool = False,
-                  ) -> list[tuple[int, float]] | None:
+                  known: Container[int] = ()) -> list[tuple[int, float]] | None:
     """The rows the filtered relevance ``"fts"`` statement returns, as ``(id, rank)`` best first,
     found without joining ``messages`` and ``sessions`` for every matching row; ``None`` when this
     cannot tell (the caller then runs that statement).
@@ -172,7 +173,8 @@ def filtered_head(conn: sqlite3.Connection, plan: fts_mod.QueryPlan, filters: Se
     (:func:`hermes_memory.sessions.search_head.filtered_head`); the filtered statement's answer is
     the first ``limit`` rows that pass, when at least ``limit`` pass or the head held every match.
     ``kept_rows`` receives the checked rows' columns (id -> row) when the check joins ``sessions``,
-    their texts too with ``with_text`` (``"keep"`` with ``text``).
+    their texts too with ``with_text`` (``"keep"`` with ``text``). ``known``: ids known to pass
+    (rows a statement under the same filters and plan returned), not checked again.
     A filtered ``session_search`` (roles, hidden sources, the live session) at 1M messages joined
     2,500 window rows for about 8 ms of CPU; the head and a check of all 600 rows took about a
     third of that, and where every row passes the check now reads 300."""
@@ -180,7 +182,7 @@ def filtered_head(conn: sqlite3.Connection, plan: fts_mod.QueryPlan, filters: Se
                             min_rowid=min_rowid, rank_sql=rank_sql, head=True)
     return search_head.filtered_head(
         conn, head, lambda ids: build_search_sql("keep", plan, filters, None, limit=0, ids=ids, text=with_text),
-        limit=limit, factor=HEAD_FACTOR, kept_rows=kept_rows)
+        limit=limit, factor=HEAD_FACTOR, kept_rows=kept_rows, known=known)
 
 
 def merge_hits(hits: dict[int, float], sessions: dict[int, str], found: dict[int, float], relevance: bool,
@@ -377,11 +379,16 @@ class MessageSearchMethods(StoreBase):
                     # The posting budget or the recency window left the page short (the kept words
                     # are rare, or the filters exclude their rows): fill it with the newest rows of
                     # the full query, ranked by their full BM25, so no match is lost.
+                    # read lazily (rowid order needs no sorter): the rows past the page are never joined
                     sql, params = build_search_sql("top_up", plan, filters, sort, limit=want + len(hits))
-                    for r in conn.execute(sql, params).fetchall():
-                        if len(hits) >= want:
-                            break
-                        hits.setdefault(int(r["id"]), float(r["rank"]))
+                    cur = conn.execute(sql, params)
+                    try:
+                        for r in cur:
+                            if len(hits) >= want:
+                                break
+                            hits.setdefault(int(r["id"]), float(r["rank"]))
+                    finally:
+                        cur.close()
                 missing = [i for i in hits if i not in sess_of] if relevance else []
                 search_head.rows_read(kept, missing, sess_of, read)
                 missing = [i for i in missing if i not in sess_of]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections.abc import Container
 from typing import Any
 
 KEEP_COLUMNS = ("m.session_id AS session_id, m.role AS role, m.timestamp AS timestamp, m.tool_name AS tool_name, "
@@ -26,7 +27,8 @@ TEXT_COLUMNS = ", m.content AS content, m.tool_calls AS tool_calls"
 
 
 def filtered_head(conn: sqlite3.Connection, head_sql: tuple[str, list[Any]], keep_sql: Any, *, limit: int,
-                  factor: int, kept_rows: dict[int, sqlite3.Row] | None = None) -> list[tuple[int, float]] | None:
+                  factor: int, kept_rows: dict[int, sqlite3.Row] | None = None,
+                  known: Container[int] = ()) -> list[tuple[int, float]] | None:
     """The first ``limit`` rows of the ``head_sql`` statement (``(id, rank)`` best first, at most
     ``factor`` x ``limit`` rows) that pass ``keep_sql(ids) -> (sql, params)`` (a statement
     selecting ``id`` and, when it joins ``sessions``, :data:`KEEP_COLUMNS`); ``None`` when fewer
@@ -36,7 +38,9 @@ def filtered_head(conn: sqlite3.Connection, head_sql: tuple[str, list[Any]], kee
     Checks ``limit`` rows first and then, while the page is short, as many more as the pass rate so
     far says it needs (plus 8), so an unfiltered-looking home (every row passes) checks ``limit``
     rows instead of ``factor`` x ``limit``. ``kept_rows``, when given, receives id -> row
-    (``sqlite3.Row`` of :data:`KEEP_COLUMNS`) of every passing row the check read with them."""
+    (``sqlite3.Row`` of :data:`KEEP_COLUMNS`) of every passing row the check read with them.
+    ``known``: ids the caller knows pass (a statement under the same filters returned them); they
+    are not checked again (nor put in ``kept_rows``)."""
     cap = factor * limit
     cur = conn.execute(*head_sql)
     try:
@@ -49,8 +53,10 @@ def filtered_head(conn: sqlite3.Connection, head_sql: tuple[str, list[Any]], kee
             if not chunk:
                 return rows  # the head held every match
             seen += len(chunk)
-            checked = conn.execute(*keep_sql([i for i, _ in chunk])).fetchall()
+            ask = [i for i, _ in chunk if i not in known]
+            checked = conn.execute(*keep_sql(ask)).fetchall() if ask else []
             passed = {int(r[0]) for r in checked}
+            passed.update(i for i, _ in chunk if i in known)
             if kept_rows is not None and checked and "session_started" in checked[0].keys():
                 kept_rows.update((int(r[0]), r) for r in checked)
             rows += [(i, rank) for i, rank in chunk if i in passed]

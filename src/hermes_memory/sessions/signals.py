@@ -82,7 +82,9 @@ def gather(conn: Any, query: str, hits: Mapping[int, float], sessions: Mapping[i
     too (it is in the question's session, so it passes the session filters). Reads the texts of
     the :data:`QUESTION_ROWS` best candidates (the start of every one when the query has a word
     that could name a speaker) and, for the questions among them, the next row;
-    session starts only when the query names a date. ``texts``: id -> content (as stored) of
+    session starts only when the query names a date (on SQLite the answer lookup reads the
+    ``ANSWER_LOOKAHEAD`` rows after each question by rowid: at 1M messages 100 questions cost
+    1.6 ms of CPU through the session index, 0.3 ms so). ``texts``: id -> content (as stored) of
     candidates the search already read; their texts are not read again (the same rows are
     judged the same way in Python). Raises the driver's error."""
     sig = RankSignals(dates=date_hint(query))
@@ -130,7 +132,10 @@ def gather(conn: Any, query: str, hits: Mapping[int, float], sessions: Mapping[i
     if until is not None:
         cond += f" AND n.timestamp < {p}"
         params.append(float(until))
-    sql = (f"SELECT q.id, q.session_id, (SELECT n.id FROM messages n WHERE n.session_id = q.session_id"
+    # SQLite (``?``): the unary ``+`` keeps the planner off the session index, which read every row
+    # of the question's session and sorted them; the rowid range reads at most ANSWER_LOOKAHEAD rows
+    same = "+n.session_id" if p == "?" else "n.session_id"
+    sql = (f"SELECT q.id, q.session_id, (SELECT n.id FROM messages n WHERE {same} = q.session_id"
            f" AND n.id > q.id AND n.id <= q.id + {int(ANSWER_LOOKAHEAD)}{cond} ORDER BY n.id LIMIT 1)"
            f" FROM messages q WHERE q.id IN ({','.join([p] * len(asks))})")
     for qid, sid, nid in conn.execute(sql, [*params, *asks]).fetchall():
