@@ -25,11 +25,13 @@ A password belongs in ``.env`` (``HERMES_DATABASE_URL``), in ``PGPASSWORD`` or i
 
 from __future__ import annotations
 
+import math
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -43,6 +45,14 @@ URL_SCHEMES = ("postgresql", "postgres")
 """The URL schemes libpq accepts; anything else is refused."""
 
 INSTALL_HINT = "pip install 'hermes-memory[postgres]'"
+
+PG_FIX_HINT = (
+    "Check that the server is running and reachable from this host, and that storage.url in config.yaml "
+    "(or HERMES_DATABASE_URL) names the right host, port, database, user and password."
+)
+"""The last sentence of every "cannot reach PostgreSQL" error, sessions and memory alike."""
+
+_T = TypeVar("_T")
 
 _PROFILE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -222,6 +232,32 @@ def require_driver() -> None:
     except ImportError as exc:
         raise ConfigError(f"storage is PostgreSQL but its driver is not installed ({exc.name} is missing): "
                           f"{INSTALL_HINT}") from None
+
+
+def open_pg_pool(url: str, *, connect_timeout_s: float, autocommit: bool, prepare: Callable[[Any], _T],
+                 **pool_options: Any) -> tuple[_T, Any]:
+    """Connect to ``url`` once directly, run ``prepare(conn)`` on it (migrations), close it, then open a
+    :class:`psycopg_pool.ConnectionPool` without waiting; returns ``(prepare's result, the pool)``.
+
+    Why not ``pool.open(wait=True)``: a pool retries a refused connection in its worker for the whole
+    wait, logging a warning each time, and only then reports a timeout (30 s and six warnings for a
+    closed port); one direct ``psycopg.connect`` fails at once with libpq's own reason. Both the
+    direct connection and the pool's use libpq ``connect_timeout`` = ``connect_timeout_s`` rounded up
+    to whole seconds, at least 2 (libpq treats 1 as 2). ``pool_options`` go to the pool (``min_size``,
+    ``max_size``, ``timeout``, ``name``, ...). Raises psycopg's errors as they are
+    (:class:`psycopg.OperationalError` when the server cannot be reached or refuses the login; the
+    caller words them, ending with :data:`PG_FIX_HINT`) and whatever ``prepare`` raises."""
+    import psycopg
+    from psycopg_pool import ConnectionPool
+
+    connect_timeout = max(2, math.ceil(connect_timeout_s))
+    with psycopg.connect(url, autocommit=autocommit, connect_timeout=connect_timeout) as conn:
+        result = prepare(conn)
+    pool: ConnectionPool[Any] = ConnectionPool(
+        url, kwargs={"autocommit": autocommit, "connect_timeout": connect_timeout}, open=False, **pool_options
+    )
+    pool.open(wait=False)
+    return result, pool
 
 
 def url_password(url: str) -> str:

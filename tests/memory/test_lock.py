@@ -205,12 +205,19 @@ def test_lock_symlink_error_is_an_oserror(tmp_path: Path) -> None:
         SidecarLock(tmp_path / "x.lock").acquire(timeout=1)
 
 
-def test_loosened_permissions_are_tightened_on_every_acquire(mem_dir: Path) -> None:
+def test_a_lock_file_another_program_made_keeps_its_mode_on_every_acquire(mem_dir: Path) -> None:
+    """The reference agent's ``MEMORY.md.lock`` is 0644; we lock it as it is, first acquire and fast path."""
+    lock = mem_dir / "MEMORY.md.lock"
+    lock.touch()
+    os.chmod(lock, 0o644)
     s = MemoryStore(mem_dir)
     s.add("memory", "one")
-    os.chmod(mem_dir / "MEMORY.md.lock", 0o666)
+    assert (os.stat(lock).st_mode & 0o777) == 0o644
+    os.chmod(lock, 0o666)  # changed by its owner while our descriptor is open
     s.add("memory", "two")
-    assert (os.stat(mem_dir / "MEMORY.md.lock").st_mode & 0o777) == 0o600
+    s.add("memory", "three")
+    assert (os.stat(lock).st_mode & 0o777) == 0o666
+    assert s.entries("memory") == ["one", "two", "three"]
 
 
 def test_store_timeout_error_is_clear(mem_dir: Path) -> None:

@@ -39,6 +39,42 @@ def test_sqlite_schema_wal_foreign_keys_tables_and_mode_0600(sqlite_db: SessionD
     assert stat.S_IMODE(os.stat(db.db_path).st_mode) == 0o600
 
 
+def test_a_new_state_db_and_its_wal_and_shm_are_0600_under_umask_022(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        db = SessionDB(tmp_path / "state.db")
+        db.create_session("s1", "cli")
+        modes = {s: stat.S_IMODE(os.stat(f"{db.db_path}{s}").st_mode) for s in ("", "-wal", "-shm")}
+        db.close()
+    finally:
+        os.umask(old)
+    assert modes == {"": 0o600, "-wal": 0o600, "-shm": 0o600}
+
+
+def test_an_existing_state_db_and_its_wal_and_shm_keep_their_mode(tmp_path: Path) -> None:
+    """Another program's 0644 ``state.db``, open in WAL mode (so ``-wal``/``-shm`` exist) when we open it."""
+    path = tmp_path / "state.db"
+    old = os.umask(0o022)
+    try:
+        other = sqlite3.connect(path)
+        other.execute("PRAGMA journal_mode=WAL")
+        other.execute("CREATE TABLE other_program (x)")
+        other.execute("INSERT INTO other_program VALUES (1)")
+        other.commit()
+        os.chmod(path, 0o644)
+        before = {s: stat.S_IMODE(os.stat(f"{path}{s}").st_mode) for s in ("", "-wal", "-shm")}
+        db = SessionDB(path)
+        db.create_session("s1", "cli")
+        after = {s: stat.S_IMODE(os.stat(f"{path}{s}").st_mode) for s in ("", "-wal", "-shm")}
+        db.close()
+        other.close()
+    finally:
+        os.umask(old)
+    assert before == {"": 0o644, "-wal": 0o644, "-shm": 0o644}
+    assert after == before
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o644
+
+
 def test_create_get_and_unknown(db: SessionDB) -> None:
     sid = db.create_session("s1", source="telegram", model="m1")
     assert sid == "s1"

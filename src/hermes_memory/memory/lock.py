@@ -11,9 +11,11 @@ add (issue 13 §6). :class:`SidecarLock` keeps the same guarantees for less:
   (re-entrant like :class:`filelock.FileLock`); two objects on one file exclude each other
   through ``flock``, which conflicts between open file descriptions even in one process;
 * the lock file is created with mode 0600 and ``O_NOFOLLOW``; before each acquire it is
-  ``lstat``-ed: a symlink is refused (:class:`LockSymlinkError`), group/other bits are removed,
-  and a file that was deleted or replaced since it was opened is reopened, so two writers never
-  lock two different inodes;
+  ``lstat``-ed: a symlink is refused (:class:`LockSymlinkError`) and a file that was deleted or
+  replaced since it was opened is reopened, so two writers never lock two different inodes. A lock
+  file that already exists keeps its mode and owner: the reference agent locks the same
+  ``<file>.lock`` (0644 from its umask) and we never alter a file another program owns
+  (docs/security.md §5);
 * after a ``fork`` the child reopens the file instead of sharing the parent's open file
   description (which would make both "hold" the lock); the descriptor is close-on-exec.
 
@@ -78,8 +80,8 @@ class SidecarLock:
         fd = self._fd
         if fd is not None and self._pid == os.getpid() and self._depth == 0 and self._thread_lock.acquire(False):
             # The common case in one frame: free in this process, descriptor open. Same checks as
-            # _flock: the flock, then one lstat proving the path is still our inode, no symlink,
-            # and no group/other permission bits (else the general path below fixes or refuses).
+            # _flock: the flock, then one lstat proving the path is still our inode and no symlink
+            # (else the general path below reopens or refuses).
             if self._depth == 0:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -90,8 +92,7 @@ class SidecarLock:
                         st = os.lstat(self.lock_path)
                     except OSError:
                         st = None
-                    if st is not None and (st.st_dev, st.st_ino) == self._ino and not st.st_mode & 0o077 \
-                            and not stat.S_ISLNK(st.st_mode):
+                    if st is not None and (st.st_dev, st.st_ino) == self._ino and not stat.S_ISLNK(st.st_mode):
                         self._depth = 1
                         return
                     fcntl.flock(fd, fcntl.LOCK_UN)
@@ -146,15 +147,13 @@ class SidecarLock:
             os.close(fd)
 
     def _check_path(self) -> os.stat_result | None:
-        """``lstat`` the lock path: refuse a symlink, tighten loose permissions; ``None`` if missing."""
+        """``lstat`` the lock path: refuse a symlink; ``None`` if missing. Never changes the file's mode."""
         try:
             st = os.lstat(self.lock_path)
         except FileNotFoundError:
             return None
         if stat.S_ISLNK(st.st_mode):
             raise LockSymlinkError(errno.ELOOP, f"lock file {self.lock_path} is a symlink")
-        if st.st_mode & 0o077:
-            os.chmod(self.lock_path, self.mode)  # not a symlink: checked just above
         return st
 
     def _open(self) -> int:

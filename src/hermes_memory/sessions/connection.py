@@ -103,6 +103,7 @@ class SQLiteStore:
         self._relayout_thread: threading.Thread | None = None
         try:
             self.db_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            existing = self._existing_files()
             if not self.db_path.exists():
                 fd = os.open(self.db_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
                 os.close(fd)
@@ -134,15 +135,22 @@ class SQLiteStore:
         except SessionStoreError:
             self._conn.close()
             raise
-        self._secure_files()
+        self._secure_files(existing)
 
-    def _secure_files(self) -> None:
-        if os.name == "nt":
+    def _existing_files(self) -> set[str]:
+        """Which of ``state.db``, ``-wal``, ``-shm`` exist (as suffixes ``""``, ``"-wal"``, ``"-shm"``)."""
+        return {s for s in ("", "-wal", "-shm") if os.path.lexists(str(self.db_path) + s)}
+
+    def _secure_files(self, existing: set[str]) -> None:
+        """Mode 0600 on the files this open created. When ``state.db`` was in ``existing`` (the
+        reference agent's, say) nothing is changed: it and its sidecars keep their mode and owner,
+        and a ``-wal``/``-shm`` SQLite created for it has its mode already (docs/security.md §5)."""
+        if os.name == "nt" or "" in existing:
             return
         for suffix in ("", "-wal", "-shm"):
             p = Path(str(self.db_path) + suffix)
             try:
-                if p.exists() and not p.is_symlink():
+                if suffix not in existing and p.exists() and not p.is_symlink():
                     os.chmod(p, 0o600)
             except OSError:
                 pass

@@ -23,7 +23,7 @@ import threading
 from typing import Any
 
 from hermes_memory.errors import MemoryDatabaseError
-from hermes_memory.storage import redact_secrets, redact_url
+from hermes_memory.storage import PG_FIX_HINT, open_pg_pool, redact_secrets, redact_url
 
 #: ``pg_advisory_xact_lock(int4, int4)`` class of every lock this package takes ("hmem"). The
 #: two-key form never conflicts with the one-bigint-key locks other parts take (PostgreSQL keeps
@@ -63,7 +63,7 @@ SCHEMA_VERSION = max(v for v, _, _ in MIGRATIONS)
 
 #: Connections per process and database: a mutation holds one for about a millisecond.
 POOL_MAX_SIZE = 4
-#: Seconds to wait for the first connection when a process opens the database.
+#: Seconds libpq may take to connect (a refused connection fails at once; see storage.open_pg_pool).
 CONNECT_TIMEOUT_S = 30.0
 #: Seconds an operation waits for a pooled connection (all busy, or the server gone) before it is
 #: refused with MemoryDatabaseError: a write holds one for milliseconds, and an agent turn must not
@@ -125,29 +125,29 @@ def get_pool(url: str) -> Any:
         if pool is not None:
             return pool
         try:
+            import psycopg
             from psycopg_pool import ConnectionPool
         except ImportError as exc:  # pragma: no cover - the postgres extra is missing
             raise MemoryDatabaseError(
                 "PostgreSQL storage needs psycopg 3 and psycopg-pool: pip install 'hermes-memory[postgres]'."
             ) from exc
-
-        pool = ConnectionPool(
-            url, min_size=1, max_size=POOL_MAX_SIZE, timeout=GET_CONNECTION_TIMEOUT_S, open=False,
-            kwargs={"autocommit": False}, check=ConnectionPool.check_connection,
-            name=f"hermes-memory {redact_url(url)}",
-        )
         try:
-            pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
-            with pool.connection() as conn:
-                ensure_schema(conn)
+            _, pool = open_pg_pool(
+                url, connect_timeout_s=CONNECT_TIMEOUT_S, autocommit=False, prepare=ensure_schema,
+                min_size=1, max_size=POOL_MAX_SIZE, timeout=GET_CONNECTION_TIMEOUT_S,
+                check=ConnectionPool.check_connection, name=f"hermes-memory {redact_url(url)}",
+            )
         except MemoryDatabaseError:
-            pool.close()
             raise
-        except Exception as exc:  # noqa: BLE001 - psycopg, pool timeouts, OS errors: one clear message
-            pool.close()
+        except psycopg.OperationalError as exc:
+            raise MemoryDatabaseError(
+                f"cannot open the memory database {redact_url(url)}: {_first_line(exc)}. {PG_FIX_HINT}"
+            ) from None
+        except Exception as exc:  # noqa: BLE001 - psycopg, OS errors: one clear message
             raise MemoryDatabaseError(
                 f"cannot open the memory database {redact_url(url)}: {_first_line(exc)}. Check the URL "
-                "(postgresql://USER:PASSWORD@HOST:5432/DATABASE) and that the server is running."
+                "(postgresql://USER:PASSWORD@HOST:5432/DATABASE) and that its user may create the "
+                "hm_memory_* tables."
             ) from exc
         _pools[key] = pool
         return pool

@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-import math
 import random
 import re
 import threading
@@ -48,6 +47,7 @@ from hermes_memory.sessions.connection import BATCH_WRITES, CLOSED_MESSAGE, RETR
 from hermes_memory.sessions.pg import context_schema
 from hermes_memory.sessions.pg.dsn import check_url, redact_line, redact_url
 from hermes_memory.sessions.pg.schema import HIDDEN_COLUMNS, migrate
+from hermes_memory.storage import PG_FIX_HINT, open_pg_pool
 
 T = TypeVar("T")
 _S = TypeVar("_S", bound="PgStore")
@@ -55,10 +55,7 @@ _S = TypeVar("_S", bound="PgStore")
 UNIQUE_RETRIES = 2
 """Reruns of a write that lost a unique-key race (see the module doc)."""
 
-FIX_HINT = (
-    "Check that the server is running and reachable from this host, and that storage.url in config.yaml "
-    "(or HERMES_DATABASE_URL) names the right host, port, database, user and password."
-)
+FIX_HINT = PG_FIX_HINT
 
 _LIKE_RE = re.compile(r"(?<![A-Za-z_])LIKE\b")
 
@@ -264,11 +261,18 @@ class PgStore:
         self.timeout = float(timeout)
         self.write_retries = int(write_retries)
         self._local = threading.local()
-        connect_timeout = max(2, math.ceil(self.timeout))
+
+        def prepare(conn: psycopg.Connection[Any]) -> dict[str, Any]:
+            migration = migrate(conn)
+            migration["context_backfilled"] = context_schema.backfill(conn)
+            return migration
+
         try:
-            with psycopg.connect(self._url, autocommit=True, connect_timeout=connect_timeout) as conn:
-                self.migration = migrate(conn)
-                self.migration["context_backfilled"] = context_schema.backfill(conn)
+            self.migration, pool = open_pg_pool(
+                self._url, connect_timeout_s=self.timeout, autocommit=True, prepare=prepare, min_size=1,
+                max_size=self.pool_size, configure=_configurer(self.timeout), timeout=self.timeout,
+                name="hermes-memory-sessions",
+            )
         except psycopg.OperationalError as exc:
             raise StorageUnavailableError(
                 f"cannot connect to PostgreSQL at {self.location}: {_first_line(exc)}. {FIX_HINT}"
@@ -278,17 +282,7 @@ class PgStore:
                 f"cannot prepare the PostgreSQL session database {self.location}: {_first_line(exc)}. "
                 "The user needs CREATE rights on the database (and the pg_trgm and unaccent extensions, from postgresql-contrib, must be installable)."
             ) from exc
-        self._pool: ConnectionPool[Any] | None = ConnectionPool(
-            self._url,
-            min_size=1,
-            max_size=self.pool_size,
-            kwargs={"autocommit": True, "connect_timeout": connect_timeout},
-            configure=_configurer(self.timeout),
-            timeout=self.timeout,
-            name="hermes-memory-sessions",
-            open=False,
-        )
-        self._pool.open(wait=False)
+        self._pool: ConnectionPool[Any] | None = pool
 
     # ------------------------------------------------------------------ connections
     @contextlib.contextmanager
