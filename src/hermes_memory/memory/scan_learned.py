@@ -113,7 +113,7 @@ def _window_score(model: Model, feats: set[str]) -> float:
         return model.bias
     # The weights in the set's order, summed in C (no list): the same floats in the same order as
     # ``sum([get(f, 0.0) for f in feats])``, so the same bits.
-    return model.bias + sum(map(model.weights.get, feats, repeat(0.0))) / math.sqrt(max(len(feats), MIN_FEATURES))
+    return model.bias + sum(map(model.weights.get, feats, repeat(0.0))) / norm(len(feats))
 
 
 def _spans(low: str) -> list[str]:
