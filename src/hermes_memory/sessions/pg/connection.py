@@ -55,8 +55,6 @@ _S = TypeVar("_S", bound="PgStore")
 UNIQUE_RETRIES = 2
 """Reruns of a write that lost a unique-key race (see the module doc)."""
 
-FIX_HINT = PG_FIX_HINT
-
 _LIKE_RE = re.compile(r"(?<![A-Za-z_])LIKE\b")
 
 
@@ -275,7 +273,7 @@ class PgStore:
             )
         except psycopg.OperationalError as exc:
             raise StorageUnavailableError(
-                f"cannot connect to PostgreSQL at {self.location}: {_first_line(exc)}. {FIX_HINT}"
+                f"cannot connect to PostgreSQL at {self.location}: {_first_line(exc)}. {PG_FIX_HINT}"
             ) from None
         except psycopg.Error as exc:
             raise SessionStoreError(
@@ -301,14 +299,14 @@ class PgStore:
         except PoolTimeout as exc:
             raise StorageUnavailableError(
                 f"no connection to PostgreSQL at {self.location} within {self.timeout:g} s "
-                f"(pool of {self.pool_size}): {_first_line(exc)}. {FIX_HINT}"
+                f"(pool of {self.pool_size}): {_first_line(exc)}. {PG_FIX_HINT}"
             ) from None
         except PoolClosed:
             raise SessionStoreError(CLOSED_MESSAGE) from None
 
     def _unavailable(self, exc: BaseException) -> StorageUnavailableError:
         return StorageUnavailableError(
-            f"lost the connection to PostgreSQL at {self.location}: {_first_line(exc)}. {FIX_HINT}"
+            f"lost the connection to PostgreSQL at {self.location}: {_first_line(exc)}. {PG_FIX_HINT}"
         )
 
     def close(self) -> None:
