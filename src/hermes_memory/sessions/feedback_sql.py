@@ -24,14 +24,13 @@ def run(conn: sqlite3.Connection, stats: term_stats.TermStats, plan: fts_mod.Que
     ``rank_sql``: the index's rank expression). A SQLite error is logged and leaves ``order``
     as it was: feedback must never fail a search."""
     from hermes_memory.sessions.message_search import (  # the caller's module
-        broad_filters,
         build_search_sql,
-        filter_sql,
         filtered_head,
+        head_applies,
     )
 
     # the filtered head (rank first, then the filter check) when the first statement could use it
-    by_head = bool(rank_sql and (filter_sql(filters)[0] or plan.exclude_like) and broad_filters(filters))
+    by_head = head_applies(plan, filters, rank_sql)
 
     def texts(ids: list[int]) -> dict[int, str]:
         if not ids:

@@ -159,6 +159,14 @@ HEAD_FACTOR = 2
 """:func:`filtered_head` reads this many times the rows it needs before it checks the filters."""
 
 
+def head_applies(plan: fts_mod.QueryPlan, filters: SearchFilters, rank_sql: str | None) -> bool:
+    """True when a relevance statement under ``plan`` and ``filters`` goes through
+    :func:`filtered_head`: a rank expression, something to check (a filter condition or the plan's
+    exclusions) and only :func:`broad_filters`. The search's first statement and the feedback pass
+    (:mod:`hermes_memory.sessions.feedback_sql`) decide by this one rule."""
+    return bool(rank_sql and (filter_sql(filters)[0] or plan.exclude_like) and broad_filters(filters))
+
+
 def filtered_head(conn: sqlite3.Connection, plan: fts_mod.QueryPlan, filters: SearchFilters, *, limit: int,
                   fts_expr: str | None, min_rowid: int | None, rank_sql: str,
                   kept_rows: dict[int, sqlite3.Row] | None = None, with_text: bool = False,
@@ -358,10 +366,9 @@ class MessageSearchMethods(StoreBase):
             if fts_expr:
                 pool = max(want, ranking.RERANK_POOL) if relevance else want
                 rank_sql = term_stats.rank_sql(conn) if relevance else None
-                cond = filter_sql(filters)[0] or plan.exclude_like
                 head = filtered_head(conn, plan, filters, limit=pool, fts_expr=fts_expr, min_rowid=min_rowid,
                                      rank_sql=rank_sql, kept_rows=kept, with_text=need_text,
-                                     ) if rank_sql and cond and broad_filters(filters) else None
+                                     ) if rank_sql and head_applies(plan, filters, rank_sql) else None
                 if head is None:
                     sql, params = build_search_sql("fts", plan, filters, sort, limit=pool, fts_expr=fts_expr,
                                                    min_rowid=min_rowid, rank_sql=rank_sql)
