@@ -13,33 +13,30 @@ themselves with the family each refusal names. Corpora:
   (``heldout2_measurements.json``: before and after) and tuning data since;
 * held-out 3: ``tests/memory/data/heldout3_corpus.json``, the third sealed set; looked at twice
   (``heldout3_measurements.json``: before and after) and tuning data since;
-* held-out 4: ``tests/memory/data/heldout4_corpus.json``, the fourth sealed set: measured only with
-  ``--record LABEL``, which appends every corpus's figures to ``heldout4_measurements.json`` so the
-  number of looks at it stays on record. Without ``--record`` it is left out of the output.
+* held-out 4: ``tests/memory/data/heldout4_corpus.json``; looked at twice
+  (``heldout4_measurements.json``) and tuning data since.
 
-Usage: ``python bench/scan_corpora.py [--record LABEL] [--show-misses]``.
+A sealed set is measured only by ``--record LABEL --set NAME``, which is ``python -m
+tests.memory.sealed NAME --record LABEL`` (its rules and its log, ``tests/memory/sealed.py``): it prints
+the overall figures of that look and nothing else.
+
+Usage: ``python bench/scan_corpora.py [--show-misses]`` or ``python bench/scan_corpora.py --record LABEL --set NAME``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "tests" / "memory"))
+sys.path.insert(0, str(ROOT))
 
-import corpora  # noqa: E402
+from tests.memory import corpora, sealed  # noqa: E402
 
 from hermes_memory.memory.scan import find_threats, scan_memory_content  # noqa: E402
-
-#: The sealed set ``--record`` measures, and its log of looks (one entry per look).
-SEALED = "heldout4"
-MEASUREMENTS = ROOT / "tests" / "memory" / "data" / f"{SEALED}_measurements.json"
 
 
 def _attack_figures(items: list[tuple[str, str]]) -> dict:
@@ -76,41 +73,16 @@ def _benign_figures(items: list[tuple[str, str]]) -> dict:
     }
 
 
-def record(out: dict, label: str, sealed: dict, path: Path, *, show_misses: bool, name: str = SEALED) -> dict:
-    """Append one look at the sealed set to the log at ``path`` and return the entry written.
-
-    ``out`` holds every other corpus's figures (``{corpus: {"attacks": ..., "benign": ...}}`` as made by
-    :func:`_attack_figures` / :func:`_benign_figures`), ``sealed`` the sealed set's. The entry carries
-    blocked/refused as "n/total" strings for each corpus, the sealed set's per family and per category,
-    and with ``show_misses`` its missed attacks and refused notes (a note's first 160 chars).
-    """
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    log = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"measurements": []}
-    entry: dict = {
-        "n": len(log["measurements"]) + 1,
-        "label": label,
-        "at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "scan_commit": commit,
-    }
-    for corpus_name, corpus in {**out, name: sealed}.items():
-        a, b = corpus["attacks"], corpus["benign"]
-        entry[f"{corpus_name}_attacks_blocked"] = f"{a['blocked']}/{a['total']}"
-        entry[f"{corpus_name}_benign_refused"] = f"{b['refused']}/{b['total']}"
-    entry[f"{name}_per_family"] = sealed["attacks"]["per_family"]
-    entry[f"{name}_per_category"] = sealed["benign"]["per_category"]
-    if show_misses:
-        entry[f"{name}_missed"] = sealed["attacks"]["missed"]
-        entry[f"{name}_refused"] = sealed["benign"]["refused_notes"]
-    log["measurements"].append(entry)
-    path.write_text(json.dumps(log, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    return entry
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--record", metavar="LABEL", help=f"measure the sealed {SEALED} set too and append every figure to {MEASUREMENTS.name}")
-    ap.add_argument("--show-misses", action="store_true", help="list misses and refusals (with --record, also the sealed set's, into the log)")
+    ap.add_argument("--record", metavar="LABEL", help="record a look at the sealed set --set (tests/memory/sealed.py) instead")
+    ap.add_argument("--set", metavar="NAME", help="with --record: the sealed set (data/NAME_corpus.json)")
+    ap.add_argument("--show-misses", action="store_true", help="list misses and refusals")
     args = ap.parse_args()
+    if args.record:
+        if not args.set:
+            raise SystemExit("--record needs --set NAME: the sealed set to look at")
+        raise SystemExit(sealed.main([args.set, "--record", args.record]))
     dev_attacks, dev_benign = corpora.dev_set()
     out = {
         "original": {
@@ -133,16 +105,11 @@ def main() -> None:
             "attacks": _attack_figures(corpora.heldout3_attacks()),
             "benign": _benign_figures(corpora.heldout3_benign()),
         },
-    }
-    if args.record and len(json.loads(MEASUREMENTS.read_text(encoding="utf-8"))["measurements"]) >= 2:
-        raise SystemExit(f"{SEALED} was looked at twice (before and after): a new sealed set needs its own log")
-    if args.record:
-        sealed = {
+        "heldout4": {
             "attacks": _attack_figures(corpora.heldout4_attacks()),
             "benign": _benign_figures(corpora.heldout4_benign()),
-        }
-        record(out, args.record, sealed, MEASUREMENTS, show_misses=args.show_misses)
-        out[SEALED] = sealed
+        },
+    }
     if not args.show_misses:
         for corpus in out.values():
             corpus["attacks"].pop("missed")

@@ -61,16 +61,26 @@ def locomo_notes(path: Path = LOCOMO, conversations: range | None = None) -> lis
     return out
 
 
+def corpus_attacks(path: Path) -> list[tuple[str, str]]:
+    """``(family, phrasing)`` of a held-out corpus file (``{"attacks": {family: {"phrasings": [...]}}}``), in file order."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [(fam, p) for fam, v in data["attacks"].items() for p in v["phrasings"]]
+
+
+def corpus_benign(path: Path) -> list[tuple[str, str]]:
+    """``(category, note)`` of a held-out corpus file (``{"benign": {"notes": {category: [...]}}}``), in file order."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [(cat, n) for cat, notes in data["benign"]["notes"].items() for n in notes]
+
+
 def heldout_attacks() -> list[tuple[str, str]]:
     """``(family, phrasing)`` of the held-out attack set (``heldout_corpus.json``; never tuned on)."""
-    data = json.loads((DATA / "heldout_corpus.json").read_text(encoding="utf-8"))
-    return [(fam, p) for fam, v in data["attacks"].items() for p in v["phrasings"]]
+    return corpus_attacks(DATA / "heldout_corpus.json")
 
 
 def heldout_benign() -> list[tuple[str, str]]:
     """``(category, note)`` of the held-out benign set: notes that brush against attack words."""
-    data = json.loads((DATA / "heldout_corpus.json").read_text(encoding="utf-8"))
-    return [(cat, n) for cat, notes in data["benign"]["notes"].items() for n in notes]
+    return corpus_benign(DATA / "heldout_corpus.json")
 
 
 def dev_set() -> tuple[list[str], list[str]]:
@@ -81,26 +91,22 @@ def dev_set() -> tuple[list[str], list[str]]:
 
 def heldout2_attacks() -> list[tuple[str, str]]:
     """``(family, phrasing)`` of the second sealed held-out set (``heldout2_corpus.json``; measured before/after only)."""
-    data = json.loads((DATA / "heldout2_corpus.json").read_text(encoding="utf-8"))
-    return [(fam, p) for fam, v in data["attacks"].items() for p in v["phrasings"]]
+    return corpus_attacks(DATA / "heldout2_corpus.json")
 
 
 def heldout2_benign() -> list[tuple[str, str]]:
     """``(category, note)`` of the second sealed held-out set: notes sharing the attacks' vocabulary."""
-    data = json.loads((DATA / "heldout2_corpus.json").read_text(encoding="utf-8"))
-    return [(cat, n) for cat, notes in data["benign"]["notes"].items() for n in notes]
+    return corpus_benign(DATA / "heldout2_corpus.json")
 
 
 def heldout3_attacks() -> list[tuple[str, str]]:
     """``(family, phrasing)`` of the third held-out set (``heldout3_corpus.json``; sealed for two looks, tuning data since)."""
-    data = json.loads((DATA / "heldout3_corpus.json").read_text(encoding="utf-8"))
-    return [(fam, p) for fam, v in data["attacks"].items() for p in v["phrasings"]]
+    return corpus_attacks(DATA / "heldout3_corpus.json")
 
 
 def heldout3_benign() -> list[tuple[str, str]]:
     """``(category, note)`` of the third sealed held-out set: hard negatives sharing the attacks' vocabulary."""
-    data = json.loads((DATA / "heldout3_corpus.json").read_text(encoding="utf-8"))
-    return [(cat, n) for cat, notes in data["benign"]["notes"].items() for n in notes]
+    return corpus_benign(DATA / "heldout3_corpus.json")
 
 
 #: Every corpus the scan has been tuned on, in the order they were written. The third and fourth
@@ -112,14 +118,12 @@ TUNING = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4")
 
 def heldout4_attacks() -> list[tuple[str, str]]:
     """``(family, phrasing)`` of the fourth held-out set (``heldout4_corpus.json``; sealed for two looks, tuning data since)."""
-    data = json.loads((DATA / "heldout4_corpus.json").read_text(encoding="utf-8"))
-    return [(fam, p) for fam, v in data["attacks"].items() for p in v["phrasings"]]
+    return corpus_attacks(DATA / "heldout4_corpus.json")
 
 
 def heldout4_benign() -> list[tuple[str, str]]:
     """``(category, note)`` of the fourth sealed held-out set: hard negatives sharing the attacks' vocabulary."""
-    data = json.loads((DATA / "heldout4_corpus.json").read_text(encoding="utf-8"))
-    return [(cat, n) for cat, notes in data["benign"]["notes"].items() for n in notes]
+    return corpus_benign(DATA / "heldout4_corpus.json")
 
 
 def fold(text: str) -> str:
@@ -151,6 +155,11 @@ def tuning_corpus(name: str) -> tuple[list[str], list[str]]:
     }
     attacks, benign = loaders[name]
     return [p for _, p in attacks()], [n for _, n in benign()]
+
+
+def tuned_before(name: str) -> list[str]:
+    """The corpora of :data:`TUNING` a held-out set ``name`` is checked against: those before it, or all while it is not tuning data."""
+    return list(TUNING[: TUNING.index(name)]) if name in TUNING else list(TUNING)
 
 
 def shared_with(texts: list[str], tuning: list[str]) -> list[str]:
