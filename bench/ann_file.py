@@ -68,30 +68,19 @@ def _pct(xs: list[float]) -> dict[str, float]:
 
 
 def prepare(path: Path, size: int, seed: int = 7) -> dict:
-    from embeddings import _real_vectors, locomo_like
+    from embeddings import _real_vectors, store_locomo_like
 
     from hermes_memory.sessions import ann
-    from hermes_memory.sessions import embeddings as emb
     from hermes_memory.sessions.db import SessionDB
 
     turns, _ = _real_vectors()
     with SessionDB(path, synchronous="normal") as db:
-        have = db.conn.execute(f"SELECT count(*) FROM {emb.TABLE} WHERE model = ?", (MODEL,)).fetchone()[0] \
-            if emb.has_table(db.conn) else 0
         t0 = time.perf_counter()
-        if have < size:
-            rows = db.conn.execute("SELECT id, role, content FROM messages WHERE role IN ('user', 'assistant') "
-                                   "ORDER BY id DESC LIMIT ?", (size,)).fetchall()
-            vecs = locomo_like(turns, len(rows), seed)
-            for at in range(0, len(rows), 20_000):
-                chunk = [(int(r[0]), emb.embed_text(r[1], r[2])) for r in rows[at:at + 20_000]]
-                v = vecs[at:at + 20_000][[bool(t) for _, t in chunk]]
-                db._execute_write(lambda c, chunk=chunk, v=v: emb.store(c, MODEL, chunk, v))
+        vectors = store_locomo_like(db, MODEL, size, turns, seed)
         store_s = time.perf_counter() - t0
         t0, c0 = time.perf_counter(), time.process_time()
         built = ann.maintain(db, MODEL, force=True) if ann.current(db.conn, MODEL) is None else {"action": "kept"}
-        return {"vectors": int(db.conn.execute(f"SELECT count(*) FROM {emb.TABLE} WHERE model = ?",
-                                               (MODEL,)).fetchone()[0]),
+        return {"vectors": vectors,
                 "store_s": round(store_s, 1), "build_s": round(time.perf_counter() - t0, 1),
                 "build_cpu_s": round(time.process_time() - c0, 1), **built}
 

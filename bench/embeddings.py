@@ -162,6 +162,26 @@ def locomo_like(real: np.ndarray, n: int, seed: int, noise: float = 0.015) -> np
     return out
 
 
+def store_locomo_like(db: SessionDB, model: str, size: int, turns: np.ndarray, seed: int) -> int:
+    """Give the ``size`` newest user/assistant messages of ``db`` a :func:`locomo_like` vector under ``model``.
+
+    Does nothing when ``model`` already has ``size`` vectors or more (a corpus prepared by an earlier
+    run is kept); stores in chunks of 20,000 messages. Returns the number of vectors ``model`` has after.
+    """
+    def count() -> int:
+        return int(db.conn.execute(f"SELECT count(*) FROM {emb.TABLE} WHERE model = ?", (model,)).fetchone()[0])
+
+    if (count() if emb.has_table(db.conn) else 0) < size:
+        rows = db.conn.execute("SELECT id, role, content FROM messages WHERE role IN ('user', 'assistant') "
+                               "ORDER BY id DESC LIMIT ?", (size,)).fetchall()
+        vecs = locomo_like(turns, len(rows), seed)
+        for at in range(0, len(rows), 20_000):
+            chunk = [(int(r[0]), emb.embed_text(r[1], r[2])) for r in rows[at:at + 20_000]]
+            v = vecs[at:at + 20_000][[bool(t) for _, t in chunk]]
+            db._execute_write(lambda c, chunk=chunk, v=v: emb.store(c, model, chunk, v))
+    return count()
+
+
 def bench_ann(path: Path, size: int, queries: int, seed: int = 7) -> dict:
     import sys
     import tracemalloc
@@ -175,17 +195,7 @@ def bench_ann(path: Path, size: int, queries: int, seed: int = 7) -> dict:
     turns, questions = _real_vectors()
     model = "bench"
     with SessionDB(path, synchronous="normal") as db:
-        have = db.conn.execute(f"SELECT count(*) FROM {emb.TABLE} WHERE model = ?", (model,)).fetchone()[0] \
-            if emb.has_table(db.conn) else 0
-        if have < size:
-            rows = db.conn.execute("SELECT id, role, content FROM messages WHERE role IN ('user', 'assistant') "
-                                   "ORDER BY id DESC LIMIT ?", (size,)).fetchall()
-            vecs = locomo_like(turns, len(rows), seed)
-            for at in range(0, len(rows), 20_000):
-                chunk = [(int(r[0]), emb.embed_text(r[1], r[2])) for r in rows[at:at + 20_000]]
-                v = vecs[at:at + 20_000][[bool(t) for _, t in chunk]]
-                db._execute_write(lambda c, chunk=chunk, v=v: emb.store(c, model, chunk, v))
-        stored = int(db.conn.execute(f"SELECT count(*) FROM {emb.TABLE} WHERE model = ?", (model,)).fetchone()[0])
+        stored = store_locomo_like(db, model, size, turns, seed)
         cpu0, t0 = time.process_time(), time.perf_counter()
         built = ann.maintain(db, model, force=True)
         build = {"seconds": round(time.perf_counter() - t0, 1), "cpu_seconds": round(time.process_time() - cpu0, 1),
