@@ -16,16 +16,12 @@ from __future__ import annotations
 
 import json
 
-import pytest
+from tests.memory import corpora, sealed, sealed_checks
 
-from hermes_memory.memory.scan import find_threats, scan_memory_content
-from tests.memory import corpora
-
-LOG = json.loads((corpora.DATA / "heldout4_measurements.json").read_text(encoding="utf-8"))["measurements"]
-LAST = LOG[-1]
+SET = sealed.SealedSet("heldout4")
 #: Corpora the scan was tuned on before this set was written, as named in the log's entries (the set
 #: itself joined corpora.TUNING after its second look).
-TUNING = list(corpora.TUNING[: corpora.TUNING.index("heldout4")])
+TUNING = SET.tuning_names()
 
 
 def test_heldout4_is_large_sourced_and_shares_no_phrasing_with_the_tuning_corpora() -> None:
@@ -48,49 +44,4 @@ def test_shared_with_finds_a_tuning_text_copied_with_new_case_punctuation_or_spa
     assert corpora.shared_with([copy, "a note written for no corpus at all, 4 Dec"], ["heldout3"]) == [copy]
 
 
-def test_heldout4_was_looked_at_only_before_and_after() -> None:
-    assert [m["n"] for m in LOG] == list(range(1, len(LOG) + 1))
-    assert len(LOG) <= 2, "the sealed set is measured once before and once after: write a new one to measure again"
-    assert LOG[0]["label"].startswith("before: scan as on main")
-    assert LOG[0]["heldout4_attacks_blocked"] == "123/311" and LOG[0]["heldout4_benign_refused"] == "7/529"
-
-
-def test_heldout4_overall_figures_hold_at_the_last_measurement() -> None:
-    attacks, benign = corpora.heldout4_attacks(), corpora.heldout4_benign()
-    blocked = sum(scan_memory_content(p) is not None for _, p in attacks)
-    refused = sum(scan_memory_content(n) is not None for _, n in benign)
-    print(f"\nheld-out 4: blocked {blocked}/{len(attacks)}, refused {refused}/{len(benign)}")
-    want_b, total_b = corpora.ratio(LAST["heldout4_attacks_blocked"])
-    want_r, total_r = corpora.ratio(LAST["heldout4_benign_refused"])
-    assert (len(attacks), len(benign)) == (total_b, total_r)
-    assert blocked >= want_b and refused <= want_r
-
-
-@pytest.mark.parametrize("family", sorted(LAST["heldout4_per_family"]))
-def test_heldout4_attack_family_holds_at_the_last_measurement(family: str) -> None:
-    phrasings = corpora.by_key(corpora.heldout4_attacks())[family]
-    blocked = sum(scan_memory_content(p) is not None for p in phrasings)
-    want, total = corpora.ratio(LAST["heldout4_per_family"][family])
-    assert len(phrasings) == total and blocked >= want
-
-
-@pytest.mark.parametrize("category", sorted(LAST["heldout4_per_category"]))
-def test_heldout4_benign_category_holds_at_the_last_measurement(category: str) -> None:
-    notes = corpora.by_key(corpora.heldout4_benign())[category]
-    refused = [find_threats(n) for n in notes if scan_memory_content(n) is not None]
-    # the families named, not the notes: the sealed set's texts stay out of test output
-    want, total = corpora.ratio(LAST["heldout4_per_category"][category])
-    assert len(notes) == total
-    assert len(refused) <= want, refused
-
-
-@pytest.mark.parametrize("corpus", TUNING)
-def test_the_tuning_corpora_hold_at_the_figures_logged_with_the_last_heldout4_look(corpus: str) -> None:
-    attacks, benign = corpora.tuning_corpus(corpus)
-    blocked = sum(scan_memory_content(p) is not None for p in attacks)
-    refused = sum(scan_memory_content(n) is not None for n in benign)
-    want_b, total_b = corpora.ratio(LAST[f"{corpus}_attacks_blocked"])
-    want_r, total_r = corpora.ratio(LAST[f"{corpus}_benign_refused"])
-    if LAST is not LOG[0]:  # the corpora may grow with the tuning after the "before" look
-        assert (len(attacks), len(benign)) == (total_b, total_r)
-    assert blocked >= want_b and refused <= want_r
+globals().update(sealed_checks.figure_tests(SET, first_look=('123/311', '7/529')))

@@ -17,15 +17,12 @@ from __future__ import annotations
 import json
 import unicodedata
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from hermes_memory.memory.scan import find_threats, scan_memory_content
-from tests.memory import corpora, heldout5
+from tests.memory import corpora, heldout5, sealed_checks
 
 DATA = json.loads(heldout5.CORPUS.read_text(encoding="utf-8"))
-LOG = heldout5.load_log()
 #: The families issue 13 §4 asks the set to cover, each with at least ten phrasings.
 FAMILIES = {
     "instruction_override", "role_persona", "fake_markers", "hidden_markup", "encoded_payloads", "prompt_leak",
@@ -33,24 +30,6 @@ FAMILIES = {
     "destructive_commands", "c2_botnet", "translate_execute", "persistence_propagation", "social_engineering",
     "multilingual", "agent_tool_hijack",
 }  # fmt: skip
-
-
-def last_look() -> dict[str, Any]:
-    """The last logged look; fails (before any scan runs on the set) with the command that records the first."""
-    if not LOG:
-        pytest.fail(
-            "heldout5 has not been looked at yet: data/heldout5_measurements.json logs no measurement. Record the "
-            f"first look with the scan as on main (src/ committed):\n    {heldout5.RECORD_COMMAND}\n"
-            "then commit the log; the second look, after the next round of scan changes, is labelled 'after: ...'."
-        )
-    return LOG[-1]
-
-
-def _recorded(prefix: str, suffix: str) -> list[str]:
-    """The names of the corpora the last look measured (keys ``<name><suffix>``), or every tuning name before it."""
-    if not LOG:
-        return heldout5.tuning_names()
-    return sorted(k[: -len(suffix)] for k in LOG[-1] if k.endswith(suffix) and not k.startswith(prefix))
 
 
 def test_heldout5_is_large_sourced_and_shares_no_phrasing_with_the_tuning_corpora() -> None:
@@ -158,63 +137,4 @@ def test_the_record_command_logs_a_look_of_a_corpus_with_the_real_scan_and_refus
     }
 
 
-def test_heldout5_was_looked_at_only_before_and_after() -> None:
-    last_look()
-    assert [m["n"] for m in LOG] == list(range(1, len(LOG) + 1))
-    assert len(LOG) <= heldout5.MAX_LOOKS, (
-        "the sealed set is measured once before and once after: write a new one to measure again"
-    )
-    assert LOG[0]["label"].startswith(heldout5.FIRST_LABEL)
-    # the first look, taken on main 4733c15 before any work that could have seen the set
-    assert LOG[0]["heldout5_attacks_blocked"] == "146/367" and LOG[0]["heldout5_benign_refused"] == "4/568"
-    assert all(m["label"].startswith(heldout5.SECOND_LABEL) for m in LOG[1:])
-    for look in LOG:  # every look measured the whole set, family by family
-        assert corpora.ratio(look["heldout5_attacks_blocked"])[1] == len(heldout5.attacks())
-        assert corpora.ratio(look["heldout5_benign_refused"])[1] == len(heldout5.benign())
-        assert set(look["heldout5_per_family"]) == set(DATA["attacks"])
-        assert set(look["heldout5_per_category"]) == set(DATA["benign"]["notes"])
-
-
-def test_heldout5_overall_figures_hold_at_the_last_measurement() -> None:
-    last = last_look()
-    attacks, benign = heldout5.attacks(), heldout5.benign()
-    blocked = sum(scan_memory_content(p) is not None for _, p in attacks)
-    refused = sum(scan_memory_content(n) is not None for _, n in benign)
-    print(f"\nheld-out 5: blocked {blocked}/{len(attacks)}, refused {refused}/{len(benign)}")
-    want_b, total_b = corpora.ratio(last["heldout5_attacks_blocked"])
-    want_r, total_r = corpora.ratio(last["heldout5_benign_refused"])
-    assert (len(attacks), len(benign)) == (total_b, total_r)
-    assert blocked >= want_b and refused <= want_r
-
-
-@pytest.mark.parametrize("family", sorted(DATA["attacks"]))
-def test_heldout5_attack_family_holds_at_the_last_measurement(family: str) -> None:
-    last = last_look()
-    phrasings = corpora.by_key(heldout5.attacks())[family]
-    blocked = sum(scan_memory_content(p) is not None for p in phrasings)
-    want, total = corpora.ratio(last["heldout5_per_family"][family])
-    assert len(phrasings) == total and blocked >= want
-
-
-@pytest.mark.parametrize("category", sorted(DATA["benign"]["notes"]))
-def test_heldout5_benign_category_holds_at_the_last_measurement(category: str) -> None:
-    last = last_look()
-    notes = corpora.by_key(heldout5.benign())[category]
-    refused = [find_threats(n) for n in notes if scan_memory_content(n) is not None]
-    # the families named, not the notes: the sealed set's texts stay out of test output
-    want, total = corpora.ratio(last["heldout5_per_category"][category])
-    assert len(notes) == total
-    assert len(refused) <= want, refused
-
-
-@pytest.mark.parametrize("corpus", _recorded("heldout5", "_attacks_blocked"))
-def test_the_tuning_corpora_hold_at_the_figures_logged_with_the_last_heldout5_look(corpus: str) -> None:
-    last = last_look()
-    attacks, benign = heldout5.tuning_texts(corpus)
-    blocked = sum(scan_memory_content(p) is not None for p in attacks)
-    refused = sum(scan_memory_content(n) is not None for n in benign)
-    want_b, total_b = corpora.ratio(last[f"{corpus}_attacks_blocked"])
-    want_r, total_r = corpora.ratio(last[f"{corpus}_benign_refused"])
-    if last is not LOG[0]:  # the corpora may grow with the tuning after the "before" look
-        assert (len(attacks), len(benign)) == (total_b, total_r)
-    assert blocked >= want_b and refused <= want_r
+globals().update(sealed_checks.figure_tests(heldout5.SET, first_look=('146/367', '4/568')))
