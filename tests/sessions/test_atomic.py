@@ -9,6 +9,7 @@ import pytest
 
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions.db import SessionDB
+from tests.helpers.values import present
 
 
 def test_atomic_commits_the_block(db: SessionDB, make_db) -> None:
@@ -25,11 +26,11 @@ def test_atomic_rolls_back_on_an_exception_and_reraises_it(db: SessionDB) -> Non
     with pytest.raises(KeyError), db.atomic() as conn:
         conn.execute("UPDATE sessions SET title = 'gone' WHERE id = 's'")
         raise KeyError("stop")
-    assert db.get_session("s")["title"] is None
+    assert present(db.get_session("s"))["title"] is None
     if db.backend == "sqlite":  # PostgreSQL: the pooled connection went back rolled back
         assert not db.conn.in_transaction
     db.set_session_title("s", "after")  # the store is usable again
-    assert db.get_session("s")["title"] == "after"
+    assert present(db.get_session("s"))["title"] == "after"
 
 
 def test_database_error_in_atomic_becomes_session_store_error(db: SessionDB) -> None:
@@ -37,7 +38,7 @@ def test_database_error_in_atomic_becomes_session_store_error(db: SessionDB) -> 
     with pytest.raises(SessionStoreError, match="write failed"), db.atomic() as conn:
         conn.execute("UPDATE sessions SET title = 'x' WHERE id = 's'")
         conn.execute("INSERT INTO no_such_table VALUES (1)")
-    assert db.get_session("s")["title"] is None
+    assert present(db.get_session("s"))["title"] is None
 
 
 def test_atomic_waits_out_a_lock_then_gives_up_with_a_clear_error(tmp_path: Path) -> None:
@@ -64,7 +65,7 @@ def test_atomic_inside_batch_is_one_savepoint(db: SessionDB) -> None:
         with pytest.raises(ValueError), db.atomic() as conn:
             conn.execute("UPDATE sessions SET model = 'undone' WHERE id = 's'")
             raise ValueError("refused")
-    row = db.get_session("s")
+    row = present(db.get_session("s"))
     assert (row["title"], row["model"]) == ("kept", None)
 
 
@@ -89,4 +90,4 @@ def test_batch_commits_per_chunk_and_a_raise_drops_only_the_open_chunk(db: Sessi
         assert other.get_session("c") is None
         raise RuntimeError("stop")
     assert {s["id"] for s in other.list_sessions()} == {"a", "b"}
-    assert db.get_session("c") is None and db.get_session("b")["title"] is None
+    assert db.get_session("c") is None and present(db.get_session("b"))["title"] is None

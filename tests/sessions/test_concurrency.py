@@ -14,6 +14,7 @@ import pytest
 
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions.db import SessionDB
+from tests.helpers.values import present
 
 
 def test_B26_wal_mode_on_the_connection(sqlite_db: SessionDB) -> None:
@@ -40,7 +41,7 @@ def test_B26_append_waits_for_a_short_foreign_write_lock(tmp_path: Path) -> None
     locked.wait()
     mid = db.append_message("s1", "user", "hello")
     t.join()
-    assert db.get_message(mid)["content"] == "hello"
+    assert present(db.get_message(mid))["content"] == "hello"
     assert [r["id"] for r in db.search_messages("hello")] == [mid]
     assert db.get_session("other") is not None
     other.close()
@@ -61,7 +62,7 @@ def test_B26_a_lock_held_past_all_retries_is_an_explicit_error(tmp_path: Path) -
         other.execute("ROLLBACK")
         other.close()
     assert db.message_count("s1") == 0
-    assert db.get_session("s1")["message_count"] == 0
+    assert present(db.get_session("s1"))["message_count"] == 0
     db.append_message("s1", "user", "after release")
     assert db.message_count("s1") == 1
     db.close()
@@ -88,7 +89,7 @@ def test_B26_eight_threads_on_one_object(db: SessionDB) -> None:
     if db.backend == "sqlite":  # SQLite's own FTS5 index kept in step
         assert db.conn.execute(
             "SELECT count(*) FROM hm_messages_fts WHERE hm_messages_fts MATCH 'quokka'").fetchone()[0] == 400
-    assert db.get_session("s1")["message_count"] == 400
+    assert present(db.get_session("s1"))["message_count"] == 400
 
 
 WORKER = textwrap.dedent(
@@ -119,7 +120,7 @@ def test_B26_four_processes_times_2000_appends_all_present_and_findable(tmp_path
     try:
         assert db.message_count() == 8000
         for n in range(4):
-            assert db.get_session(f"proc{n}")["message_count"] == 2000
+            assert present(db.get_session(f"proc{n}"))["message_count"] == 2000
             assert db.conn.execute(
                 "SELECT count(*) FROM hm_messages_fts WHERE hm_messages_fts MATCH ?", (f'"proc{n}"',)
             ).fetchone()[0] == 2000

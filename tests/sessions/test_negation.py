@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from hermes_memory.sessions.db import SessionDB
+from tests.helpers.values import present
 
 
 # ----------------------------------------------------------------- NOT next to CJK text
@@ -18,7 +19,7 @@ def _not_rows(db: SessionDB) -> None:
 
 
 def _texts(db: SessionDB, query: str) -> set[str]:
-    return {db.get_message(r["id"])["content"] for r in db.search_messages(query, query_syntax=True)}
+    return {present(db.get_message(r["id"]))["content"] for r in db.search_messages(query, query_syntax=True)}
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from hermes_memory.sessions.pg import context_schema, schema
+from tests.helpers.values import present
 from tests.sessions.backend_sql import is_postgres, sql
 
 
@@ -87,11 +88,11 @@ def test_rows_written_before_schema_3_get_their_context_in_bounded_resumable_bat
         old.close()
     with psycopg.connect(pg_url, autocommit=True) as conn:
         schema.migrate(conn)  # migration 3 alone: the column and triggers, no row filled yet
-        assert conn.execute("SELECT count(*) FROM messages WHERE hm_context IS NOT NULL").fetchone()[0] == 0
+        assert present(conn.execute("SELECT count(*) FROM messages WHERE hm_context IS NOT NULL").fetchone())[0] == 0
         monkeypatch.setattr(context_schema, "BACKFILL_CHUNK", 10)
         first = context_schema.backfill_step(conn)  # then the process stops (killed) after one batch
         assert first == {"filled": 10, "pending": True}
-        assert conn.execute("SELECT value FROM hm_meta WHERE key = 'context_next_id'").fetchone()[0] != "0"
+        assert present(conn.execute("SELECT value FROM hm_meta WHERE key = 'context_next_id'").fetchone())[0] != "0"
     db = PgSessionDB(pg_url)  # the next open resumes and finishes
     try:
         assert db.migration["context_backfilled"] == 27 - 10

@@ -15,6 +15,7 @@ from hermes_memory.cli.main import app
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.fts import build_query
 from hermes_memory.sessions.search import SESSION_SEARCH_SCHEMA, session_search
+from tests.helpers.values import present
 
 FRIDAY = "I said do NOT deploy on Fridays"
 
@@ -204,12 +205,12 @@ def test_C14_user_text_is_never_query_syntax_and_each_seeded_term_is_found(
     seeded = f"s{[t for _, t in C14].index(text)}"
     assert seeded in sids, (query, result)
     rows = c14_db.search_messages(query, query_syntax=syntax, raise_errors=True)
-    assert text in {c14_db.get_message(r["id"])["content"] for r in rows}
+    assert text in {present(c14_db.get_message(r["id"]))["content"] for r in rows}
 
 
 def test_C14_cjk_or_query_finds_each_alternative(c14_db: SessionDB) -> None:
     result = _tool(c14_db, query="错题本 OR wrong-book OR mistakes", limit=10)
-    contents = {c14_db.get_message(r["id"])["content"]
+    contents = {present(c14_db.get_message(r["id"]))["content"]
                 for r in c14_db.search_messages("错题本 OR wrong-book OR mistakes")}
     assert {"整理错题本 today", "a wrong-book of mistakes"} <= contents
     assert result["count"] >= 2
