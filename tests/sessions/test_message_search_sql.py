@@ -10,6 +10,7 @@ from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.fts import build_query
 from hermes_memory.sessions.hmcontext import own_text
 from hermes_memory.sessions.message_search import SEARCH_STEPS, SearchFilters, build_search_sql, sort_order
+from tests.helpers.values import present
 
 BACKENDS = ("sqlite",)  # SQLite's own FTS5 statements; PostgreSQL's are in test_pg_search_sql.py
 
@@ -23,7 +24,7 @@ def test_unfiltered_relevance_reads_the_fts_table_alone(db: SessionDB) -> None:
     sql, params = build_search_sql("fts", build_query("walrus"), SearchFilters(), None, limit=7)
     assert sql == ("SELECT rowid AS id, rank FROM hm_messages_fts WHERE hm_messages_fts MATCH ? "
                    "ORDER BY rank LIMIT ?")
-    assert params == [own_text(build_query("walrus").fts), 7]  # one word: the row's own text only
+    assert params == [own_text(present(build_query("walrus").fts)), 7]  # one word: the row's own text only
 
 
 def test_recency_window_and_capped_expression_go_into_the_fts_step() -> None:
@@ -43,7 +44,7 @@ def test_filters_join_sessions_and_keep_parameter_order(db: SessionDB) -> None:
     sql, params = build_search_sql("fts", build_query("walrus"), f, "newest", limit=10)
     assert "JOIN sessions s ON s.id = m.session_id" in sql
     assert "ORDER BY m.timestamp DESC, m.id DESC" in sql
-    assert params == [own_text(build_query("walrus").fts), "cli", "u1", "user", 50.0, 150.0, 10]
+    assert params == [own_text(present(build_query("walrus").fts)), "cli", "u1", "user", 50.0, 150.0, 10]
     assert _run(db, sql, params) == [ids["a"]]
 
 

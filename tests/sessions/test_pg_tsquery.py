@@ -60,7 +60,7 @@ _SOUP = st.lists(st.sampled_from(['"', "'", ":", "::", "-", ".", "/", "@", "%", 
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=80),
+@given(text=st.text(alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"), max_size=80),
        syntax=st.booleans())
 def test_postgres_parses_the_tsquery_of_any_text(pg_conn, text: str, syntax: bool) -> None:
     ts = ts_plan(build_query(text, syntax=syntax))

@@ -128,13 +128,13 @@ def test_close_stops_the_background_move_and_the_next_open_resumes(tmp_path: Pat
         time.sleep(0.02)
         return original(conn)
 
-    hmrelayout.step = slow  # type: ignore[assignment]
+    hmrelayout.step = slow
     try:
         db.continue_relayout_in_background(pause_s=0.01)
         assert steps.wait(30)
         db.close()
     finally:
-        hmrelayout.step = original  # type: ignore[assignment]
+        hmrelayout.step = original
     thread = db._relayout_thread
     assert thread is not None and not thread.is_alive()
     db = SessionDB(path)

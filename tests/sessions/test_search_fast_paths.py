@@ -26,6 +26,7 @@ from hermes_memory.sessions import (
 from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.message_search import SearchFilters, build_search_sql
+from tests.helpers.values import present
 
 BACKENDS = ("sqlite",)  # SQLite's own FTS5 statements
 
@@ -187,7 +188,7 @@ def test_dropped_words_score_as_before_on_a_real_search(db: SessionDB, monkeypat
     n_rows = db.conn.execute("SELECT max(id) FROM messages").fetchone()[0]
     for term, df in dropped:
         words = [p.lower() for p in term.pieces]
-        pattern = fts_mod.Highlighter([" ".join(words)], list(stats.stems(db.conn, words).values()))
+        pattern = fts_mod.Highlighter([" ".join(words)], [present(stem, "a stem") for stem in stats.stems(db.conn, words).values()])
         for i in slow:
             if pattern.matches(cand[i][1]):
                 slow[i] -= ranking.bm25_idf(n_rows, df)
@@ -264,7 +265,7 @@ def test_filtered_head_is_the_joined_statements_answer_or_none(db: SessionDB, fa
 
 def test_search_with_broad_filters_is_the_same_without_the_head(db: SessionDB, monkeypatch: pytest.MonkeyPatch) -> None:
     _mixed_home(db)
-    kw = [dict(role_filter=["user", "assistant"], exclude_sources=["tool", "subagent"]), dict(role_filter="tool"),
+    kw: list[dict[str, Any]] = [dict(role_filter=["user", "assistant"], exclude_sources=["tool", "subagent"]), dict(role_filter="tool"),
           dict(exclude_session_ids=["cli-0"]), dict(role_filter="system", limit=3)]
     queries = ("walrus", "walrus tusk", "reef 3", "tusk")
     fast = [db.search_messages(q, **k) for q in queries for k in kw]

@@ -11,6 +11,7 @@ import pytest
 
 from hermes_memory.sessions import hmindex, term_stats
 from hermes_memory.sessions.db import SessionDB
+from tests.helpers.values import present
 
 WORDS = ("otters", "badger", "heron", "walrus", "running")
 
@@ -59,10 +60,10 @@ def test_cache_is_used_and_counts_rows_appended_since(tmp_path: Path) -> None:
         assert_exact(db)
         stems = db._term_stats.stems(db.conn, ["otters"])
         # cached with the newest indexed id: 20 rows, and the heron reply indexed with the turn before it
-        assert db._term_stats.dfs[stems["otters"]][0] == 21
+        assert db._term_stats.dfs[present(stems["otters"])][0] == 21
         db.append_messages("s1", [{"role": "user", "content": "more otters, runs and runners"}] * 3)
         assert_exact(db)
-        assert db._term_stats.dfs[stems["otters"]][0] == 24
+        assert db._term_stats.dfs[present(stems["otters"])][0] == 24
     finally:
         db.close()
 
