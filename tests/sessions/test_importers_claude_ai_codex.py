@@ -15,6 +15,7 @@ from hermes_memory.cli.main import app
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.importers import FORMATS, import_path
 from hermes_memory.sessions.importers.claude_ai import ROOT_PARENT
+from tests.helpers.values import present
 from tests.sessions.importer_data import CODEX_ID, codex_rollout, rollout_line, write_jsonl
 
 # ------------------------------------------------------------------ Claude.ai export
@@ -111,7 +112,7 @@ def test_claude_ai_export_keeps_text_tools_attachments_and_the_visible_branch(db
         f"{f}:[5].chat_messages[1]: unknown sender 'robot' (expected human or assistant), skipped",
     ]
     sid = "claude_ai-0811c458-706c-4673-87e4-8146857bea96"
-    s = db.get_session(sid)
+    s = present(db.get_session(sid))
     assert (s["source"], s["title"], s["end_reason"]) == ("claude_ai", "Sourdough hydration", "imported")
     assert s["started_at"] == pytest.approx(1757836800.0) and s["ended_at"] == pytest.approx(1757837100.0)
     msgs = db.get_messages(sid)
@@ -128,7 +129,7 @@ def test_claude_ai_export_keeps_text_tools_attachments_and_the_visible_branch(db
     assert msgs[0]["timestamp"] == pytest.approx(1757836801.0)
     assert db.search_messages("levain")[0]["session_id"] == sid  # attachment text is searchable
 
-    older = db.get_session("claude_ai-28d595a3-5db0-492d-a49a-af74f13de505")
+    older = present(db.get_session("claude_ai-28d595a3-5db0-492d-a49a-af74f13de505"))
     assert older["title"] == "Explain the ferry timetable to Vis."  # no name: the first prompt
     assert [m["content"] for m in db.get_messages(older["id"])] == [
         "Explain the ferry timetable to Vis.", "The Jadrolinija ferry leaves Split."]
@@ -188,7 +189,7 @@ def test_codex_rollouts_new_and_legacy_with_malformed_lines_reported(db: Session
     assert rep.sessions_created == 2
     assert rep.errors == [f"{new}:11: not JSON (Expecting property name enclosed in double quotes at column 2)",
                           f"{new}:12: message without a known role and content list (role 'narrator')"]
-    s = db.get_session(f"codex-{CODEX_ID}")
+    s = present(db.get_session(f"codex-{CODEX_ID}"))
     assert (s["source"], s["model"], s["end_reason"]) == ("codex", "gpt-5-codex", "imported")
     assert s["title"] == "Why does pgbouncer refuse connections after the deploy?"
     assert s["started_at"] == pytest.approx(1761699578.308)
@@ -206,7 +207,7 @@ def test_codex_rollouts_new_and_legacy_with_malformed_lines_reported(db: Session
     assert msgs[1]["timestamp"] == pytest.approx(1761699580.1)
     hits = db.search_messages("pgbouncer")
     assert {h["session_id"] for h in hits} == {s["id"]}
-    old = db.get_session(f"codex-{legacy_id}")
+    old = present(db.get_session(f"codex-{legacy_id}"))
     assert old["started_at"] == pytest.approx(1746093600.0)
     assert [m["content"] for m in db.get_messages(old["id"])] == [
         "Rename the ferry timetable module", "Renamed timetable.py to ferries.py."]
@@ -276,7 +277,7 @@ def test_exports_saved_with_a_utf8_bom_import_as_without_one(db: SessionDB, tmp_
     rollout = write_jsonl(tmp_path / "codex" / f"rollout-2025-10-29T00-59-38-{CODEX_ID}.jsonl", codex_rollout())
     rollout.write_bytes(b"\xef\xbb\xbf" + rollout.read_bytes())
     rep = import_path(db, rollout, "codex")
-    assert rep.errors == [] and db.get_session(f"codex-{CODEX_ID}")["source"] == "codex"
+    assert rep.errors == [] and present(db.get_session(f"codex-{CODEX_ID}"))["source"] == "codex"
 
 
 def test_a_codex_session_continued_later_ends_at_its_new_last_line_so_prune_keeps_it(db: SessionDB,
@@ -292,4 +293,4 @@ def test_a_codex_session_continued_later_ends_at_its_new_last_line_so_prune_keep
                                                             "content": [{"type": kind, "text": text}]})) + "\n")
     rep = import_path(db, f, "codex")
     assert rep.messages_imported == 2
-    assert db.get_session(f"codex-{CODEX_ID}")["ended_at"] == iso_time("2025-11-30T09:00:05.000Z")
+    assert present(db.get_session(f"codex-{CODEX_ID}"))["ended_at"] == iso_time("2025-11-30T09:00:05.000Z")
