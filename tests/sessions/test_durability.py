@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -83,7 +84,7 @@ def opened(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     seen: list[int] = []
     real_init = dbmod.SessionDB.__init__
 
-    def recording_init(self: SessionDB, *args: object, **kwargs: object) -> None:
+    def recording_init(self: SessionDB, *args: Any, **kwargs: Any) -> None:
         real_init(self, *args, **kwargs)
         seen.append(_pragma(self.conn))
 
@@ -120,7 +121,7 @@ def test_cli_import_commits_per_batch_not_per_session(tmp_path: Path, monkeypatc
     commits: list[int] = []
     real_init = dbmod.SessionDB.__init__
 
-    def tracing_init(self: SessionDB, *args: object, **kwargs: object) -> None:
+    def tracing_init(self: SessionDB, *args: Any, **kwargs: Any) -> None:
         real_init(self, *args, **kwargs)
         self.conn.set_trace_callback(lambda sql: commits.append(1) if sql.strip().upper() == "COMMIT" else None)
 

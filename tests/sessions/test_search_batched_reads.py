@@ -12,6 +12,7 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 
@@ -70,7 +71,7 @@ def test_the_filter_check_reads_only_the_rows_a_page_needs_when_all_pass(db: Ses
 def test_the_filter_check_reads_more_while_the_page_is_short(db: SessionDB, monkeypatch: pytest.MonkeyPatch) -> None:
     _home(db, tool_share=3)
     monkeypatch.setattr(ranking, "RERANK_POOL", 60)
-    kw = dict(role_filter=["user", "assistant"], exclude_sources=["tool"], limit=20)
+    kw: dict[str, Any] = dict(role_filter=["user", "assistant"], exclude_sources=["tool"], limit=20)
     with statements(db) as seen:
         fast = db.search_messages("walrus", **kw)
     sizes = _keep_sizes(seen)
@@ -157,7 +158,12 @@ def test_dropped_word_check_on_ascii_texts_is_the_patterns_answer(monkeypatch: p
     terms = [["walk"], ["run", "runs"], ["kelvin"], ["r"]]
     calls: list[str] = []
     spans = word_match.WordMatcher.spans
-    monkeypatch.setattr(word_match.WordMatcher, "spans", lambda self, text: calls.append(text) or spans(self, text))
+
+    def recording_spans(self: word_match.WordMatcher, text: str) -> Iterator[tuple[int, int]]:
+        calls.append(text)
+        return spans(self, text)
+
+    monkeypatch.setattr(word_match.WordMatcher, "spans", recording_spans)
     got = word_match.found_per_term(terms, texts)
     want = [[re.compile(word_match.word_pattern(t), re.IGNORECASE).search(x) is not None for t in terms] for x in texts]
     assert got == want and any(any(r) for r in got) and not all(all(r) for r in got)
