@@ -15,6 +15,7 @@ from hermes_memory.errors import SessionStoreError
 from hermes_memory.home import HermesHome
 from hermes_memory.sessions import session_search
 from hermes_memory.sessions.db import SessionDB, sanitize_title
+from tests.helpers.values import present
 from tests.sessions.backend_sql import raw_write
 
 
@@ -78,24 +79,24 @@ def test_an_existing_state_db_and_its_wal_and_shm_keep_their_mode(tmp_path: Path
 def test_create_get_and_unknown(db: SessionDB) -> None:
     sid = db.create_session("s1", source="telegram", model="m1")
     assert sid == "s1"
-    row = db.get_session("s1")
+    row = present(db.get_session("s1"))
     assert row["source"] == "telegram" and row["model"] == "m1" and row["ended_at"] is None
     assert db.get_session("nope") is None
     auto = db.create_session()
-    assert auto and db.get_session(auto)["source"] == "cli"
+    assert auto and present(db.get_session(auto))["source"] == "cli"
 
 
 def test_end_session_first_end_wins_until_reopen(db: SessionDB) -> None:
     db.create_session("s1")
     assert db.end_session("s1", "user_exit") is True
-    first = db.get_session("s1")
+    first = present(db.get_session("s1"))
     assert isinstance(first["ended_at"], float) and first["end_reason"] == "user_exit"
     assert db.end_session("s1", "compression") is False
-    assert db.get_session("s1")["end_reason"] == "user_exit"
+    assert present(db.get_session("s1"))["end_reason"] == "user_exit"
     assert db.reopen_session("s1") is True
-    assert db.get_session("s1")["ended_at"] is None
+    assert present(db.get_session("s1"))["ended_at"] is None
     assert db.end_session("s1", "compression") is True
-    assert db.get_session("s1")["end_reason"] == "compression"
+    assert present(db.get_session("s1"))["end_reason"] == "compression"
 
 
 def test_token_counts_accumulate_absolute_and_model_backfill(db: SessionDB) -> None:
@@ -104,12 +105,12 @@ def test_token_counts_accumulate_absolute_and_model_backfill(db: SessionDB) -> N
                            reasoning_tokens=1, cost_usd=0.5, model="gpt-x", api_call_count=1)
     db.update_token_counts("s1", input_tokens=10, output_tokens=5, cache_read_tokens=3, cache_write_tokens=2,
                            cost_usd=0.25, model="other", api_call_count=1)
-    row = db.get_session("s1")
+    row = present(db.get_session("s1"))
     assert (row["input_tokens"], row["output_tokens"], row["cache_read_tokens"], row["cache_write_tokens"]) == (20, 10, 6, 4)
     assert row["reasoning_tokens"] == 1 and row["estimated_cost_usd"] == pytest.approx(0.75)
     assert row["model"] == "gpt-x" and row["api_call_count"] == 2
     db.update_token_counts("s1", input_tokens=7, api_call_count=9, absolute=True)
-    row = db.get_session("s1")
+    row = present(db.get_session("s1"))
     assert row["input_tokens"] == 7 and row["api_call_count"] == 9 and row["output_tokens"] == 0
     assert db.update_token_counts("missing", input_tokens=1) is False
 
@@ -121,7 +122,7 @@ def test_message_and_tool_call_counts_and_json_round_trip(db: SessionDB) -> None
     db.append_message("s1", "user", "hi")
     db.append_message("s1", "assistant", None, tool_calls=calls)
     db.append_message("s1", "tool", "result", tool_call_id="c1", tool_name="a")
-    row = db.get_session("s1")
+    row = present(db.get_session("s1"))
     assert row["message_count"] == 3 and row["tool_call_count"] == 2
     msgs = db.get_messages("s1")
     assert msgs[1]["tool_calls"] == calls
@@ -189,7 +190,7 @@ def test_titles_set_get_unknown_duplicate_and_none(db: SessionDB) -> None:
     db.set_session_title("s1", "Déjà vu 🚀 记忆 <b>&")
     db.end_session("s1", "done")
     assert db.get_session_title("s1") == "Déjà vu 🚀 记忆 <b>&"
-    assert db.export_session("s1")["title"] == "Déjà vu 🚀 记忆 <b>&"
+    assert present(db.export_session("s1"))["title"] == "Déjà vu 🚀 记忆 <b>&"
 
 
 def test_title_moves_from_compression_ancestor(db: SessionDB) -> None:
@@ -238,7 +239,7 @@ def test_delete_session_orphans_children(db: SessionDB) -> None:
     db.create_session("c", parent_session_id="p")
     assert db.delete_session("p") is True
     assert db.get_session("p") is None and db.get_messages("p") == []
-    assert db.get_session("c")["parent_session_id"] is None
+    assert present(db.get_session("c"))["parent_session_id"] is None
     assert db.message_count() == 0
     assert db.delete_session("p") is False
 
@@ -267,7 +268,7 @@ def test_export_session_and_all(db: SessionDB) -> None:
     db.create_session("s1", source="cli")
     db.append_message("s1", "user", "hi")
     db.create_session("s2", source="telegram")
-    e = db.export_session("s1")
+    e = present(db.export_session("s1"))
     assert e["source"] == "cli" and e["title"] is None and e["messages"][0]["content"] == "hi"
     assert db.export_session("nope") is None
     assert [x["id"] for x in db.export_all()] == ["s1", "s2"]
@@ -303,8 +304,8 @@ def test_prune_chain_detaches_surviving_child(db: SessionDB) -> None:
     _age(db, "A", 200)
     _age(db, "B", 150)
     assert db.prune_sessions(90) == 2
-    assert db.get_session("C")["parent_session_id"] is None
-    assert db.get_session("D")["parent_session_id"] == "C"
+    assert present(db.get_session("C"))["parent_session_id"] is None
+    assert present(db.get_session("D"))["parent_session_id"] == "C"
     for s in "CD":
         _age(db, s, 120)
     assert db.prune_sessions(90) == 2 and db.session_count() == 0
@@ -506,13 +507,13 @@ def test_reference_session_helpers_exist_and_behave(db: SessionDB) -> None:
     assert SessionDB.sanitize_title("  a \t b ") == "a b"
     db.create_session("s1", source="cli", model="original")
     db.set_session_title("s1", "refactoring auth")
-    assert db.get_session_by_title("refactoring auth")["id"] == "s1"
+    assert present(db.get_session_by_title("refactoring auth"))["id"] == "s1"
     assert db.get_session_by_title("nonexistent") is None
     assert db.update_system_prompt("s1", "You are helpful.") is True
-    assert db.get_session("s1")["system_prompt"] == "You are helpful."
+    assert present(db.get_session("s1"))["system_prompt"] == "You are helpful."
     assert db.update_system_prompt("nope", "x") is False
     db.ensure_session("s1", source="gateway", model="other")  # existing row untouched
-    assert (db.get_session("s1")["source"], db.get_session("s1")["model"]) == ("cli", "original")
+    assert (present(db.get_session("s1"))["source"], present(db.get_session("s1"))["model"]) == ("cli", "original")
     db.ensure_session("late", source="gateway", model="m")
     db.append_message("late", "user", "hello after lock")
-    assert db.get_session("late")["source"] == "gateway" and db.message_count("late") == 1
+    assert present(db.get_session("late"))["source"] == "gateway" and db.message_count("late") == 1

@@ -19,6 +19,7 @@ from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.pg import PgSessionDB, redact_url, unstorable_values
 from hermes_memory.sessions.pg.schema import SCHEMA_VERSION
 from tests.helpers.http import free_port
+from tests.helpers.values import present
 
 BACKENDS = ("postgres",)
 
@@ -93,7 +94,7 @@ def test_concurrent_appends_from_several_processes_lose_nothing(pg_url: str) -> 
     try:
         batches = len(range(0, count, 50)) * 3
         assert db.message_count() == n_procs * (2 * count + batches)
-        shared = db.get_session("shared")
+        shared = present(db.get_session("shared"))
         assert shared["message_count"] == n_procs * count == db.message_count("shared")
         assert shared["tool_call_count"] == n_procs * count
         assert (shared["input_tokens"], shared["output_tokens"]) == (n_procs * count, 2 * n_procs * count)
@@ -103,7 +104,7 @@ def test_concurrent_appends_from_several_processes_lose_nothing(pg_url: str) -> 
                 f"p{n} i{i}" for i in range(count)]
         for n in range(n_procs):
             own = db.get_messages(f"proc{n}")
-            assert len(own) == db.get_session(f"proc{n}")["message_count"] == count + batches
+            assert len(own) == present(db.get_session(f"proc{n}"))["message_count"] == count + batches
             assert len({m["id"] for m in own}) == len(own)
     finally:
         db.close()
@@ -201,14 +202,14 @@ def test_search_columns_are_weighted_indexed_and_follow_updates(db: PgSessionDB,
     assert "gin_trgm_ops" in indexes["hm_messages_cjk_trgm"]  # migration 2: CJK rows only (pg/search_schema.py)
     assert "gin (title gin_trgm_ops)" in indexes["hm_sessions_title_trgm"]
     assert _sql(pg_url, "SELECT count(*) FROM pg_extension WHERE extname = 'pg_trgm'") == [(1,)]
-    assert "search_vector" not in db.get_message(mid)
+    assert "search_vector" not in present(db.get_message(mid))
 
 
 def test_nul_characters_are_stored_as_replacement_characters(db: PgSessionDB) -> None:
     """PostgreSQL text cannot hold NUL: the message is kept, with U+FFFD in its place."""
     db.create_session("s")
     mid = db.append_message("s", "tool", "bin\x00ary", tool_name="cat")
-    assert db.get_message(mid)["content"] == "bin\ufffdary"
+    assert present(db.get_message(mid))["content"] == "bin\ufffdary"
 
 
 def test_C17_a_sqlite_session_with_nul_bytes_copies_completely_and_once(tmp_path: Path, db: PgSessionDB) -> None:
@@ -224,12 +225,12 @@ def test_C17_a_sqlite_session_with_nul_bytes_copies_completely_and_once(tmp_path
     raw.commit()
     raw.close()
     with SessionDB(tmp_path / "state.db") as lite:
-        export = lite.export_session("s")
+        export = present(lite.export_session("s"))
     # text content, tool name, title; NUL inside JSON (list content, tool calls) is stored as the escape \u0000
     assert unstorable_values(export) == 3
     assert db.copy_session(export) == (1, 3)
     assert db.copy_session(export) == (0, 0)
-    got = db.export_session("s")
+    got = present(db.export_session("s"))
     assert got["title"] == "ti\ufffdtle" and db.message_count("s") == 3
     assert [m["content"] for m in got["messages"]][0] == "abc\ufffddef"
     assert got["messages"][1]["tool_calls"] == export["messages"][1]["tool_calls"] == [{"id": "c", "arguments": "\x00"}]
@@ -282,10 +283,10 @@ def test_copy_session_preserves_everything_and_is_idempotent(tmp_path: Path, db:
         exports = lite.export_all()
     by_id = {e["id"]: e for e in exports}
     assert db.copy_session(by_id["child"]) == (1, 2)  # the child first: its parent arrives later
-    assert db.get_session("child")["parent_session_id"] is None
+    assert present(db.get_session("child"))["parent_session_id"] is None
     assert db.copy_session(by_id["root"]) == (1, 4)
     assert db.copy_session(by_id["other"]) == (1, 3)
-    assert db.get_session("child")["parent_session_id"] == "root"
+    assert present(db.get_session("child"))["parent_session_id"] == "root"
     assert [db.copy_session(e) for e in exports] == [(0, 0)] * 3
     assert _shape(db.export_all()) == _shape(exports)  # ids, times, order, titles, counters, links
     new = db.append_message("other", "user", "after the copy")
@@ -296,21 +297,21 @@ def test_copy_session_resumes_a_grown_session_and_renumbers_a_taken_title(tmp_pa
     with SessionDB(tmp_path / "state.db") as lite:
         lite.create_session("s", title="Notes")
         lite.append_message("s", "user", "one")
-        first = lite.export_session("s")
+        first = present(lite.export_session("s"))
         lite.append_message("s", "assistant", "two", tool_calls=[{"id": "a"}])
-        grown = lite.export_session("s")
+        grown = present(lite.export_session("s"))
     db.create_session("mine", title="Notes")
     db.append_message("mine", "user", "takes id 1")
     assert db.copy_session(first) == (1, 1)
-    got = db.get_session("s")
+    got = present(db.get_session("s"))
     assert got["title"] == "Notes #2"
     assert db.copy_session(grown) == (0, 1)
     assert db.copy_session(grown) == (0, 0)
     assert [m["content"] for m in db.get_messages("s")] == ["one", "two"]
-    row = db.get_session("s")
+    row = present(db.get_session("s"))
     assert row["message_count"] == 2 and row["tool_call_count"] == 1
     ids = [m["id"] for m in db.get_messages("s")]
-    assert ids == sorted(ids) and db.get_message(1)["session_id"] == "mine"  # a taken id was not reused
+    assert ids == sorted(ids) and present(db.get_message(1))["session_id"] == "mine"  # a taken id was not reused
 
 
 def _drop_connections(url: str) -> int:
@@ -325,7 +326,7 @@ def test_pooled_connections_the_server_dropped_are_replaced(db: PgSessionDB, pg_
     assert _drop_connections(pg_url) >= 1
     db.append_message("s", "user", "after the drop")
     assert _drop_connections(pg_url) >= 1
-    assert db.get_session("s")["message_count"] == 1
+    assert present(db.get_session("s"))["message_count"] == 1
     assert [m["content"] for m in db.get_messages("s")] == ["after the drop"]
 
 
@@ -342,7 +343,7 @@ def test_C16_huge_messages_are_stored_whole_and_stay_searchable_by_their_start(d
     user = db.append_message("s", "user", text)
     tool = db.append_message("s", "tool", text, tool_name="dump")
     assert len(text) > 3_000_000
-    assert db.get_message(user)["content"] == text and db.get_message(tool)["content"] == text
+    assert present(db.get_message(user))["content"] == text and present(db.get_message(tool))["content"] == text
     hits = _sql(pg_url, "SELECT id FROM messages WHERE search_vector @@ to_tsquery('english', 'zebrafirst') ORDER BY id")
     assert hits == [(user,), (tool,)]
     import base64
@@ -350,7 +351,7 @@ def test_C16_huge_messages_are_stored_whole_and_stay_searchable_by_their_start(d
     tokens = " ".join(f"w{i}" for i in range(200_000))
     blob = "kiwistart " + base64.b64encode(rnd.randbytes(3_750_000)).decode()
     ids = [db.append_message("s", role, body) for role in ("tool", "assistant") for body in (tokens, blob)]
-    assert [db.get_message(i)["content"] for i in ids] == [tokens, blob, tokens, blob]
+    assert [present(db.get_message(i))["content"] for i in ids] == [tokens, blob, tokens, blob]
     for word, expected in (("w1234", [ids[0], ids[2]]), ("kiwistart", [ids[1], ids[3]])):
         found = _sql(pg_url, "SELECT id FROM messages WHERE search_vector @@ to_tsquery('simple', %s) ORDER BY id",
                      (word,))
@@ -388,7 +389,7 @@ def test_copy_session_from_several_writers_at_once_inserts_each_session_once(
     for t in threads:
         t.join()
     assert sum(s for s, _ in totals) == 8 and sum(m for _, m in totals) == 160
-    assert db.message_count() == 160 + 60 and db.get_session("live")["message_count"] == 60
+    assert db.message_count() == 160 + 60 and present(db.get_session("live"))["message_count"] == 60
     for e in exports:
         assert [m["content"] for m in db.get_messages(e["id"])] == [m["content"] for m in e["messages"]]
 
@@ -397,7 +398,7 @@ def test_copied_ids_move_a_fresh_sequence_past_them(tmp_path: Path, db: PgSessio
     with SessionDB(tmp_path / "state.db") as lite:
         lite.create_session("s")
         lite.append_message("s", "user", "the only message, id 1")
-        export = lite.export_session("s")
+        export = present(lite.export_session("s"))
     assert db.copy_session(export) == (1, 1)
     assert _sql(pg_url, "SELECT nextval(pg_get_serial_sequence('messages', 'id'))") == [(2,)]
 
@@ -444,7 +445,7 @@ def test_a_row_lock_held_past_the_timeout_is_an_explicit_error(pg_url: str) -> N
         finally:
             holder.rollback()
             holder.close()
-        assert db.message_count("s1") == 0 and db.get_session("s1")["message_count"] == 0
+        assert db.message_count("s1") == 0 and present(db.get_session("s1"))["message_count"] == 0
         db.append_message("s1", "user", "after release")
         assert db.message_count("s1") == 1
     finally:
