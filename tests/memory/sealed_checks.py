@@ -32,8 +32,13 @@ def last_look(s: sealed.SealedSet) -> dict[str, Any]:
     return looks[-1]
 
 
-def figure_tests(s: sealed.SealedSet, first_look: tuple[str, str]) -> dict[str, Callable[..., None]]:
-    """The five figure tests of the sealed set ``s`` by their names; ``first_look``: its first look's (blocked, refused)."""
+def figure_tests(s: sealed.SealedSet, first_look: tuple[str, str] | None) -> dict[str, Callable[..., None]]:
+    """The five figure tests of the sealed set ``s`` by their names.
+
+    ``first_look``: the (blocked, refused) figures its first look logged, pinned in the set's module
+    once that look is committed; ``None`` before it (the looks test then fails asking for them once
+    a look is logged).
+    """
     n = s.name
     looks = s.looks()
     families = sorted(looks[-1][f"{n}_per_family"]) if looks else sorted({f for f, _ in s.attacks()})
@@ -45,6 +50,7 @@ def figure_tests(s: sealed.SealedSet, first_look: tuple[str, str]) -> dict[str, 
         assert [m["n"] for m in log] == list(range(1, len(log) + 1))
         assert len(log) <= sealed.MAX_LOOKS, "the sealed set is measured once before and once after: write a new one"
         assert log[0]["label"].startswith(sealed.FIRST_LABEL)
+        assert first_look is not None, f"pin the first look's figures of {n}: figure_tests(SET, first_look=(...))"
         assert (log[0][f"{n}_attacks_blocked"], log[0][f"{n}_benign_refused"]) == first_look
         assert all(m["label"].startswith(sealed.SECOND_LABEL) for m in log[1:])
         attacks, benign = s.attacks(), s.benign()
