@@ -33,7 +33,7 @@ __all__ = ["CORPUS", "FIRST_LABEL", "LOG", "MAX_LOOKS", "SECOND_LABEL", "SET", "
 
 def shared_with_tuning(texts: list[str], names: list[str] | None = None) -> list[str]:
     """The ``texts`` equal to a text of the tuning corpora ``names`` (default :func:`tuning_names`), as written, lower-cased or folded."""
-    return sealed.shared_with_tuning(texts, tuning_names() if names is None else names)
+    return corpora.shared_with(texts, tuning_names() if names is None else names)
 
 
 def load_log(path: Path = LOG) -> list[dict[str, Any]]:

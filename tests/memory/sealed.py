@@ -20,7 +20,7 @@ import argparse
 import json
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -80,11 +80,6 @@ class SealedSet:
 def load_log(path: Path) -> list[dict[str, Any]]:
     """The looks logged at ``path``, oldest first (``[]`` before the first)."""
     return list(json.loads(path.read_text(encoding="utf-8"))["measurements"])
-
-
-def shared_with_tuning(texts: list[str], names: Sequence[str]) -> list[str]:
-    """The ``texts`` equal to a text of the tuning corpora ``names`` as written, lower-cased or folded (``corpora.shared_with``)."""
-    return corpora.shared_with(texts, list(names))
 
 
 def measure(
