@@ -98,7 +98,8 @@ def test_the_overlap_checks_find_a_copy_with_new_case_and_spacing_of_every_tunin
         assert heldout6.shared_with_tuning([copy, "a note written for no corpus at all, 2 Dec"], [name]) == [copy], name
     sister = heldout6.SISTER.attacks()[0][1]
     copy = sister.lower() + " ..."
-    assert heldout6.shared_with_sister([copy, "a note written for no corpus at all, 2 Dec"]) == [copy]
+    found = heldout6.shared_with_sister([copy, "a note written for no corpus at all, 2 Dec"]) == [copy]
+    assert found, "the overlap check missed a copy of heldout5's first attack"  # a bool: heldout5's text stays unprinted
 
 
 def test_the_heldout6_record_command_refuses_a_label_that_is_neither_before_nor_after_and_leaves_its_log_byte_identical(
