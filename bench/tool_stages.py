@@ -9,6 +9,7 @@ two-word queries) on a built database, after a warm-up pass with every query (ea
 document frequency cached: the warm case a long-running agent sees).
 
     python bench/tool_stages.py --db <1M natural db> --corpus natural --queries 100
+    PYTHONPATH=<old tree>/src python bench/tool_stages.py ...   # the same stages of an older tree
 
 Prints one JSON object: ``latency``: per kind (``session_search`` tool calls on the questions,
 ``questions`` and ``two_word`` through ``search_messages`` limit 20) CPU and wall p50/p95 in ms,
@@ -49,6 +50,7 @@ from hermes_memory.sessions.db import SessionDB  # noqa: E402
 
 STAGES: list[tuple[Any, str, str]] = [
     (search, "discovery_rows", "search (discovery rows)"),
+    (search, "_discovery_read", "search (discovery rows as read)"),
     (message_search.MessageSearchMethods, "_ranked", "search: ranked ids"),
     (term_stats.TermStats, "cap_terms", "search: term statistics (cap_terms)"),
     (message_search, "filtered_head", "search: filtered head (bm25 + filter check)"),
@@ -58,6 +60,7 @@ STAGES: list[tuple[Any, str, str]] = [
     (message_search, "merge_hits", "search: rerank"),
     (feedback_sql, "run", "search: feedback pass"),
     (message_search.MessageSearchMethods, "_materialise", "search: result rows"),
+    (message_search.MessageSearchMethods, "_rows_as_read", "search: result rows (as read)"),
     (message_search.MessageSearchMethods, "_contexts", "search: result contexts"),
     (search, "demote_automated", "demote automated"),
     (search, "_title_hits", "title search"),
@@ -108,7 +111,9 @@ class Timer:
 def install(timer: Timer) -> None:
     """Replace every step of :data:`STAGES` by its timed wrapper (for this process)."""
     for owner, attr, label in STAGES:
-        fn = owner.__dict__[attr]
+        fn = owner.__dict__.get(attr)
+        if fn is None:  # an older tree (PYTHONPATH=<its src>) without this step
+            continue
         if isinstance(fn, staticmethod):
             setattr(owner, attr, staticmethod(timer.wrap(fn.__func__, label)))
         else:
