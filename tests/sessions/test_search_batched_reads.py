@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from hermes_memory.sessions import message_search, ranking, word_match
+from hermes_memory.sessions import fts, message_search, ranking, word_match
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.search import discovery_rows, session_search
 from tests.sessions.backend_sql import raw_write
@@ -276,3 +276,23 @@ def test_discovery_groups_the_rows_discovery_rows_returns(db: SessionDB) -> None
         assert [r["session_id"] for r in out["results"]] == list(first)[:10], query
         assert shown == [h for sid in list(first)[:10] for h in first[sid][:5]], query
         assert [r["match_count"] for r in out["results"]] == [len(first[sid]) for sid in list(first)[:10]]
+
+
+def test_a_tool_call_plans_its_query_once(db: SessionDB, monkeypatch: pytest.MonkeyPatch) -> None:
+    _home(db)
+    planned: list[str] = []
+    real = fts._plan
+
+    def counting(q: str, syntax: bool) -> fts.QueryPlan:
+        planned.append(q)
+        return real(q, syntax)
+
+    monkeypatch.setattr(fts, "_plan", counting)
+    fts._kept_plan.cache_clear()  # plans other tests made are not this test's
+    query = "what did the walrus say about reef tusk 7"
+    out = json.loads(session_search({"query": query}, db))
+    # the search, the title search, the snippets and the note share one plan
+    assert out["count"] and planned.count(query) == 1
+    long = "walrus " * 400  # over MAX_QUERY_CHARS: planned afresh each time, never kept as a key
+    assert fts.build_query(long).fts == fts.build_query(long).fts and planned.count(long) == 2
+    assert fts.build_query(query) is fts.build_query(query)
