@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from hermes_memory.sessions import message_search, ranking, word_match
+from hermes_memory.sessions import fts, message_search, ranking, word_match
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.search import discovery_rows, session_search
 from tests.sessions.backend_sql import raw_write
@@ -238,3 +238,61 @@ def test_a_literal_term_search_shapes_only_its_page_and_reads_no_text_twice(db: 
              or s.startswith("SELECT id, session_id, content")]
     read = [i for chunk in texts for i in chunk]
     assert len(read) == len(set(read))
+
+
+def test_rows_the_top_up_adds_are_read_once(db: SessionDB, monkeypatch: pytest.MonkeyPatch) -> None:
+    _home(db, tool_share=5)
+    # "walrus" and "reef" are dropped (budget 150), "4" matches about 90 rows: fewer than discovery's
+    # 300, so the newest rows of the whole query top the page up
+    monkeypatch.setattr(ranking, "POSTINGS_BUDGET", 150)
+    queries = ("walrus reef 4", "reef walrus note 7", "walrus 3 reef")
+    with statements(db) as seen:
+        tool = [session_search({"query": q}, db) for q in queries]
+    top_ups = [s for s in seen if " ORDER BY hm_messages_fts.rowid DESC LIMIT" in s]
+    assert len(top_ups) == len(queries) and all("s.started_at AS session_started" in s for s in top_ups)
+    # their session ids, texts and result columns came with them: no statement reads rows again
+    assert not [s for s in seen if s.startswith(("SELECT id, session_id, content", "SELECT id, session_id FROM",
+                                                 "SELECT m.id, m.session_id, m.role, m.timestamp"))]
+    results = [json.loads(t) for t in tool]
+    assert all(r["count"] and r["results"][0]["hits"] for r in results)
+    assert max(sum(res["match_count"] for res in r["results"]) for r in results) > 0
+    monkeypatch.setattr(message_search, "broad_filters", lambda f: False)  # the joined statement, then the top-up
+    assert [session_search({"query": q}, db) for q in queries] == tool
+
+
+@pytest.mark.backends("sqlite", "postgres")
+def test_discovery_groups_the_rows_discovery_rows_returns(db: SessionDB) -> None:
+    _home(db, tool_share=5)
+    cron = db.create_session("cron-job", source="cron", title="nightly")  # demoted after the user's own
+    db.append_messages(cron, [{"role": "user", "content": f"walrus reef cron run {i}"} for i in range(6)])
+    for query in ("walrus reef", "cron walrus", "tusk 4 note", "reef"):
+        rows = discovery_rows(db, query)
+        out = json.loads(session_search({"query": query, "limit": 10}, db))
+        shown = [(h["message_id"], h["session_id"], h["role"], h["timestamp"]) for r in out["results"] for h in r["hits"]]
+        first: dict[str, list[tuple[int, str, str, float]]] = {}
+        for r in rows:
+            first.setdefault(r["session_id"], []).append((r["id"], r["session_id"], r["role"], r["timestamp"]))
+        # no lineages here: each result is a session, in the order of its first row, with its first five rows
+        assert [r["session_id"] for r in out["results"]] == list(first)[:10], query
+        assert shown == [h for sid in list(first)[:10] for h in first[sid][:5]], query
+        assert [r["match_count"] for r in out["results"]] == [len(first[sid]) for sid in list(first)[:10]]
+
+
+def test_a_tool_call_plans_its_query_once(db: SessionDB, monkeypatch: pytest.MonkeyPatch) -> None:
+    _home(db)
+    planned: list[str] = []
+    real = fts._plan
+
+    def counting(q: str, syntax: bool) -> fts.QueryPlan:
+        planned.append(q)
+        return real(q, syntax)
+
+    monkeypatch.setattr(fts, "_plan", counting)
+    fts._kept_plan.cache_clear()  # plans other tests made are not this test's
+    query = "what did the walrus say about reef tusk 7"
+    out = json.loads(session_search({"query": query}, db))
+    # the search, the title search, the snippets and the note share one plan
+    assert out["count"] and planned.count(query) == 1
+    long = "walrus " * 400  # over MAX_QUERY_CHARS: planned afresh each time, never kept as a key
+    assert fts.build_query(long).fts == fts.build_query(long).fts and planned.count(long) == 2
+    assert fts.build_query(query) is fts.build_query(query)

@@ -18,11 +18,14 @@ logger = logging.getLogger("hermes_memory.sessions.db")
 
 def run(conn: sqlite3.Connection, stats: term_stats.TermStats, plan: fts_mod.QueryPlan, filters: Any,
         sort: str | None, order: list[int], hits: dict[int, float], sessions: dict[int, str],
-        rank_signals: RankSignals | None, *, pool: int, rank_sql: str | None) -> list[int]:
+        rank_signals: RankSignals | None, *, pool: int, rank_sql: str | None,
+        kept_rows: dict[int, sqlite3.Row] | None = None) -> list[int]:
     """``order`` after the feedback pass (:func:`hermes_memory.sessions.feedback.expand`) for one
     SQLite relevance search (``filters``: its ``SearchFilters``; ``pool``: the rerank pool;
-    ``rank_sql``: the index's rank expression). A SQLite error is logged and leaves ``order``
-    as it was: feedback must never fail a search."""
+    ``rank_sql``: the index's rank expression). ``kept_rows`` receives id -> row of the rows its
+    filter check read (:func:`hermes_memory.sessions.message_search.filtered_head`'s
+    ``kept_rows``, without texts). A SQLite error is logged and leaves ``order`` as it was:
+    feedback must never fail a search."""
     from hermes_memory.sessions.message_search import (  # the caller's module
         build_search_sql,
         filtered_head,
@@ -53,7 +56,7 @@ def run(conn: sqlite3.Connection, stats: term_stats.TermStats, plan: fts_mod.Que
         if by_head and rank_sql:
             # the first pass's hits passed these filters: only the other rows are checked
             head = filtered_head(conn, plan, filters, limit=limit, fts_expr=expr, min_rowid=None, rank_sql=rank_sql,
-                                 known=hits)
+                                 known=hits, kept_rows=kept_rows)
             if head is not None:
                 return dict(head)
         sql, params = build_search_sql("fts", plan, filters, sort, limit=limit, fts_expr=expr, rank_sql=rank_sql)

@@ -305,6 +305,42 @@ def discovery_rows(
     ))
 
 
+def _discovery_read(
+    db: SessionDB,
+    query: str,
+    role_filter: list[str],
+    source: list[str] | None,
+    user_id: str | None,
+    current_session_id: str | None,
+    sort: str | None,
+    query_syntax: bool,
+) -> list[tuple[int, Any]]:
+    """:func:`discovery_rows`' rows, in its order, as ``(message id, row)``: on SQLite the rows as
+    read (``SessionDB.search_messages`` with ``as_read``: no dict made for the rows discovery
+    does not show), elsewhere its dicts. ``row`` is indexable by ``session_id``, ``role``,
+    ``timestamp``, ``source``, ``model``, ``title`` and ``session_started``."""
+    if not isinstance(db, SessionDB):
+        return [(r["id"], r) for r in discovery_rows(db, query, role_filter, source, user_id, current_session_id,
+                                                    sort=sort, query_syntax=query_syntax)]
+    read = db.search_messages(
+        query,
+        source_filter=source or None,
+        exclude_sources=None if source else list(HIDDEN_SOURCES),
+        role_filter=role_filter or ["user", "assistant"],
+        user_id=user_id,
+        exclude_session_ids=[current_session_id] if current_session_id else None,
+        limit=MAX_FTS_ROWS,
+        raise_errors=True,
+        with_context=False,
+        with_snippet=False,
+        sort=sort,
+        query_syntax=query_syntax,
+        as_read=True,
+    )
+    # demote_automated's stable sort, on the rows as read
+    return [(i, r) for i, r, _ in sorted(read, key=lambda t: (t[1]["source"] or "") in DEMOTED_SOURCES)]
+
+
 def _discover(
     db: SessionDB,
     query: str,
@@ -318,27 +354,18 @@ def _discover(
     syntax = args.get("query_syntax") is True
     sources = _sources(args)
     user_id = None if args.get("user_id") is None else str(args["user_id"])
-    rows = discovery_rows(
-        db,
-        query,
-        role_filter=_roles(args),
-        source=sources,
-        user_id=user_id,
-        current_session_id=current_session_id,
-        sort=sort,
-        query_syntax=syntax,
-    )
+    rows = _discovery_read(db, query, _roles(args), sources, user_id, current_session_id, sort, syntax)
     titled = _title_hits(db, query, sources, user_id, current_session_id, sort, syntax)
     groups: dict[str, dict[str, Any]] = {}
     order: list[str] = []
-    root_cache = db.get_lineages([*(t["id"] for t in titled), *(r["session_id"] for r in rows)])
+    root_cache = db.get_lineages([*(t["id"] for t in titled), *(r["session_id"] for _, r in rows)])
     for t in titled:  # a session found by its title comes first: the user named it so
         root = (root_cache.get(t["id"]) or [t["id"]])[0]
         if root not in groups:
             groups[root] = {"root": root, "hits": [], "best_session": t["id"], "title_match": t["title_match"]}
             order.append(root)
-    for r in rows:
-        sid = r["session_id"]
+    for hit in rows:
+        sid = hit[1]["session_id"]
         root = (root_cache.get(sid) or [sid])[0]
         g = groups.get(root)
         if g is None:
@@ -346,7 +373,7 @@ def _discover(
             order.append(root)
         if not g["hits"]:
             g["best_session"] = sid
-        g["hits"].append(r)
+        g["hits"].append(hit)
     results = []
     for root in order[:limit]:
         g = groups[root]
@@ -366,15 +393,15 @@ def _discover(
                 "match_count": len(g["hits"]),
                 "hits": [
                     {
-                        "message_id": h["id"],
+                        "message_id": i,
                         "session_id": h["session_id"],
                         "role": h["role"],
-                        "snippet": h["snippet"],
+                        "snippet": None,  # filled in below, for the hits shown only
                         "timestamp": h["timestamp"],
                         "when": _iso(h["timestamp"]),
-                        "session_when": _iso(h.get("session_started")),
+                        "session_when": _iso(h["session_started"]),
                     }
-                    for h in g["hits"][:5]
+                    for i, h in g["hits"][:5]
                 ],
                 "link": f"@session:{best_sid}",
             }
@@ -416,12 +443,12 @@ def _discover(
     return _ok(payload)
 
 
-def _session_of(db: SessionDB, session_id: str, hits: list[dict[str, Any]]) -> dict[str, Any]:
+def _session_of(db: SessionDB, session_id: str, hits: list[tuple[int, Any]]) -> dict[str, Any]:
     """``title``, ``source``, ``started_at``, ``model`` of the session a result shows: from its first
-    hit when that hit is in it (a search row carries its session's columns: no statement), else
-    :meth:`SessionDB.get_session` (``{}`` when unknown)."""
-    if hits and hits[0]["session_id"] == session_id:
-        h = hits[0]
+    hit (``(id, row)``, :func:`_discovery_read`) when that hit is in it (a search row carries its
+    session's columns: no statement), else :meth:`SessionDB.get_session` (``{}`` when unknown)."""
+    if hits and hits[0][1]["session_id"] == session_id:
+        h = hits[0][1]
         return {"title": h["title"], "source": h["source"], "started_at": h["session_started"], "model": h["model"]}
     return db.get_session(session_id) or {}
 
