@@ -27,6 +27,9 @@ from hermes_memory.sessions import (
     ranking,
     search_head,
     signals,
+    speaker_focus,
+    speaker_focus_sql,
+    speakers,
     term_stats,
 )
 from hermes_memory.sessions import fts as fts_mod
@@ -417,8 +420,15 @@ class MessageSearchMethods(StoreBase):
             if relevance and plan.context and hits and feedback.active(qvec is not None):  # names of the best hits search again
                 ids = feedback_sql.run(conn, stats, plan, filters, sort, ids, hits, sess_of, sig, pool=pool,
                                        rank_sql=rank_sql)
+            # a question naming someone who said some of the candidates: their own turns (speaker_focus)
+            names = speakers.query_names(query) if sig is not None and sig.spoken else frozenset()
+            if names and fts_expr and speaker_focus.pass_active(qvec is not None):
+                ids = speaker_focus_sql.run_pass(conn, plan, filters, sort, ids, names, read, fts_expr=fts_expr,
+                                                 rank_sql=rank_sql, known=hits)
             if qvec is not None:
                 ids = self._fuse_semantic(conn, sem, qvec, ids, filters, query)
+            if names:
+                ids = speaker_focus_sql.tail(conn, names, ids, read)
             times: dict[int, float] = {}
             if ids and not relevance:
                 times = {
