@@ -1,6 +1,6 @@
 """The named speaker's turns on the first page (hermes_memory.sessions.speaker_focus): a question
 about what a person did over several sessions gets each of their turns, not the other speaker's
-near misses; pure rules and on a real SQLite file."""
+near misses; pure rules, and on both engines (``db`` runs a test on SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -44,40 +44,39 @@ def _place(page: list[str], words: str) -> int | None:
 
 
 def test_a_two_part_question_over_two_sessions_gets_both_of_the_speakers_turns_in_the_top_10(
-        sqlite_db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    _yoga_chat(sqlite_db)
-    page = _first_page(sqlite_db, QUESTION)
+        db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    _yoga_chat(db)
+    page = _first_page(db, QUESTION)
     assert _place(page, "aerial yoga") is not None and _place(page, "kundalini yoga") is not None, page
     assert page[0].startswith("John: Maria, I went to my yoga class"), "the best BM25 match keeps the top"
     # without both rules (the search before them) neither of Maria's turns is on the page
     monkeypatch.setattr(speaker_focus, "SPOKEN_PASS", False)
     monkeypatch.setattr(speaker_focus, "TAIL_START", 99)
-    before = _first_page(sqlite_db, QUESTION)
+    before = _first_page(db, QUESTION)
     assert _place(before, "aerial yoga") is None and _place(before, "kundalini yoga") is None, before
 
 
 @pytest.mark.parametrize("rule", ["SPOKEN_PASS", "TAIL_START"])
-def test_each_rule_alone_still_brings_the_speakers_turns(sqlite_db: Any, monkeypatch: pytest.MonkeyPatch,
+def test_each_rule_alone_still_brings_the_speakers_turns(db: Any, monkeypatch: pytest.MonkeyPatch,
                                                          rule: str) -> None:
-    _yoga_chat(sqlite_db)
+    _yoga_chat(db)
     monkeypatch.setattr(speaker_focus, rule, False if rule == "SPOKEN_PASS" else 99)
-    page = _first_page(sqlite_db, QUESTION)
+    page = _first_page(db, QUESTION)
     assert _place(page, "aerial yoga") is not None and _place(page, "kundalini yoga") is not None, page
 
 
-def test_untagged_histories_rank_exactly_as_without_the_rules(sqlite_db: Any,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    sqlite_db.create_session("a", source="cli")
+def test_untagged_histories_rank_exactly_as_without_the_rules(db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    db.create_session("a", source="cli")
     for n in range(30):
-        sqlite_db.append_message("a", "user" if n % 2 else "assistant",
+        db.append_message("a", "user" if n % 2 else "assistant",
                                  f"Maria said the deploy {n} failed on the staging yoga box" if n % 3 else
                                  f"ask Maria about deploy key {n}")
     queries = ["what did Maria say about the deploy?", "deploy key staging", "yoga box failed"]
-    with_rules = [[r["id"] for r in discovery_rows(sqlite_db, q, limit=20)] for q in queries]
+    with_rules = [[r["id"] for r in discovery_rows(db, q, limit=20)] for q in queries]
     assert all(with_rules)
     monkeypatch.setattr(speaker_focus, "SPOKEN_PASS", False)
     monkeypatch.setattr(speaker_focus, "TAIL_START", 99)
-    assert with_rules == [[r["id"] for r in discovery_rows(sqlite_db, q, limit=20)] for q in queries]
+    assert with_rules == [[r["id"] for r in discovery_rows(db, q, limit=20)] for q in queries]
 
 
 def test_spoken_tail_fills_the_last_places_with_the_speakers_rows_and_keeps_the_head() -> None:

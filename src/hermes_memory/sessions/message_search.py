@@ -424,7 +424,7 @@ class MessageSearchMethods(StoreBase):
             names = speakers.query_names(query) if sig is not None and sig.spoken else frozenset()
             if names and fts_expr and speaker_focus.pass_active(qvec is not None):
                 ids = speaker_focus_sql.run_pass(conn, plan, filters, sort, ids, names, read, fts_expr=fts_expr,
-                                                 rank_sql=rank_sql, known=hits)
+                                                 min_rowid=min_rowid, rank_sql=rank_sql, known=hits)
             if qvec is not None:
                 ids = self._fuse_semantic(conn, sem, qvec, ids, filters, query)
             if names:

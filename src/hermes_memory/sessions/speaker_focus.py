@@ -26,9 +26,15 @@ splits. Figures: docs/benchmarks.md, "Issue 15, the named speaker's turns".
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from typing import Any
 
-from hermes_memory.sessions import feedback, ranking
+from hermes_memory.sessions import feedback, ranking, speakers
+
+Starts = Callable[[list[int]], Iterable[tuple[Any, Any]]]
+"""``starts(ids)`` -> ``(id, text)`` of those rows, the text as stored or its first
+:data:`hermes_memory.sessions.speakers.TAG_CHARS` + 1 characters (enough for the speaker tag):
+what an engine gives :func:`apply_pass` and :func:`apply_tail`."""
 
 SPOKEN_PASS = True
 """Run the speaker's pass on lexical relevance questions that name a speaker. Tuned on LoCoMo
@@ -102,3 +108,28 @@ def spoken_tail(order: Sequence[int], spoken: Collection[int], *, page: int | No
     while len(out) < page and waiting:
         out.append(waiting.pop(0))
     return out + waiting + list(order[start + len(window):])
+
+
+def apply_tail(order: list[int], names: frozenset[str], starts: Starts) -> list[int]:
+    """``order`` after :func:`spoken_tail` for a query whose words ``names``
+    (:func:`hermes_memory.sessions.speakers.query_names`) may name a speaker: the speakers of the
+    rows of :func:`tail_window` are read through ``starts`` (engine errors propagate)."""
+    window = tail_window(order)
+    if not names or not window:
+        return order
+    return spoken_tail(order, speakers.spoken(names, starts(window)))
+
+
+def apply_pass(order: list[int], names: frozenset[str], search: Callable[[], list[int]],
+               starts: Starts) -> list[int]:
+    """``order`` fused with the speaker's order (:func:`fuse_spoken`): ``search()`` -> the ids of
+    the rows matching the query's words in their own text, best BM25 first (at most
+    :data:`SPOKEN_POOL`, under the search's filters); those a speaker in ``names`` said
+    (``starts``), the first :data:`SPOKEN_ROWS`, are the speaker's order. Engine errors propagate."""
+    if not names:
+        return order
+    ids = search()
+    if not ids:
+        return order
+    said = speakers.spoken(names, starts(ids))
+    return fuse_spoken(order, [i for i in ids if i in said][: max(0, SPOKEN_ROWS)])

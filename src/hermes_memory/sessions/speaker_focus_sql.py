@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from hermes_memory.sessions import hmcontext, speaker_focus, speakers
@@ -15,48 +15,45 @@ from hermes_memory.sessions import hmcontext, speaker_focus, speakers
 logger = logging.getLogger("hermes_memory.sessions.db")
 
 
-def said_by(conn: sqlite3.Connection, names: frozenset[str], ids: Sequence[int],
-            texts: Mapping[int, Any]) -> set[int]:
-    """Ids of ``ids`` whose text starts with a speaker tag naming one of ``names``
-    (:func:`hermes_memory.sessions.speakers.spoken`). ``texts``: id -> content as stored (a tuple's
-    first item), for rows already read; the first :data:`hermes_memory.sessions.speakers.TAG_CHARS`
-    + 1 characters of the others are read in one statement. Raises ``sqlite3.Error``."""
-    known: list[tuple[int, Any]] = []
-    unread: list[int] = []
-    for i in ids:
-        t = texts.get(i)
-        if t is None:
-            unread.append(i)
-        else:
-            known.append((i, t[0] if isinstance(t, tuple) else t))
-    if unread:
-        known += conn.execute(f"SELECT id, substr(content, 1, {int(speakers.TAG_CHARS) + 1}) FROM messages"
-                              f" WHERE id IN ({','.join('?' * len(unread))})", unread).fetchall()
-    return speakers.spoken(names, known)
+def starts(conn: sqlite3.Connection, texts: Mapping[int, Any]) -> speaker_focus.Starts:
+    """:data:`hermes_memory.sessions.speaker_focus.Starts` over one connection: ``texts`` (id ->
+    the row's stored content, or a tuple starting with it) for rows already read, the first
+    :data:`hermes_memory.sessions.speakers.TAG_CHARS` + 1 characters of the others read in one
+    statement."""
+    def read(ids: list[int]) -> list[tuple[Any, Any]]:
+        known: list[tuple[Any, Any]] = []
+        unread: list[int] = []
+        for i in ids:
+            t = texts.get(i)
+            if t is None:
+                unread.append(i)
+            else:
+                known.append((i, t[0] if isinstance(t, tuple) else t))
+        if unread:
+            known += conn.execute(f"SELECT id, substr(content, 1, {int(speakers.TAG_CHARS) + 1}) FROM messages"
+                                  f" WHERE id IN ({','.join('?' * len(unread))})", unread).fetchall()
+        return known
+    return read
 
 
 def tail(conn: sqlite3.Connection, names: frozenset[str], order: list[int], texts: Mapping[int, Any]) -> list[int]:
-    """``order`` after :func:`hermes_memory.sessions.speaker_focus.spoken_tail` (``names``: the
+    """``order`` after :func:`hermes_memory.sessions.speaker_focus.apply_tail` (``names``: the
     query's words that could name a speaker; ``texts``: id -> stored content of rows read)."""
-    window = speaker_focus.tail_window(order)
-    if not names or not window:
-        return order
     try:
-        return speaker_focus.spoken_tail(order, said_by(conn, names, window, texts))
+        return speaker_focus.apply_tail(order, names, starts(conn, texts))
     except sqlite3.Error as exc:
         logger.warning("speaker tail unavailable, order kept: %s", exc)
         return order
 
 
 def run_pass(conn: sqlite3.Connection, plan: Any, filters: Any, sort: str | None, order: list[int],
-             names: frozenset[str], texts: Mapping[int, Any], *, fts_expr: str, rank_sql: str | None,
-             known: Mapping[int, float]) -> list[int]:
-    """``order`` fused with the speaker's order (:func:`hermes_memory.sessions.speaker_focus.fuse_spoken`):
-    ``fts_expr`` (the search's full-text expression, after its posting budget) matched in rows' own
-    text under ``filters``, the best :data:`~hermes_memory.sessions.speaker_focus.SPOKEN_POOL` by
-    BM25 (``rank_sql``, as the first statement), those said by a speaker ``names`` names, the first
-    :data:`~hermes_memory.sessions.speaker_focus.SPOKEN_ROWS` of them. ``known``: rows the first
-    statement returned (they passed the filters; the filtered head does not check them again)."""
+             names: frozenset[str], texts: Mapping[int, Any], *, fts_expr: str, min_rowid: int | None,
+             rank_sql: str | None, known: Mapping[int, float]) -> list[int]:
+    """``order`` after :func:`hermes_memory.sessions.speaker_focus.apply_pass` for one SQLite
+    relevance search: ``fts_expr`` (the search's full-text expression, after its posting budget)
+    matched in rows' own text under ``filters`` (``plan``, ``sort``: the search's) and within its
+    recency window (``min_rowid``), ordered by ``rank_sql`` as the first statement. ``known``: rows the first statement returned (they passed
+    the filters; the filtered head does not check them again)."""
     from hermes_memory.sessions.message_search import (  # the caller's module
         build_search_sql,
         filtered_head,
@@ -65,18 +62,19 @@ def run_pass(conn: sqlite3.Connection, plan: Any, filters: Any, sort: str | None
 
     expr = hmcontext.own_text(fts_expr)
     limit = speaker_focus.SPOKEN_POOL
-    try:
-        rows: list[tuple[int, float]] | None = None
+
+    def search() -> list[int]:
         if rank_sql and head_applies(plan, filters, rank_sql):
-            rows = filtered_head(conn, plan, filters, limit=limit, fts_expr=expr, min_rowid=None,
+            rows = filtered_head(conn, plan, filters, limit=limit, fts_expr=expr, min_rowid=min_rowid,
                                  rank_sql=rank_sql, known=known)
-        if rows is None:
-            sql, params = build_search_sql("fts", plan, filters, sort, limit=limit, fts_expr=expr, rank_sql=rank_sql)
-            rows = [(int(r["id"]), float(r["rank"])) for r in conn.execute(sql, params).fetchall()]
-        ids = [i for i, _ in rows]
-        said = said_by(conn, names, ids, texts)
-        spoken_order = [i for i in ids if i in said][: max(0, speaker_focus.SPOKEN_ROWS)]
-        return speaker_focus.fuse_spoken(order, spoken_order)
+            if rows is not None:
+                return [i for i, _ in rows]
+        sql, params = build_search_sql("fts", plan, filters, sort, limit=limit, fts_expr=expr, min_rowid=min_rowid,
+                                       rank_sql=rank_sql)
+        return [int(r["id"]) for r in conn.execute(sql, params).fetchall()]
+
+    try:
+        return speaker_focus.apply_pass(order, names, search, starts(conn, texts))
     except sqlite3.Error as exc:
         logger.warning("speaker pass unavailable, order kept: %s", exc)
         return order
