@@ -44,14 +44,14 @@ SPOKEN_WEIGHT = 0.1
 """Weight of the speaker's order in the reciprocal-rank fusion (the search's order 1.0; k is
 :data:`hermes_memory.sessions.feedback.FEEDBACK_K`). 0.2 and more cost any@5 and any@10 on
 tuning more than they gained multi-hop questions."""
-SPOKEN_HEAD = 3
-"""The first this-many rows of the search's order stay first (head 1 cost any@5 on tuning
-77.0 -> 76.2 %)."""
+SPOKEN_HEAD = 2
+"""The first this-many rows of the search's order stay first (1 / 2 / 3 / 4 / 5 tried on tuning:
+head 1 cost any@5 77.0 -> 76.2 %, 3 one multi-hop question)."""
 SPOKEN_POOL = 300
 """Most rows the speaker's statement returns, best BM25 first (the rerank pool,
-:data:`hermes_memory.sessions.ranking.RERANK_POOL`)."""
-SPOKEN_ROWS = 100
-"""Most of them (the named speaker's, best first) that form the speaker's order."""
+:data:`hermes_memory.sessions.ranking.RERANK_POOL`); the named speaker's among them, in that
+order, are the speaker's order (keeping only their best 50 / 100 measured lower on tuning, a pool
+of 100 / 500 too)."""
 SPOKEN_WITH_EMBEDDINGS = False
 """Run the speaker's pass when semantic fusion is on too. Off: with embeddings it lost any@5
 (78.3 -> 77.3 %) and any@10 (86.2 -> 85.1 %) on tuning for one multi-hop question."""
@@ -125,11 +125,11 @@ def apply_pass(order: list[int], names: frozenset[str], search: Callable[[], lis
     """``order`` fused with the speaker's order (:func:`fuse_spoken`): ``search()`` -> the ids of
     the rows matching the query's words in their own text, best BM25 first (at most
     :data:`SPOKEN_POOL`, under the search's filters); those a speaker in ``names`` said
-    (``starts``), the first :data:`SPOKEN_ROWS`, are the speaker's order. Engine errors propagate."""
+    (``starts``), in that order, are the speaker's order. Engine errors propagate."""
     if not names:
         return order
     ids = search()
     if not ids:
         return order
     said = speakers.spoken(names, starts(ids))
-    return fuse_spoken(order, [i for i in ids if i in said][: max(0, SPOKEN_ROWS)])
+    return fuse_spoken(order, [i for i in ids if i in said])
