@@ -4,11 +4,13 @@ near misses; pure rules, and on both engines (``db`` runs a test on SQLite and P
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from typing import Any
 
 import pytest
 
-from hermes_memory.sessions import speaker_focus
+from hermes_memory.sessions import speaker_focus, speaker_focus_sql
 from hermes_memory.sessions.search import discovery_rows
 
 QUESTION = "What types of yoga has Maria practiced?"
@@ -63,6 +65,24 @@ def test_each_rule_alone_still_brings_the_speakers_turns(db: Any, monkeypatch: p
     monkeypatch.setattr(speaker_focus, rule, False if rule == "SPOKEN_PASS" else 99)
     page = _first_page(db, QUESTION)
     assert _place(page, "aerial yoga") is not None and _place(page, "kundalini yoga") is not None, page
+
+
+def test_a_database_error_in_the_speaker_rules_leaves_the_search_as_without_them(
+        sqlite_db: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    _yoga_chat(sqlite_db)
+
+    def broken(conn: Any, texts: Any) -> speaker_focus.Starts:
+        def read(ids: list[int]) -> list[tuple[Any, Any]]:
+            raise sqlite3.OperationalError("disk I/O error")
+        return read
+
+    monkeypatch.setattr(speaker_focus_sql, "starts", broken)
+    with caplog.at_level(logging.WARNING, logger="hermes_memory.sessions.db"):
+        page = [r["id"] for r in discovery_rows(sqlite_db, QUESTION, limit=10)]
+    assert "speaker pass unavailable" in caplog.text and "speaker tail unavailable" in caplog.text
+    monkeypatch.setattr(speaker_focus, "SPOKEN_PASS", False)
+    monkeypatch.setattr(speaker_focus, "TAIL_START", 99)
+    assert page == [r["id"] for r in discovery_rows(sqlite_db, QUESTION, limit=10)]
 
 
 def test_untagged_histories_rank_exactly_as_without_the_rules(db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
