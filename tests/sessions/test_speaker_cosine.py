@@ -12,7 +12,7 @@ import pytest
 
 from hermes_memory.config import SearchConfig
 from hermes_memory.sessions import embeddings as emb
-from hermes_memory.sessions import fusion, indexer
+from hermes_memory.sessions import fusion, indexer, speaker_focus
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.search import discovery_rows
 
@@ -66,6 +66,11 @@ def test_multi_hop_turn_sharing_no_word_is_found_by_its_speaker_under_fusion(
         tmp_path: Path, embedder: emb.Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
     with SessionDB(tmp_path / "state.db") as db:
         ids = _chat(db)
+        # lexical search alone now gives the pottery turn a place of the page's tail by its speaker
+        # (speaker_focus, tests/sessions/test_speaker_focus.py); the rest isolates the cosine rule
+        assert ids[POTTERY] in [r["id"] for r in discovery_rows(db, QUESTION, limit=10)]
+        monkeypatch.setattr(speaker_focus, "TAIL_START", 99)
+        monkeypatch.setattr(speaker_focus, "SPOKEN_PASS", False)
         lexical = [r["id"] for r in discovery_rows(db, QUESTION, limit=10)]
         assert ids[RUNNING] in lexical and ids[POTTERY] not in lexical
         assert fusion.attach(db, SearchConfig(embeddings=True)) == "on"

@@ -27,6 +27,9 @@ from hermes_memory.sessions import (
     ranking,
     search_head,
     signals,
+    speaker_focus,
+    speaker_focus_sql,
+    speakers,
     term_stats,
 )
 from hermes_memory.sessions import fts as fts_mod
@@ -449,8 +452,15 @@ class MessageSearchMethods(StoreBase):
                                        rank_sql=rank_sql, kept_rows=fed)
                 for i, r in fed.items():  # the result rows of the ids it added are not read again
                     kept.setdefault(i, r)
+            # a question naming someone who said some of the candidates: their own turns (speaker_focus)
+            names = speakers.query_names(query) if sig is not None and sig.spoken else frozenset()
+            if names and fts_expr and speaker_focus.pass_active(qvec is not None):
+                ids = speaker_focus_sql.run_pass(conn, plan, filters, sort, ids, names, read, fts_expr=fts_expr,
+                                                 min_rowid=min_rowid, rank_sql=rank_sql, known=hits)
             if qvec is not None:
                 ids = self._fuse_semantic(conn, sem, qvec, ids, filters, query)
+            if names:
+                ids = speaker_focus_sql.tail(conn, names, ids, read)
             times: dict[int, float] = {}
             if ids and not relevance:
                 times = {

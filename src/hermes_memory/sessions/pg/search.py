@@ -30,7 +30,7 @@ from typing import Any
 import psycopg
 
 from hermes_memory.errors import SessionStoreError
-from hermes_memory.sessions import feedback, ranking
+from hermes_memory.sessions import feedback, ranking, speaker_focus, speakers
 from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions.literal_terms import literal_terms
 from hermes_memory.sessions.message_search import (
@@ -44,7 +44,7 @@ from hermes_memory.sessions.message_search import (
     sort_order,
     time_sort,
 )
-from hermes_memory.sessions.pg import feedback_pg
+from hermes_memory.sessions.pg import feedback_pg, speaker_focus_pg
 from hermes_memory.sessions.pg.search_sql import Scoring, build_pg_search_sql, one_statement
 from hermes_memory.sessions.pg.terms import PgTermStats
 from hermes_memory.sessions.pg.tsquery import TsPlan, ts_plan
@@ -162,8 +162,9 @@ class PgMessageSearchMethods:
             sessions: dict[int, str] = {}
             found: dict[int, float] = {}  # id -> timestamp, rows of the CJK/glued steps
             extra = found_steps(ts, filters, sort, want)
+            first: tuple[str, Scoring, int | None] | None = None
             if ts.query:
-                self._fts_hits(conn, plan, ts, filters, sort, want, hits, sessions, extra, found)
+                first = self._fts_hits(conn, plan, ts, filters, sort, want, hits, sessions, extra, found)
             elif extra:
                 sql, params = one_statement(extra)
                 for r in conn.execute(sql, params, prepare=False).fetchall():
@@ -173,6 +174,13 @@ class PgMessageSearchMethods:
             if relevance and plan.context and hits and feedback.active(False):  # names of the best hits search again
                 ids = feedback_pg.run(conn, self._pg_terms, plan, ts, filters, sort, ids, hits, sessions, sig,
                                       pool=max(want, ranking.RERANK_POOL))
+            # a question naming someone who said some of the candidates: their own turns (speaker_focus)
+            names = speakers.query_names(query) if sig is not None and sig.spoken else frozenset()
+            if names and first is not None and first[0] and speaker_focus.pass_active(False):
+                ids = speaker_focus_pg.run_pass(conn, ts, filters, sort, ids, names, query=first[0], scoring=first[1],
+                                                min_id=first[2])
+            if names:
+                ids = speaker_focus_pg.tail(conn, names, ids)
             times: dict[int, float] = {}
             if ids and not relevance:
                 times = {int(r[0]): float(r[1]) for r in conn.execute(
@@ -192,10 +200,11 @@ class PgMessageSearchMethods:
         sessions: dict[int, str],
         extra: list[tuple[str, list[Any]]],
         found: dict[int, float],
-    ) -> None:
+    ) -> tuple[str, Scoring, int | None] | None:
         """Fill ``hits`` (id -> rank) and ``sessions`` (id -> session id) from the tsvector index,
         and ``found`` (id -> timestamp) from the ``extra`` statements (:func:`found_steps`), which
-        travel with the first full-text statement in one round trip."""
+        travel with the first full-text statement in one round trip. Returns the first statement's
+        tsquery, scoring and recency window under relevance (``None`` under a time sort)."""
         relevance = sort_order(sort) == "relevance"
         if not relevance:
             first = build_pg_search_sql("fts", ts, filters, sort, limit=want)
@@ -213,7 +222,7 @@ class PgMessageSearchMethods:
             else:
                 found.setdefault(int(r[1]), float(r[3]))
         if not relevance:
-            return
+            return None
         if hits and tp.dropped:
             best = sorted(hits, key=hits.__getitem__)[:ranking.DROPPED_TERM_ROWS]
             self._pg_terms.score_dropped(conn, hits, best, tp)
@@ -230,6 +239,7 @@ class PgMessageSearchMethods:
                 if int(r[0]) not in hits:
                     hits[int(r[0])] = -float(r[2])
                     sessions[int(r[0])] = r[1]
+        return tp.query or ts.query or "", scoring, tp.min_id
 
     def _pg_materialise(
         self,
