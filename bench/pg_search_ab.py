@@ -33,8 +33,9 @@ the server: planning and execution ms of every statement the call sent, summed (
     python bench/pg_search_ab.py --corpus natural --size 1000000 --cluster /tmp/pg1m [--base-src ...]
 
 Prints one JSON object: per kind and version p50/p95 of wall and CPU ms and of the server's
-planning and execution ms, the number of queries with identical answers, each copy's GIN pending
-pages after the load and at the end, the load average before and after.
+planning and execution ms, the number of queries with identical answers, per kind and version the
+statements with the most server time (per call: executions, planning and execution ms, shared
+blocks), each copy's GIN pending pages after the load and at the end, the load average before and after.
 """
 
 from __future__ import annotations
@@ -226,8 +227,19 @@ SERVER_SETTINGS = {"shared_preload_libraries": "pg_stat_statements", "pg_stat_st
                    "pg_stat_statements.max": "10000", "shared_buffers": "512MB"}
 """The bench server's settings beyond tests/pgserver.py's: per-statement server times, and shared
 buffers that hold a 1M-message corpus' hot pages (a team server is tuned at least that far)."""
-_SERVER_TIMES = ("SELECT coalesce(sum(total_plan_time), 0), coalesce(sum(total_exec_time), 0) "
-                 "FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = %s)")
+_SERVER_TIMES = ("SELECT left(regexp_replace(regexp_replace(query, '\\s+', ' ', 'g'), '\\$\\d+', '$', 'g'), 110), calls, total_plan_time, "
+                 "total_exec_time, shared_blks_hit + shared_blks_read FROM pg_stat_statements "
+                 "WHERE dbid = (SELECT oid FROM pg_database WHERE datname = %s)")
+TOP_STATEMENTS = 6
+"""Statements listed per kind and version (most server time over the timed calls first)."""
+
+
+def _top(acc: dict[str, list[Any]], calls: int) -> list[dict[str, Any]]:
+    """The :data:`TOP_STATEMENTS` statements of ``acc`` (start -> [start, calls, plan, exec, blocks])
+    with the most planning + execution time, per tool/search call (``calls`` of them)."""
+    rows = sorted(acc.values(), key=lambda r: -(r[2] + r[3]))[:TOP_STATEMENTS]
+    return [{"statement": r[0], "per_call": round(r[1] / calls, 2), "plan_ms": round(r[2] / calls, 2),
+             "exec_ms": round(r[3] / calls, 2), "blocks": round(r[4] / calls)} for r in rows]
 
 
 def _template(server: Any, args: argparse.Namespace, load_src: str) -> tuple[str, dict[str, Any]]:
@@ -295,7 +307,9 @@ def main() -> None:
         stats = psycopg.connect(server.url, autocommit=True)
         stats.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
 
-        def ask(name: str, kind: str, q: str) -> list[Any]:
+        acc: dict[str, dict[str, dict[str, list[Any]]]] = {k: {n: {} for n in procs} for k in KINDS}
+
+        def ask(name: str, kind: str, q: str, timed: bool = False) -> list[Any]:
             p = procs[name]
             assert p.stdin is not None and p.stdout is not None
             if not args.no_server_times:
@@ -303,8 +317,14 @@ def main() -> None:
             p.stdin.write(json.dumps([kind, q]) + "\n")
             p.stdin.flush()
             got = list(json.loads(p.stdout.readline()))
-            row = None if args.no_server_times else stats.execute(_SERVER_TIMES, [f"ab_{name}"]).fetchone()
-            return [*got, float(row[0]), float(row[1])] if row else [*got, 0.0, 0.0]
+            rows = [] if args.no_server_times else stats.execute(_SERVER_TIMES, [f"ab_{name}"]).fetchall()
+            for text, n, plan_ms, exec_ms, blocks in rows if timed else []:  # grouped by their start
+                a = acc[kind][name].setdefault(text, [text, 0, 0.0, 0.0, 0])
+                a[1] += int(n)
+                a[2] += float(plan_ms)
+                a[3] += float(exec_ms)
+                a[4] += int(blocks)
+            return [*got, sum(float(r[2]) for r in rows), sum(float(r[3]) for r in rows)]
 
         for kind in KINDS:  # warm-up: stems, term counts, connections
             for q in qs[kind][:10]:
@@ -321,7 +341,7 @@ def main() -> None:
                 turn += 1
                 got = {}
                 for name in order:
-                    c, w, found, plan_ms, exec_ms = ask(name, kind, q)
+                    c, w, found, plan_ms, exec_ms = ask(name, kind, q, timed=True)
                     for key, v in zip(series, (w, c, plan_ms, exec_ms), strict=True):
                         got_ms[kind][name][key].append(v)
                     got[name] = found
@@ -329,6 +349,7 @@ def main() -> None:
         out["results"] = {kind: {name: {key: _stats(v) for key, v in got_ms[kind][name].items()} for name in procs}
                           | {"identical_answers": f"{same[kind]}/{len(qs[kind])}"}
                           for kind in KINDS}
+        out["statements"] = {kind: {name: _top(acc[kind][name], len(qs[kind])) for name in procs} for kind in KINDS}
         out["pending_pages_end"] = {name: pending_pages(urls[name]) for name in procs}
         stats.close()
     finally:
