@@ -152,3 +152,39 @@ no rewrite, no rebuild), then their current pending lists (4 MB each at most) me
 indexes. PostgreSQL takes ACCESS EXCLUSIVE on each index (not the table) until the migration
 commits, so appends and searches of other processes wait that long, once. Rows and results are
 unchanged."""
+
+CHANGES_KEY = "messages_changes"
+"""``hm_meta`` key counting the committed transactions that changed ``messages`` (migration 6)."""
+CHANGES_MIGRATION_NAME = "messages' change counter (hm_meta.messages_changes, bumped once per writing transaction at commit)"
+CHANGES_MIGRATION_SQL = f"""
+CREATE TABLE IF NOT EXISTS hm_meta (key text PRIMARY KEY, value text NOT NULL);
+INSERT INTO hm_meta (key, value) VALUES ('{CHANGES_KEY}', '0') ON CONFLICT (key) DO NOTHING;
+CREATE FUNCTION hm_messages_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF current_setting('hm.messages_changed', true) IS DISTINCT FROM txid_current()::text THEN
+    PERFORM set_config('hm.messages_changed', txid_current()::text, true);
+    UPDATE hm_meta SET value = (value::bigint + 1)::text WHERE key = '{CHANGES_KEY}';
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE CONSTRAINT TRIGGER hm_messages_changed AFTER INSERT OR UPDATE OR DELETE ON messages
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION hm_messages_changed();
+"""
+"""Migration 6: ``hm_meta.messages_changes`` (:data:`CHANGES_KEY`), one more for every transaction
+that inserted, updated or deleted messages, written when that transaction commits.
+
+Relevance search caches each word's document frequency while the messages are unchanged
+(:data:`hermes_memory.sessions.pg.terms.STAMP_SQL`). Schema 5 took "unchanged" from PostgreSQL's
+cumulative statistics (``pg_stat_user_tables``): a view whose planning cost 0.3-1.7 ms on every
+query, and which another connection's update or delete reaches only when that connection reports
+its statistics (not more than once a second), so a frequency could stay stale that long. This counter is read in the same statement, hence the same snapshot, as the
+counts: a snapshot that sees a writer's rows sees its increment and one that does not, does not,
+so a cached frequency is never used after a change it did not count.
+
+The trigger is a deferred constraint trigger: it runs when the writing transaction commits and
+updates the counter row once (a transaction-local setting remembers that it did), so the row is
+locked from then until the commit ends (microseconds), never for the length of a transaction or
+batch: concurrent writers queue on it only as long as a commit takes. Per changed row it costs one
+function call at commit. Rows written with triggers disabled (``session_replication_role =
+replica``) are not counted. The migration adds a table row, a function and a trigger; no row of
+``messages`` is touched."""
