@@ -1,7 +1,8 @@
 """The plans PostgreSQL runs for search (issue 15): a ``session_search`` call with a role filter
 on a history where that role is common, repeated on one pooled connection, keeps reading the GIN
 index (never a generic plan looping over sessions); the GIN indexes' pending lists stay a few
-pages, so a table with fresh appends is still searched through its index; schema 5 reaches an
+pages, so a table with fresh appends is still searched through its index; a statement holding a
+CJK or glued step starts no parallel worker; schema 5 reaches an
 existing database without changing a row; filtered searches return the same rows as SQLite.
 
 Plans are read from the server itself (``auto_explain`` logs the plan of every statement the
@@ -89,6 +90,37 @@ def test_a_role_filtered_tool_call_repeated_on_one_connection_keeps_reading_the_
         with db._connection() as conn:
             prepared = conn.execute("SELECT statement, generic_plans FROM pg_prepared_statements").fetchall()
         assert not [r for r in prepared if "@@" in r[0] and r[1]], prepared  # no generic plan of a tsquery
+    finally:
+        db.close()
+
+
+def test_a_search_with_a_cjk_or_glued_step_starts_no_parallel_worker(pg_server: Any, pg_url: str) -> None:
+    # a history without CJK text: no statistics for the CJK rows' partial indexes, so the planner
+    # guesses; with parallel plans made free, every step it can run in parallel it would
+    from hermes_memory.sessions.pg import PgSessionDB
+
+    db: Any = PgSessionDB(pg_url, pool_size=1)
+    try:
+        _history(db, sessions=40)
+        sql(db, "ANALYZE messages")
+        with db._connection() as conn:
+            pid = conn.info.backend_pid
+            conn.execute("LOAD 'auto_explain'")
+            conn.execute("SET auto_explain.log_min_duration = 0")
+            conn.execute("SET auto_explain.log_analyze = on")
+            for setting in ("parallel_setup_cost", "parallel_tuple_cost", "min_parallel_table_scan_size",
+                            "min_parallel_index_scan_size"):
+                conn.execute(f"SET {setting} = 0")
+        start = pg_server.log.stat().st_size
+        for q in (f"{RARE[0]} {RARE[1]}", "What did kalbax say about the morkiq?", "记忆断裂 kalbax"):
+            out = session_search({"query": q}, db)
+            assert '"success": true' in out, out
+            db.search_messages(q, limit=20, raise_errors=True)
+        plans = _plans(pg_server.log, start, pid)
+        steps = [p for p in plans if "hm_messages_cjk_words" in p or "hm_messages_cjk_trgm" in p]
+        assert len(steps) >= 6, len(steps)  # the glued step (English) and the trigram steps (CJK) ran
+        for plan in steps:
+            assert "Gather" not in plan and "Workers Launched" not in plan, plan
     finally:
         db.close()
 
