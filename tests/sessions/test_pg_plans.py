@@ -141,24 +141,34 @@ def _common_history(db: Any, sessions: int = 60, per_session: int = 50) -> None:
                                   "timestamp": 1_700_000_000.0 + s * 3600 + i} for i in range(per_session)])
 
 
-def test_the_recency_window_trims_the_candidates_through_its_index_before_their_rows_are_read(db: Any) -> None:
+def _window_statement(db: Any) -> tuple[str, list[Any]]:
+    """The candidates statement of :data:`COMMON` with a recency window of its newest 100 matches."""
     from hermes_memory.sessions import ranking
     from hermes_memory.sessions.fts import build_query
     from hermes_memory.sessions.message_search import SearchFilters
     from hermes_memory.sessions.pg.search_sql import build_pg_search_sql
     from hermes_memory.sessions.pg.tsquery import ts_plan
 
-    _common_history(db)
-    sql(db, "VACUUM ANALYZE messages")
     n_rows = int(sql(db, "SELECT max(id) FROM messages")[0][0])
     matches = int(sql(db, "SELECT count(*) FROM messages WHERE search_vector @@ to_tsquery('hm_search', %s)",
                       (COMMON,))[0][0])
     min_id = ranking.window_start(n_rows, matches, 100)
     assert min_id is not None and min_id > n_rows // 2
-    ts = ts_plan(build_query(COMMON))
-    statement, params = build_pg_search_sql("fts", ts, SearchFilters(roles=["user", "assistant"], excluded=["tool"]),
-                                            None, limit=300, min_id=min_id, context=True)
-    plan = "\n".join(r[0] for r in sql(db, "EXPLAIN (ANALYZE, BUFFERS) " + statement, tuple(params)))
+    return build_pg_search_sql("fts", ts_plan(build_query(COMMON)),
+                               SearchFilters(roles=["user", "assistant"], excluded=["tool"]), None, limit=300,
+                               min_id=min_id, context=True)
+
+
+def _window_plan(db: Any) -> str:
+    statement, params = _window_statement(db)
+    return "\n".join(r[0] for r in sql(db, "EXPLAIN (ANALYZE, BUFFERS) " + statement, tuple(params)))
+
+
+def test_the_recency_window_trims_the_candidates_through_its_index_before_their_rows_are_read(db: Any) -> None:
+    _common_history(db)
+    sql(db, "VACUUM ANALYZE messages")
+    statement, params = _window_statement(db)
+    plan = _window_plan(db)
     # the window's block ranges (ANDed with the GIN bitmap, or alone for a window this small) say
     # which pages are read: the window is an index condition, never a filter on rows already read
     assert "Bitmap Index Scan on " + search_schema.WINDOW_INDEX in plan, plan
@@ -180,16 +190,19 @@ def test_schema_7_reaches_a_version_6_database_and_changes_no_row(pg_url: str, m
         m.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:6])
         m.setattr(schema, "SCHEMA_VERSION", 6)
         old = PgSessionDB(pg_url)
-        _common_history(old, sessions=6)
+        _common_history(old)
         found_before = [r["id"] for r in old.search_messages(COMMON, limit=50)]
         old.close()
     rows = "SELECT * FROM messages ORDER BY id"
     with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE messages")  # statistics as the old release left them
         before = conn.execute(rows).fetchall()
         sessions_before = conn.execute("SELECT * FROM sessions ORDER BY id").fetchall()
     db: Any = PgSessionDB(pg_url)
     try:
         assert db.migration["from_version"] == 6 and 7 in db.migration["applied"]
+        # planned through the new index at once, not after autovacuum's next ANALYZE
+        assert "Bitmap Index Scan on " + search_schema.WINDOW_INDEX in _window_plan(db), _window_plan(db)
         with psycopg.connect(pg_url, autocommit=True) as conn:
             assert conn.execute(rows).fetchall() == before
             assert conn.execute("SELECT * FROM sessions ORDER BY id").fetchall() == sessions_before

@@ -197,6 +197,7 @@ WINDOW_INDEX = "hm_messages_recent"
 WINDOW_MIGRATION_NAME = "BRIN index of the recency window (id + 0): the window trims candidates before their rows are read"
 WINDOW_MIGRATION_SQL = f"""
 CREATE INDEX {WINDOW_INDEX} ON messages USING brin ({WINDOW_EXPRESSION});
+ANALYZE messages;
 """
 """Migration 7: a BRIN index (each block range's smallest and largest id) of :data:`WINDOW_EXPRESSION`.
 
@@ -217,4 +218,11 @@ the recheck: more pages, never a lost row), and ranges not yet summarised (the n
 VACUUM) always match. The index is tiny (40 kB at 1M messages, built in about 5 s) and an append
 updates at most one range's summary. Written ``id + 0`` as the statement writes it so the primary
 key never serves the window: a primary-key range scan testing the tsquery on every row of the
-window is what ``+ 0`` keeps the planner from choosing."""
+window is what ``+ 0`` keeps the planner from choosing.
+
+The migration then runs ``ANALYZE messages`` (a sample of 30,000 rows; about a second at 1M
+messages, under a lock that only blocks VACUUM and schema changes): the planner estimates
+``id + 0 >= min_id`` from the statistics ``ANALYZE`` keeps for an index's expression, and without
+them it takes a third of the table and never uses the index (measured: at 1M messages the
+migrated copy read the same 14,967 blocks a tool call as before) until autovacuum next analyses
+the table, after a tenth of it has changed."""
