@@ -32,6 +32,11 @@ the server: planning and execution ms of every statement the call sent, summed (
 
     python bench/pg_search_ab.py --corpus natural --size 1000000 --cluster /tmp/pg1m [--base-src ...]
 
+``--drop-on-base INDEX`` times one index alone: both workers run this checkout, the base on a copy
+of the branch's migrated database with ``INDEX`` dropped, so rows, statistics (a migration that
+runs ``ANALYZE`` resamples them, and the term frequencies search estimates from them change the
+ranking) and code are the same on both sides.
+
 Prints one JSON object: per kind and version p50/p95 of wall and CPU ms and of the server's
 planning and execution ms, the number of queries with identical answers, per kind and version the
 statements with the most server time (per call: executions, planning and execution ms, shared
@@ -266,6 +271,9 @@ def main() -> None:
     ap.add_argument("--base-src", help="the old tree's src folder (without it only this checkout is timed)")
     ap.add_argument("--corpus", choices=("synthetic", "natural"), default="synthetic")
     ap.add_argument("--cluster", help="keep the server's cluster (and the loaded corpus) in this folder")
+    ap.add_argument("--drop-on-base", metavar="INDEX",
+                    help="instead of --base-src: both workers run this checkout, the base on a copy of the "
+                         "branch's migrated database without INDEX (same rows and statistics: only the index differs)")
     ap.add_argument("--no-server-times", action="store_true",
                     help="do not read pg_stat_statements between calls (to see what reading it costs)")
     ap.add_argument("--queries", type=int, default=60, help="queries of each kind")
@@ -288,14 +296,27 @@ def main() -> None:
     out: dict[str, Any] = {"bench": "pg_search_ab", "corpus": args.corpus, "size": args.size,
                            "loadavg_start": os.getloadavg()}
     procs: dict[str, subprocess.Popen[str]] = {}
-    srcs = {"base": args.base_src, "branch": str(ROOT / "src")} if args.base_src else {"branch": str(ROOT / "src")}
+    if args.drop_on_base and args.base_src:
+        ap.error("--drop-on-base and --base-src exclude each other")
+    base_src = str(ROOT / "src") if args.drop_on_base else args.base_src
+    srcs = {"base": base_src, "branch": str(ROOT / "src")} if base_src else {"branch": str(ROOT / "src")}
+    order = sorted(srcs, key=lambda n: n == "base") if args.drop_on_base else list(srcs)  # the branch's copy first
     try:
         template, out["load"] = _template(server, args, srcs.get("base") or srcs["branch"])
         urls = {}
         for name in srcs:
             server.psql(f"DROP DATABASE IF EXISTS ab_{name} WITH (FORCE)")
-            server.psql(f"CREATE DATABASE ab_{name} TEMPLATE {template} STRATEGY FILE_COPY")
             urls[name] = server.url.rsplit("/", 1)[0] + f"/ab_{name}"
+        for name in order:
+            if name == "base" and args.drop_on_base:  # the branch's migrated copy, less one index
+                subprocess.run([sys.executable, "-c", "import sys; from hermes_memory.sessions.pg import PgSessionDB; "
+                                "PgSessionDB(sys.argv[1]).close()", urls["branch"]], check=True, cwd=str(ROOT),
+                               env=dict(os.environ, PYTHONPATH=srcs["branch"]))
+                server.psql("CREATE DATABASE ab_base TEMPLATE ab_branch STRATEGY FILE_COPY")
+                server.psql(f"DROP INDEX {args.drop_on_base}", database="ab_base")
+                out["base"] = f"this checkout without index {args.drop_on_base}"
+                continue
+            server.psql(f"CREATE DATABASE ab_{name} TEMPLATE {template} STRATEGY FILE_COPY")
         out["pending_pages_after_load"] = pending_pages(urls[next(iter(srcs))])
         t0 = time.perf_counter()
         for name, src in srcs.items():  # opening applies each version's migrations

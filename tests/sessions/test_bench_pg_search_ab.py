@@ -55,3 +55,15 @@ def test_the_pg_ab_bench_loads_the_natural_corpus_in_bulk_once_and_reuses_a_kept
         for kind, row in out["results"].items():
             assert row["identical_answers"] == "12/12", (kind, row)
             assert row["branch"]["server_exec_ms"]["max"] > 0, (kind, row)
+
+
+def test_the_pg_ab_bench_times_one_index_alone_on_copies_that_differ_only_by_it() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "pg_search_ab.py"), "--corpus", "natural", "--size", "400",
+         "--queries", "12", "--drop-on-base", "hm_messages_recent"],
+        capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout)
+    assert out["base"] == "this checkout without index hm_messages_recent"
+    for kind, row in out["results"].items():
+        assert row["identical_answers"] == "12/12", (kind, row)
