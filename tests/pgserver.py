@@ -98,14 +98,24 @@ class PostgresServer:
     ``url`` is the DSN of the ``postgres`` database (user ``postgres``, trust authentication on
     loopback). ``create_database()`` returns the DSN of a fresh, empty database. ``stop()`` shuts the
     server down and deletes the folder; it is safe to call twice.
+
+    ``root``: a folder to keep the cluster in instead of a new temporary one (the benchmarks reuse a
+    loaded cluster: an existing cluster there is started, not initialised again), and then ``stop()``
+    leaves it in place. ``settings``: extra server settings (name -> value, ``-c name=value``).
     """
 
-    def __init__(self, *, max_connections: int = 300) -> None:
+    def __init__(self, *, max_connections: int = 300, root: Path | None = None,
+                 settings: dict[str, str] | None = None) -> None:
         self.bindir = ensure_installed()
-        self.root = Path(tempfile.mkdtemp(prefix="hermes-pg-", dir="/tmp"))
+        self.keep = root is not None
+        if root is not None:
+            root.mkdir(parents=True, exist_ok=True)
+            (root / "sock").mkdir(exist_ok=True)
+        self.root = root if root is not None else Path(tempfile.mkdtemp(prefix="hermes-pg-", dir="/tmp"))
+        self.settings = dict(settings or {})
         self.data = self.root / "data"
         self.sock_dir = self.root / "sock"
-        self.sock_dir.mkdir()
+        self.sock_dir.mkdir(exist_ok=True)
         self.log = self.root / "server.log"
         self.port = _free_port()
         self.max_connections = max_connections
@@ -126,12 +136,13 @@ class PostgresServer:
 
         Raises PostgresUnavailable with the server log when it does not come up.
         """
-        init = subprocess.run(
-            self._cmd([str(self.bindir / "initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust",
-                       "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"]),
-            capture_output=True, text=True)
-        if init.returncode != 0:
-            raise PostgresUnavailable(f"initdb failed ({init.returncode}):\n{init.stdout[-2000:]}{init.stderr[-2000:]}")
+        if not (self.data / "PG_VERSION").exists():
+            init = subprocess.run(
+                self._cmd([str(self.bindir / "initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust",
+                           "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"]),
+                capture_output=True, text=True)
+            if init.returncode != 0:
+                raise PostgresUnavailable(f"initdb failed ({init.returncode}):\n{init.stdout[-2000:]}{init.stderr[-2000:]}")
         log = open(self.log, "wb")
         if self._as_root:
             shutil.chown(self.log, "postgres", "postgres")
@@ -139,7 +150,8 @@ class PostgresServer:
             self._cmd([str(self.bindir / "postgres"), "-D", str(self.data), "-p", str(self.port),
                        "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={self.sock_dir}",
                        "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-                       "-c", f"max_connections={self.max_connections}", "-c", "shared_buffers=128MB"]),
+                       "-c", f"max_connections={self.max_connections}", "-c", "shared_buffers=128MB",
+                       *[a for k, v in self.settings.items() for a in ("-c", f"{k}={v}")]]),
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
@@ -173,7 +185,7 @@ class PostgresServer:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
 
     def stop(self) -> None:
-        """Stop the server (fast shutdown) and delete its folder."""
+        """Stop the server (fast shutdown) and delete its folder (kept when given as ``root``)."""
         if self._proc is not None and self._proc.poll() is None:
             self._proc.terminate()
             try:
@@ -182,7 +194,8 @@ class PostgresServer:
                 self._proc.kill()
                 self._proc.wait()
         self._proc = None
-        shutil.rmtree(self.root, ignore_errors=True)
+        if not self.keep:
+            shutil.rmtree(self.root, ignore_errors=True)
 
 
 def main(argv: list[str]) -> int:

@@ -1,7 +1,9 @@
 """The plans PostgreSQL runs for search (issue 15): a ``session_search`` call with a role filter
 on a history where that role is common, repeated on one pooled connection, keeps reading the GIN
 index (never a generic plan looping over sessions); the GIN indexes' pending lists stay a few
-pages, so a table with fresh appends is still searched through its index; schema 5 reaches an
+pages, so a table with fresh appends is still searched through its index; a statement holding a
+CJK or glued step starts no parallel worker; the recency window trims the candidates through its
+BRIN index before their rows are read, and schema 7 adds it to a version 6 database; schema 5 reaches an
 existing database without changing a row; filtered searches return the same rows as SQLite.
 
 Plans are read from the server itself (``auto_explain`` logs the plan of every statement the
@@ -93,6 +95,123 @@ def test_a_role_filtered_tool_call_repeated_on_one_connection_keeps_reading_the_
         db.close()
 
 
+def test_a_search_with_a_cjk_or_glued_step_starts_no_parallel_worker(pg_server: Any, pg_url: str) -> None:
+    # a history without CJK text: no statistics for the CJK rows' partial indexes, so the planner
+    # guesses; with parallel plans made free, every step it can run in parallel it would
+    from hermes_memory.sessions.pg import PgSessionDB
+
+    db: Any = PgSessionDB(pg_url, pool_size=1)
+    try:
+        _history(db, sessions=40)
+        sql(db, "ANALYZE messages")
+        with db._connection() as conn:
+            pid = conn.info.backend_pid
+            conn.execute("LOAD 'auto_explain'")
+            conn.execute("SET auto_explain.log_min_duration = 0")
+            conn.execute("SET auto_explain.log_analyze = on")
+            for setting in ("parallel_setup_cost", "parallel_tuple_cost", "min_parallel_table_scan_size",
+                            "min_parallel_index_scan_size"):
+                conn.execute(f"SET {setting} = 0")
+        start = pg_server.log.stat().st_size
+        for q in (f"{RARE[0]} {RARE[1]}", "What did kalbax say about the morkiq?", "记忆断裂 kalbax"):
+            out = session_search({"query": q}, db)
+            assert '"success": true' in out, out
+            db.search_messages(q, limit=20, raise_errors=True)
+        plans = _plans(pg_server.log, start, pid)
+        steps = [p for p in plans if "hm_messages_cjk_words" in p or "hm_messages_cjk_trgm" in p]
+        assert len(steps) >= 6, len(steps)  # the glued step (English) and the trigram steps (CJK) ran
+        for plan in steps:
+            assert "Gather" not in plan and "Workers Launched" not in plan, plan
+    finally:
+        db.close()
+
+
+COMMON = "otterly"
+"""A word of every fifth message (:func:`_common_history`): more matches than the recency window holds."""
+
+
+def _common_history(db: Any, sessions: int = 60, per_session: int = 50) -> None:
+    rnd = random.Random(5)
+    for s in range(sessions):
+        sid = f"c{s:03d}"
+        db.create_session(sid, source="cli", started_at=1_700_000_000.0 + s * 3600)
+        db.append_messages(sid, [{"role": "user" if i % 2 == 0 else "assistant",
+                                  "content": " ".join(rnd.choice(WORDS) for _ in range(12))
+                                  + (f" {COMMON}" if rnd.random() < 0.2 else ""),
+                                  "timestamp": 1_700_000_000.0 + s * 3600 + i} for i in range(per_session)])
+
+
+def _window_statement(db: Any) -> tuple[str, list[Any]]:
+    """The candidates statement of :data:`COMMON` with a recency window of its newest 100 matches."""
+    from hermes_memory.sessions import ranking
+    from hermes_memory.sessions.fts import build_query
+    from hermes_memory.sessions.message_search import SearchFilters
+    from hermes_memory.sessions.pg.search_sql import build_pg_search_sql
+    from hermes_memory.sessions.pg.tsquery import ts_plan
+
+    n_rows = int(sql(db, "SELECT max(id) FROM messages")[0][0])
+    matches = int(sql(db, "SELECT count(*) FROM messages WHERE search_vector @@ to_tsquery('hm_search', %s)",
+                      (COMMON,))[0][0])
+    min_id = ranking.window_start(n_rows, matches, 100)
+    assert min_id is not None and min_id > n_rows // 2
+    return build_pg_search_sql("fts", ts_plan(build_query(COMMON)),
+                               SearchFilters(roles=["user", "assistant"], excluded=["tool"]), None, limit=300,
+                               min_id=min_id, context=True)
+
+
+def _window_plan(db: Any) -> str:
+    statement, params = _window_statement(db)
+    return "\n".join(r[0] for r in sql(db, "EXPLAIN (ANALYZE, BUFFERS) " + statement, tuple(params)))
+
+
+def test_the_recency_window_trims_the_candidates_through_its_index_before_their_rows_are_read(db: Any) -> None:
+    _common_history(db)
+    sql(db, "VACUUM ANALYZE messages")
+    statement, params = _window_statement(db)
+    plan = _window_plan(db)
+    # the window's block ranges (ANDed with the GIN bitmap, or alone for a window this small) say
+    # which pages are read: the window is an index condition, never a filter on rows already read
+    assert "Bitmap Index Scan on " + search_schema.WINDOW_INDEX in plan, plan
+    assert not [line for line in plan.splitlines() if "Filter:" in line and "(id + 0)" in line], plan
+    got = sorted(r[:2] for r in sql(db, statement, tuple(params)))
+    with db._connection() as conn:  # the same rows without the index
+        with conn.transaction():
+            conn.execute(f"DROP INDEX {search_schema.WINDOW_INDEX}")
+            without = sorted(tuple(r[:2]) for r in conn.execute(statement, params).fetchall())
+            raise psycopg.Rollback()
+    assert got == without and len(got) > 50, (len(got), len(without))
+
+
+@pytest.mark.backends("postgres")
+def test_schema_7_reaches_a_version_6_database_and_changes_no_row(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_memory.sessions.pg import PgSessionDB
+
+    with monkeypatch.context() as m:  # a database at schema 6, as the previous release left it
+        m.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:6])
+        m.setattr(schema, "SCHEMA_VERSION", 6)
+        old = PgSessionDB(pg_url)
+        _common_history(old)
+        found_before = [r["id"] for r in old.search_messages(COMMON, limit=50)]
+        old.close()
+    rows = "SELECT * FROM messages ORDER BY id"
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE messages")  # statistics as the old release left them
+        before = conn.execute(rows).fetchall()
+        sessions_before = conn.execute("SELECT * FROM sessions ORDER BY id").fetchall()
+    db: Any = PgSessionDB(pg_url)
+    try:
+        assert db.migration["from_version"] == 6 and 7 in db.migration["applied"]
+        # planned through the new index at once, not after autovacuum's next ANALYZE
+        assert "Bitmap Index Scan on " + search_schema.WINDOW_INDEX in _window_plan(db), _window_plan(db)
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            assert conn.execute(rows).fetchall() == before
+            assert conn.execute("SELECT * FROM sessions ORDER BY id").fetchall() == sessions_before
+        assert sql(db, "SELECT count(*) FROM pg_indexes WHERE indexname = %s", (search_schema.WINDOW_INDEX,)) == [(1,)]
+        assert [r["id"] for r in db.search_messages(COMMON, limit=50)] == found_before
+    finally:
+        db.close()
+
+
 def _pending_pages(db: Any, index: str) -> int:
     sql(db, "CREATE EXTENSION IF NOT EXISTS pgstattuple")
     return int(sql(db, "SELECT pending_pages FROM pgstatginindex(%s::regclass)", (index,))[0][0])
@@ -143,7 +262,8 @@ def test_schema_5_reaches_a_version_4_database_and_changes_no_row(pg_url: str, m
         assert pending is not None and pending[0] > 8
     db = PgSessionDB(pg_url)
     try:
-        assert db.migration["applied"] == [5] and db.migration["to_version"] == 5
+        assert db.migration["applied"] == list(range(5, schema.SCHEMA_VERSION + 1))
+        assert db.migration["to_version"] == schema.SCHEMA_VERSION
         assert _pending_pages(db, "hm_messages_search") == 0 and _pending_pages(db, "hm_messages_context") == 0
         with psycopg.connect(pg_url, autocommit=True) as conn:  # read as before: every column the same
             assert conn.execute(rows).fetchall() == before

@@ -31,7 +31,9 @@ Search columns for the full-text slice (docs/reference.md §7 is the tool they s
 
 Later versions: 2 and 4 reshape the search columns and indexes (:mod:`~hermes_memory.sessions.pg.search_schema`),
 3 adds the previous turn's text (:mod:`~hermes_memory.sessions.pg.context_schema`), 5 bounds the
-GIN indexes' pending lists (:data:`~hermes_memory.sessions.pg.search_schema.PENDING_LIST_KB`).
+GIN indexes' pending lists (:data:`~hermes_memory.sessions.pg.search_schema.PENDING_LIST_KB`), 6 counts
+the transactions that change messages (:data:`~hermes_memory.sessions.pg.search_schema.CHANGES_MIGRATION_SQL`),
+7 indexes the recency window (:data:`~hermes_memory.sessions.pg.search_schema.WINDOW_MIGRATION_SQL`).
 """
 
 from __future__ import annotations
@@ -172,6 +174,8 @@ MIGRATIONS: list[Migration] = [
     Migration(3, context_schema.MIGRATION_NAME, context_schema.MIGRATION_SQL),  # pg/context_schema.py
     Migration(4, search_schema.GLUED_MIGRATION_NAME, search_schema.GLUED_MIGRATION_SQL),  # pg/search_schema.py
     Migration(5, search_schema.PENDING_MIGRATION_NAME, search_schema.PENDING_MIGRATION_SQL),  # pg/search_schema.py
+    Migration(6, search_schema.CHANGES_MIGRATION_NAME, search_schema.CHANGES_MIGRATION_SQL),  # pg/search_schema.py
+    Migration(7, search_schema.WINDOW_MIGRATION_NAME, search_schema.WINDOW_MIGRATION_SQL),  # pg/search_schema.py
 ]
 """Every schema version, oldest first (append only)."""
 

@@ -54,6 +54,15 @@ logger = logging.getLogger("hermes_memory.sessions.pg")
 
 CJK_ROWS = 50
 """Rows each CJK statement reads at least (SQLite reads 50 per CJK step too)."""
+SERIAL_SQL = "SET LOCAL max_parallel_workers_per_gather = 0"
+"""Sent before a statement holding a CJK or glued step (:func:`serial_rows`): planned without
+parallel workers. The planner has no statistics for those steps' partial indexes (``ANALYZE``
+samples an index expression only on rows the predicate keeps; a history without CJK text has
+none), so it guesses thousands of rows (14,926 at 1M messages of bench/natural_corpus.py) and runs
+the step as a Gather Merge over a Parallel Bitmap Heap Scan: two workers started for a step that
+returns nothing, 175-185 ms of a 1.2 s statement measured with ``auto_explain`` at 1M messages on a
+loaded 2-core machine (bench/pg_search_ab.py --corpus natural). The steps read a partial index of
+the CJK rows and at most a few hundred rows; one process reads them faster than it starts two."""
 
 
 class PgMessageSearchMethods:
@@ -167,7 +176,7 @@ class PgMessageSearchMethods:
                 first = self._fts_hits(conn, plan, ts, filters, sort, want, hits, sessions, extra, found)
             elif extra:
                 sql, params = one_statement(extra)
-                for r in conn.execute(sql, params, prepare=False).fetchall():
+                for r in serial_rows(conn, sql, params):
                     found.setdefault(int(r[1]), float(r[3]))
             sig = rank_signals(conn, query, hits, sessions, filters, "%s") if hits and relevance and plan.context else None
             ids = merge_hits(hits, sessions, found, relevance, sig)
@@ -215,7 +224,8 @@ class PgMessageSearchMethods:
             first = build_pg_search_sql("fts", ts, filters, sort, limit=pool, query=tp.query, scoring=scoring,
                                         min_id=tp.min_id, context=plan.context)
         sql, params = one_statement([first, *extra])
-        for r in conn.execute(sql, params, prepare=False).fetchall():
+        rows = serial_rows(conn, sql, params) if extra else conn.execute(sql, params, prepare=False).fetchall()
+        for r in rows:
             if r[0] == 0:
                 hits[int(r[1])] = -float(r[3])
                 sessions[int(r[1])] = r[2]
@@ -306,6 +316,15 @@ class PgMessageSearchMethods:
             raise SessionStoreError(f"snippets failed: {exc}") from exc
         names = ("id", "content", "tool_name", "tool_calls")
         return {int(r[0]): message_snippet(hl, dict(zip(names, r, strict=True))) for r in rows}
+
+
+def serial_rows(conn: Any, sql: str, params: list[Any]) -> list[Any]:
+    """The rows of ``sql`` run unprepared under :data:`SERIAL_SQL`, in a transaction of its own (a
+    savepoint inside a batch's transaction, where the setting then lasts until that transaction
+    ends). Raises ``psycopg.Error``."""
+    with conn.transaction():
+        conn.execute(SERIAL_SQL)
+        return list(conn.execute(sql, params, prepare=False).fetchall())
 
 
 def query_holds_cjk(ts: TsPlan) -> bool:

@@ -137,7 +137,8 @@ def build_pg_search_sql(
         match = f"({TSV} @@ {TSQ} OR m.hm_context @@ {TSQ})" if context else f"{TSV} @@ {TSQ}"
         match_params = [expr, expr] if context else [expr]
         # "+ 0": the window must not become a primary-key range scan filtering every row by the
-        # tsquery (the GIN index finds the matches; the window only trims them)
+        # tsquery (the GIN index finds the matches; the window only trims them, through the BRIN
+        # index of id + 0, before their rows are read: search_schema.WINDOW_MIGRATION_SQL)
         window = " AND m.id + 0 >= %s" if step == "fts" and min_id else ""
         wparams = [min_id] if window else []
         if step == "top_up":

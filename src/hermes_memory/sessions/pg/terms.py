@@ -17,7 +17,7 @@ from typing import Any
 
 from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions import ranking
-from hermes_memory.sessions.pg.search_schema import TS_CONFIG
+from hermes_memory.sessions.pg.search_schema import CHANGES_KEY, TS_CONFIG
 from hermes_memory.sessions.pg.search_sql import TSQ, TSV
 from hermes_memory.sessions.pg.tsquery import TsPlan, term_tsquery
 
@@ -35,16 +35,19 @@ for A/B measurements)."""
 DF_CACHE_MAX = 50_000
 """Cached document frequencies per database object; emptied when it grows past this many terms."""
 STAMP_SQL = ("(SELECT coalesce(max(id), 0) FROM messages), "
-             "(SELECT n_tup_ins + n_tup_upd + n_tup_del FROM pg_stat_user_tables WHERE relid = 'messages'::regclass "
-             "AND current_setting('track_counts')::bool)")
-"""What the document-frequency cache is valid for: the highest message id (BM25's N; an append
-changes it at once) and the rows inserted, updated and deleted in ``messages`` by every connection
-(PostgreSQL's cumulative statistics: another connection's update or delete counts once that
-connection reports, within about a second on PostgreSQL 15; with ``track_counts`` off nothing is
-cached). A stale frequency changes a word's IDF, never which rows match. Counting a frequency reads its rows'
-heap pages (no index-only count for a GIN match): up to :data:`ESTIMATE_ABOVE` pages a term, about
-6 ms for a 2,400-row term at 100k messages, every query, for the same words. Like SQLite's cache
-(:mod:`hermes_memory.sessions.term_stats`), which its index's change counter invalidates."""
+             f"(SELECT value::bigint FROM hm_meta WHERE key = '{CHANGES_KEY}')")
+"""What the document-frequency cache is valid for: the highest message id (BM25's N) and the count
+of committed transactions that changed ``messages`` (schema 6,
+:data:`~hermes_memory.sessions.pg.search_schema.CHANGES_MIGRATION_SQL`), read in the statement that
+counts, so in the counts' own snapshot: a change committed by any connection invalidates the cache
+for the next query, and a change not yet committed is neither counted nor stamped. (Schema 5 read
+``pg_stat_user_tables`` instead: 0.3-1.7 ms of planning a query, and another connection's update or
+delete reached it only once that connection reported its statistics.) Without the counter row
+nothing is cached. A stale frequency would change a word's IDF, never which rows match. Counting a
+frequency reads its rows' heap pages (no index-only count for a GIN match): up to
+:data:`ESTIMATE_ABOVE` pages a term, about 6 ms for a 2,400-row term at 100k messages, every query,
+for the same words. Like SQLite's cache (:mod:`hermes_memory.sessions.term_stats`), which its
+index's change counter invalidates."""
 _COUNT_SQL = f", (SELECT count(*) FROM (SELECT 1 FROM messages m WHERE {TSV} @@ {TSQ} LIMIT %s) x)"
 STEM_CACHE_MAX = 50_000
 """Cached stems per database object; the cache is emptied when it grows past this many words."""
