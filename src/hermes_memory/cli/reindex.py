@@ -26,7 +26,7 @@ from rich.progress import (
 
 from hermes_memory.cli.common import console, err_console, fail, print_json, state
 from hermes_memory.cli.readonly import require_home
-from hermes_memory.sessions import ann, embeddings, indexer
+from hermes_memory.sessions import ann, embeddings, hmindex, indexer
 from hermes_memory.sessions import vector_index as vectors
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.wording import count
@@ -105,7 +105,7 @@ def register(app: typer.Typer) -> None:
                     console.print(f"{count(have, 'message')} indexed, {pending:,} pending ({embedder.model}); "
                                   f"search.embeddings is {info['search_embeddings']}", highlight=False)
                     if moving is not None:
-                        console.print(f"full-text index moving to layout 3: {moving['done']:,}/{count(moving['total'], 'message')} "
+                        console.print(f"full-text index moving to layout {hmindex.LAYOUT_VERSION}: {moving['done']:,}/{count(moving['total'], 'message')} "
                                       "re-indexed", highlight=False)
                 return
             swept = indexer.sweep(db, embedder.model)

@@ -11,6 +11,7 @@ from rich.markup import escape
 from hermes_memory.cli.common import EXIT_REFUSED, console, print_json, state
 from hermes_memory.cli.providers import provider_status
 from hermes_memory.cli.readonly import missing_home
+from hermes_memory.sessions import hmindex
 from hermes_memory.storage import resolve_storage, scrub_password
 from hermes_memory.wording import count
 
@@ -95,7 +96,7 @@ def register(app: typer.Typer) -> None:
                 console.print(f"Sessions: {report['sessions']:,}   Messages: {report['messages']:,}")
                 if report["relayout"] is not None:
                     r = report["relayout"]
-                    console.print(f"Full-text index: moving to layout 3, {r['done']:,}/{r['total']:,} messages "
+                    console.print(f"Full-text index: moving to layout {hmindex.LAYOUT_VERSION}, {r['done']:,}/{r['total']:,} messages "
                                   f"re-indexed{' (removing the old index)' if r['phase'] == 'dropping' else ''}; "
                                   "search uses the old index meanwhile; `hermes-memory sessions reindex` "
                                   "finishes it now", highlight=False, soft_wrap=True)
