@@ -7,6 +7,7 @@ layout 3 is moved to layout 4 on its next open while the reference keeps working
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -170,3 +171,18 @@ def test_a_layout3_home_is_reindexed_decoded_on_its_next_open_and_the_agent_keep
     assert _agent_rows(home / "state.db")[:len(rows)] == rows
     assert reference_fts_consistent(home) == {"messages_fts": 0, "messages_fts_trigram": 0}
     assert_reference_healthy(VERSION, home)
+
+
+def test_the_agents_json_content_and_escaped_calls_are_shown_as_text_not_as_stored_escapes(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    ref(VERSION, "build", home, {"config": False})
+    ids = ref(VERSION, "escaped", home, TEXTS)["ids"]
+    shown = {m["id"]: m for m in hm_json(home, "sessions", "show", "ref-esc")["messages"]}
+    assert shown[ids["parts"]]["content"] == [{"type": "text", "text": TEXTS["parts"]}]  # the agent's \x00json:
+    hits = {r["id"]: r for r in hm_json(home, "sessions", "search", "café")["results"]}
+    assert "café" in hits[ids["call"]]["snippet"] and "\\u00e9" not in hits[ids["call"]]["snippet"]
+    hits = {r["id"]: r for r in hm_json(home, "sessions", "search", "naïve")["results"]}
+    assert "naïve" in hits[ids["call_twice"]]["snippet"] and "\\u" not in hits[ids["call_twice"]]["snippet"]
+    hits = {r["id"]: r for r in hm_json(home, "sessions", "search", "résumé")["results"]}
+    assert ">>>résumé<<<" in hits[ids["parts"]]["snippet"] and "\\u" not in hits[ids["parts"]]["snippet"]
+    assert "\x00" not in json.dumps(hm_json(home, "sessions", "list"))
