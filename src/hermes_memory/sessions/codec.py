@@ -96,12 +96,13 @@ def encode_json(value: Any) -> str | None:
 
 
 def decode_json(value: str | None) -> Any:
-    """A JSON column's value: parsed JSON, or the text itself when it is not JSON; ``None`` kept."""
+    """A JSON column's value: parsed JSON, or the text itself when it is not JSON or nested too
+    deep for Python's parser (``RecursionError``); ``None`` kept."""
     if value is None:
         return None
     try:
         return json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         return value
 
 
