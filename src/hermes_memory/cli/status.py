@@ -63,7 +63,7 @@ def register(app: typer.Typer) -> None:
                    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
         """Show this home: config file, storage backend and database (never its password), how many
         sessions and messages it holds, memory usage, the external provider (and why it cannot be
-        used, when it cannot), and a move of the full-text index to layout 3 still under way
+        used, when it cannot), and a move of the full-text index to a new layout still under way
         (messages re-indexed / total)."""
         st = state(ctx)
         report = storage_report(ctx)

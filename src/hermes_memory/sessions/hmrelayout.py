@@ -38,7 +38,7 @@ and ``hermes-memory sessions reindex`` finishes it in the foreground. :func:`pro
 it is (``hermes-memory status``).
 
 When our triggers are found missing during a relayout (another program rebuilt ``messages``),
-both tables are dropped and layout 3 is built from scratch (:func:`hermes_memory.sessions.hmindex.full_build`),
+all our tables are dropped and the current layout is built from scratch (:func:`hermes_memory.sessions.hmindex.full_build`),
 in the same bounded steps; search then sees the rows indexed so far.
 """
 

@@ -172,6 +172,7 @@ MIGRATIONS: list[Migration] = [
     Migration(3, context_schema.MIGRATION_NAME, context_schema.MIGRATION_SQL),  # pg/context_schema.py
     Migration(4, search_schema.GLUED_MIGRATION_NAME, search_schema.GLUED_MIGRATION_SQL),  # pg/search_schema.py
     Migration(5, search_schema.PENDING_MIGRATION_NAME, search_schema.PENDING_MIGRATION_SQL),  # pg/search_schema.py
+    Migration(6, search_schema.DECODED_MIGRATION_NAME, search_schema.DECODED_MIGRATION_SQL),  # pg/search_schema.py
 ]
 """Every schema version, oldest first (append only)."""
 
