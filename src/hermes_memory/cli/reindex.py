@@ -73,7 +73,7 @@ def register(app: typer.Typer) -> None:
         search.embeddings is on in config.yaml."""
         cfg = state(ctx).config
         require_home(ctx)  # a home that does not exist has nothing to index, and none is created
-        if not state(ctx).home.state_db.exists():  # nor a state.db: opening one would create it
+        if not state(ctx).home.has_state_db():  # nor a state.db: opening one would create it
             if as_json:
                 print_json({"indexed": 0, "pending": 0, "state_db": None,
                             "search_embeddings": "on" if cfg.search.embeddings else "off"})

@@ -38,7 +38,7 @@ def storage_report(ctx: typer.Context) -> dict[str, Any]:
         "sessions": None, "messages": None, "memory": {}, "relayout": None, "error": None,
     }
     try:
-        if storage.is_postgres or st.home.state_db.exists():
+        if storage.is_postgres or st.home.has_state_db():
             with open_session_db(st.home, st.config, storage=storage) as db:
                 out["sessions"], out["messages"] = db.session_count(), db.message_count()
                 progress = getattr(db, "relayout_progress", None)  # SQLite only
