@@ -62,6 +62,19 @@ class HermesHome:
     def state_db(self) -> Path:
         return self.root / "state.db"
 
+    def has_state_db(self) -> bool:
+        """True when ``state.db`` exists and holds a database: a 0-byte file (created and never
+        written, its WAL empty or absent) is no database yet, and read-only commands treat it as a
+        missing one instead of writing a schema into it."""
+        db = self.state_db
+        try:
+            if db.stat().st_size > 0:
+                return True
+        except OSError:
+            return db.exists()  # a folder or an unreadable path: opening it says what is wrong
+        wal = db.with_name(db.name + "-wal")
+        return wal.exists() and wal.stat().st_size > 0
+
     @property
     def memories_dir(self) -> Path:
         return self.root / "memories"

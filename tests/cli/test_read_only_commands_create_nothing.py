@@ -84,3 +84,19 @@ def test_a_home_without_state_db_lists_nothing_and_creates_no_database(tmp_path:
     r = runner.invoke(app, ["--home", str(home), "sessions", "reindex", "--status", "--json"])
     assert r.exit_code == 0 and json.loads(r.stdout)["indexed"] == 0
     assert _tree(home) == before, "a read-only command created files in the home"
+
+
+@pytest.mark.parametrize("args", [*READ_ONLY, ("status",), ("status", "--json")], ids=" ".join)
+def test_a_read_only_command_writes_nothing_into_an_empty_state_db(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]) -> None:
+    # a 0-byte state.db (the agent stopped right after creating it, or `touch`): no database yet, as a
+    # missing one; a read must not write a schema into another program's file
+    monkeypatch.delenv("HERMES_DATABASE_URL", raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "state.db").write_bytes(b"")
+    before = _tree(home)
+    r = runner.invoke(app, ["--home", str(home), *args])
+    assert r.exit_code in (0, 1), r.output
+    assert (home / "state.db").stat().st_size == 0, f"{' '.join(args)} wrote into the empty state.db"
+    assert _tree(home) == before

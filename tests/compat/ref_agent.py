@@ -285,7 +285,39 @@ def rebuild_messages(arg: dict) -> dict:
     return {"triggers_left_after_rebuild": left, "deleted": deleted}
 
 
-COMMANDS = {"bulk": bulk, "append": append, "rebuild_messages": rebuild_messages, "build": build, "search": search, "ops": ops, "check": check, "objects": objects, "loop": loop}
+def escaped(arg: dict) -> dict:
+    """A turn of the agent calling its own memory tool, as its conversation loop stores it: the
+    tool call (``arguments`` as the provider sent them, raw UTF-8, so only the reference's
+    ``json.dumps(tool_calls)`` escapes them), the tool's JSON result, a second call whose
+    arguments the loop re-serialised (``json.dumps(args)``: escaped twice) and multi-part content
+    (stored ``"\\x00json:" + json.dumps(content)``). Returns the message ids by kind."""
+    from tools.memory_tool import MemoryStore, memory_tool
+
+    store = MemoryStore()
+    store.load_from_disk()
+    sid = arg.get("sid", "ref-esc")
+    db = _db()
+    db.create_session(sid, "cli")
+    ids = {"user": db.append_message(sid, "user", "Please remember my coffee order.")}
+    args = {"action": "add", "target": "memory", "content": arg["memory"]}
+    ids["call"] = db.append_message(sid, "assistant", "Saving that.", tool_calls=[
+        {"id": "call_m1", "type": "function",
+         "function": {"name": "memory", "arguments": json.dumps(args, ensure_ascii=False)}}])
+    result = memory_tool(store=store, **args)
+    ids["result"] = db.append_message(sid, "tool", result, tool_name="memory", tool_call_id="call_m1")
+    again = {"action": "add", "target": "user", "content": arg["twice"]}
+    ids["call_twice"] = db.append_message(sid, "assistant", None, tool_calls=[
+        {"id": "call_m2", "type": "function", "function": {"name": "memory", "arguments": json.dumps(again)}}])
+    ids["parts"] = db.append_message(sid, "user", [{"type": "text", "text": arg["parts"]}])
+    db.close()
+    conn = sqlite3.connect(HOME / "state.db")
+    stored = {k: conn.execute("SELECT content, tool_calls FROM messages WHERE id = ?", (v,)).fetchone()
+              for k, v in ids.items()}
+    conn.close()
+    return {"ids": ids, "stored": stored, "result": result}
+
+
+COMMANDS = {"bulk": bulk, "append": append, "rebuild_messages": rebuild_messages, "build": build, "search": search, "ops": ops, "check": check, "objects": objects, "loop": loop, "escaped": escaped}
 
 if __name__ == "__main__":
     arg = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}

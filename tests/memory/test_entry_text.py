@@ -5,6 +5,9 @@ user id is refused (failure cases of docs/failure-cases.md).
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -79,6 +82,31 @@ def test_control_characters_are_refused_in_content(backing: Backing) -> None:
     assert r["success"] is False and "U+001B" in r["error"]
     assert backing.text("memory") is None
     assert s.add("memory", "tabs\tare fine\nand so are newlines")["success"] is True
+
+
+def test_text_that_is_not_unicode_is_refused_with_the_files_untouched(backing: Backing, mem_dir: Path) -> None:
+    # a lone surrogate: what Python makes of undecodable bytes in argv (``memory add $'\xff'``) or a
+    # JSON "\ud800" escape from an MCP client; UTF-8 (and PostgreSQL) cannot hold it
+    s = backing.new()
+    assert s.add("memory", "first entry")["success"] is True
+    before = backing.raw("memory")
+    for r in (s.add("memory", "bad \udcff bytes"), s.replace("memory", "first", "half \ud800 pair"),
+              s.apply_batch("memory", [{"action": "add", "content": "x \udfff"}])):
+        assert r["success"] is False and "not valid Unicode" in r["error"], r
+    assert backing.raw("memory") == before
+
+
+def test_memory_add_with_undecodable_bytes_in_argv_says_so_and_writes_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    exe = Path(sys.executable).with_name("hermes-memory")
+    ok = subprocess.run([str(exe), "--home", str(home), "memory", "add", "kept entry"], capture_output=True, check=False)
+    assert ok.returncode == 0, ok.stderr
+    before = (home / "memories" / "MEMORY.md").read_bytes()
+    bad = subprocess.run([os.fsencode(str(exe)), b"--home", os.fsencode(str(home)), b"memory", b"add", b"bad \xff bytes"],
+                         capture_output=True, check=False)
+    assert bad.returncode != 0 and b"Traceback" not in bad.stderr, bad.stderr[-2000:]
+    assert b"not valid Unicode" in bad.stderr + bad.stdout
+    assert (home / "memories" / "MEMORY.md").read_bytes() == before
 
 
 def test_user_id_with_trailing_newline_is_refused() -> None:

@@ -97,7 +97,9 @@ def test_every_entry_point_opens_state_db_with_the_configured_mode(
     tmp_path: Path, opened: list[int], option: str | None, expected: int
 ) -> None:
     home = _home(tmp_path, option)
-    sqlite3.connect(home.root / "state.db").close()  # read-only commands open an existing state.db only
+    conn = sqlite3.connect(home.root / "state.db")  # read-only commands open an existing state.db only
+    conn.execute("PRAGMA journal_mode=WAL")  # a database, not a 0-byte file (which they leave alone)
+    conn.close()
     res = CliRunner().invoke(app, ["--home", str(home.root), "sessions", "list", "--json"])
     assert res.exit_code == 0, res.output
     server = MemoryServer(home, load_config(home.config_path))

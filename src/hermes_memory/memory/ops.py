@@ -28,8 +28,8 @@ _DELIM_LINE = re.compile(r"(?m)^§$")
 def clean_content(content: Any, empty_message: str) -> tuple[str, str | None]:
     """Normalise one written field once: str, LF line ends, stripped; then validate and scan it.
 
-    Returns ``(text, None)`` when it may be written, ``("", reason)`` when not: empty, holding the
-    reserved delimiter line, starting with the ``[BLOCKED:`` marker, or a threat-scan hit (the
+    Returns ``(text, None)`` when it may be written, ``("", reason)`` when not: empty, not valid
+    Unicode (a lone surrogate, which UTF-8 cannot hold), holding the reserved delimiter line, starting with the ``[BLOCKED:`` marker, or a threat-scan hit (the
     reason then starts with ``"Blocked"``).
     """
     if content is None:
@@ -37,6 +37,15 @@ def clean_content(content: Any, empty_message: str) -> tuple[str, str | None]:
     text = normalise_newlines(str(content)).strip()
     if not text:
         return "", empty_message
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return "", (
+            f"Content is not valid Unicode text: character {exc.start + 1} is a lone surrogate "
+            f"(U+{ord(text[exc.start]):04X}), which is what undecodable bytes (text that is not UTF-8, "
+            "e.g. a shell argument in another encoding) or a half emoji escape become; memory files hold "
+            "UTF-8 only. Retype the text in UTF-8."
+        )
     if "§" in text and _DELIM_LINE.search(text):
         return "", (
             "Content contains the reserved entry delimiter (a line holding only '§'; entries are "

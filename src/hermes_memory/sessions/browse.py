@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_memory.sessions import fts as fts_mod
-from hermes_memory.sessions.codec import decode_content, row_to_message
+from hermes_memory.sessions.codec import decode_content, row_to_message, strip_content_prefix
 from hermes_memory.sessions.listing import cwd_clause
 from hermes_memory.sessions.storebase import StoreBase
 
@@ -130,10 +130,7 @@ class BrowseMethods(StoreBase):
             f"WHERE session_id IN ({marks}) AND role = 'user' GROUP BY session_id)", list(session_ids))
         out = {}
         for r in rows:
-            text = r["content"] or ""
-            if text.startswith("\x1ejson:"):
-                text = text[len("\x1ejson:"):]
-            out[r["session_id"]] = text
+            out[r["session_id"]] = strip_content_prefix(r["content"] or "")
         return out
 
     def message_page(self, session_id: str, limit: int, offset: int = 0) -> list[dict[str, Any]]:

@@ -19,7 +19,10 @@ from typing import Any
 from hermes_memory.sessions import fts as fts_mod
 
 JSON_CONTENT_PREFIX = "\x1ejson:"
-"""Prefix marking list/dict message content stored as JSON text."""
+"""Prefix marking list/dict message content stored as JSON text (what we write)."""
+REFERENCE_JSON_CONTENT_PREFIX = "\x00json:"
+"""The reference agent's prefix for the same (``SessionDB._CONTENT_JSON_PREFIX``); read, never written."""
+CONTENT_PREFIXES = (JSON_CONTENT_PREFIX, REFERENCE_JSON_CONTENT_PREFIX)
 
 JSON_COLUMNS = ("tool_calls", "reasoning_details", "codex_reasoning_items", "codex_message_items")
 """Message columns holding JSON text, decoded by :func:`row_to_message`."""
@@ -35,15 +38,51 @@ def encode_content(content: Any) -> str | None:
     return fts_mod.scrub_text(str(content))
 
 
+def strip_content_prefix(content: str) -> str:
+    """``content`` without the JSON-content prefix of either program (:data:`CONTENT_PREFIXES`)."""
+    for prefix in CONTENT_PREFIXES:
+        if content.startswith(prefix):
+            return content[len(prefix) :]
+    return content
+
+
 def decode_content(content: str | None) -> Any:
-    """Inverse of :func:`encode_content`: prefixed JSON is decoded (left as text when it is not
-    valid JSON); any other value is returned unchanged."""
-    if isinstance(content, str) and content.startswith(JSON_CONTENT_PREFIX):
+    """Inverse of :func:`encode_content`: JSON behind our prefix or the reference agent's
+    (:data:`CONTENT_PREFIXES`) is decoded (left as text when it is not valid JSON); any other
+    value is returned unchanged."""
+    if isinstance(content, str) and content.startswith(CONTENT_PREFIXES):
         try:
-            return json.loads(content[len(JSON_CONTENT_PREFIX) :])
-        except ValueError:
+            return json.loads(strip_content_prefix(content))
+        except (ValueError, RecursionError):
             return content
     return content
+
+
+def readable_json(text: str) -> str:
+    """``text`` for display: when it is JSON holding an escape (``caf\\u00e9``, as the reference's
+    ``json.dumps`` writes tool calls), the same JSON written with its characters as they are, string
+    values that are themselves JSON with escapes (tool-call ``arguments`` escaped twice) rewritten
+    too; any other text (not JSON, no backslash, too deep to parse) is returned unchanged."""
+    if "\\" not in text or not text.lstrip().startswith(("{", "[")):
+        return text
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str) and "\\" in value and value.lstrip().startswith(("{", "[")):
+            try:
+                return walk(json.loads(value))
+            except (ValueError, RecursionError):
+                return value
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        return value
+
+    try:
+        parsed = json.loads(text)
+        return fts_mod.scrub_text(json.dumps(walk(parsed), ensure_ascii=False))
+    except (ValueError, RecursionError):
+        return text
 
 
 def encode_json(value: Any) -> str | None:
@@ -57,12 +96,13 @@ def encode_json(value: Any) -> str | None:
 
 
 def decode_json(value: str | None) -> Any:
-    """A JSON column's value: parsed JSON, or the text itself when it is not JSON; ``None`` kept."""
+    """A JSON column's value: parsed JSON, or the text itself when it is not JSON or nested too
+    deep for Python's parser (``RecursionError``); ``None`` kept."""
     if value is None:
         return None
     try:
         return json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         return value
 
 

@@ -23,6 +23,8 @@ or changing a turn, rewrites the ``before`` of the turn after it, so deleted tex
 
 from __future__ import annotations
 
+from hermes_memory.sessions import jsontext
+
 NEIGHBOUR_CHARS = 1000
 """Characters of the previous turn indexed as context (LoCoMo turns are 10-400 characters; agent
 replies can be pages long, and their start is what the next turn usually answers)."""
@@ -61,23 +63,28 @@ def neighbour_id(p: str, direction: str) -> str:
     return _neighbour(p, direction, "n.id")
 
 
+def _text(expr: str) -> str:
+    """SQL: a neighbour's text as context: content ``expr`` decoded (:mod:`jsontext`), cut."""
+    return f"substr({jsontext.decoded(expr, prefixed=True)}, 1, {NEIGHBOUR_CHARS})"
+
+
 def context(p: str) -> str:
     """SQL: the ``before`` value of row ``p``: the previous turn's text cut to :data:`NEIGHBOUR_CHARS`
     when ``p`` is a turn, else NULL."""
-    return f"CASE WHEN {is_turn(p)} THEN {_neighbour(p, 'before', f'substr(n.content, 1, {NEIGHBOUR_CHARS})')} END"
+    return f"CASE WHEN {is_turn(p)} THEN {_neighbour(p, 'before', _text('n.content'))} END"
 
 
 def after_insert(table: str, p: str) -> str:
     """Trigger statement after turn ``p`` was added: the turn after it (only when ``p`` was not
     appended at the end of its session) now has ``p`` before it."""
-    return (f"UPDATE {table} SET before = substr({p}.content, 1, {NEIGHBOUR_CHARS}) "
+    return (f"UPDATE {table} SET before = {_text(f'{p}.content')} "
             f"WHERE rowid = {neighbour_id(p, 'after')} AND {is_turn(p)};")
 
 
 def after_remove(table: str, p: str) -> str:
     """Trigger statement after turn ``p`` left (deleted, or before its new values are added): the
     turn after it now has ``p``'s previous turn before it."""
-    return (f"UPDATE {table} SET before = (SELECT substr(t.content, 1, {NEIGHBOUR_CHARS}) FROM messages t "
+    return (f"UPDATE {table} SET before = (SELECT {_text('t.content')} FROM messages t "
             f"WHERE t.id = {neighbour_id(p, 'before')}) WHERE rowid = {neighbour_id(p, 'after')} AND {is_turn(p)};")
 
 

@@ -7,8 +7,10 @@ Objects (all created and maintained by hermes-memory only; the reference never r
     hm_messages_fts        FTS5 (content, tool_name, tool_calls, before), porter + unicode61
                            remove_diacritics 2, BM25 weights 1.0/0.8/0.4/0.2, one row per message
                            (rowid = messages.id); tool rows indexed on their first 8,192 chars;
-                           ``before``: the previous turn's text (:mod:`hmcontext`, layout 3)
-    hm_messages_cjk        FTS5 trigram (content, tool_name), only rows that contain CJK
+                           ``before``: the previous turn's text (:mod:`hmcontext`, layout 3);
+                           JSON text indexed with its escapes decoded (:mod:`jsontext`, layout 4)
+    hm_messages_cjk        FTS5 trigram (content, tool_name), only rows that contain CJK;
+                           ``content``: the message's text, then its tool calls' decoded text
     hm_messages_index_ai   \\
     hm_messages_index_ad    > triggers on messages keeping both tables in step
     hm_messages_index_au   /  (update: only when content/tool_name/tool_calls/role change)
@@ -42,8 +44,9 @@ they are gone; SQLite's ``contentless_delete=1`` needs 3.43, newer than the 3.40
   is corrupt (there, or during a catch-up) -> FTS5 ``integrity-check`` of our tables, and only when
   it fails a full rebuild of OUR tables (never the reference's).
 
-Every writer of the file must have SQLite with FTS5 and the trigram tokenizer (SQLite >= 3.34),
-because our triggers run in its transactions; the reference needs both for its own tables too.
+Every writer of the file must have SQLite with FTS5, the trigram tokenizer (SQLite >= 3.34) and
+the JSON functions (built in since 3.38), because our triggers run in its transactions; the
+reference needs the first two for its own tables too.
 """
 
 from __future__ import annotations
@@ -54,16 +57,19 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from hermes_memory.sessions import hmcontext, hmrelayout
+from hermes_memory.sessions import hmcontext, hmrelayout, jsontext
 from hermes_memory.sessions.fts import CJK_GLOB
 
 logger = logging.getLogger(__name__)
 
-LAYOUT_VERSION = 3
-"""``hm_meta.layout``: 3 = each turn indexed with the previous turn's text (column ``before``,
+LAYOUT_VERSION = 4
+"""``hm_meta.layout``: 4 = JSON text indexed with its escapes decoded (tool-call JSON, JSON message
+content; :mod:`hermes_memory.sessions.jsontext`) and the CJK side table also holding the tool
+calls' text; 3 = each turn indexed with the previous turn's text (column ``before``,
 :mod:`hermes_memory.sessions.hmcontext`); 2 = ``hm_*`` objects beside the
-reference's without context (rebuilt into layout 3 by :mod:`hermes_memory.sessions.hmrelayout`
-while searches keep using it); 1 was the old layout that took over ``messages_fts``."""
+reference's without context; 1 was the old layout that took over ``messages_fts``. A home at
+layout 2 or 3 is moved to 4 by :mod:`hermes_memory.sessions.hmrelayout` while searches keep
+using its old index."""
 
 TOOL_ROW_FTS_CHARS = 8192
 """Tool-result rows are indexed on their first 8,192 characters only (reference NEWEST)."""
@@ -75,8 +81,11 @@ INDEX_TRIGGER_NAMES = ("hm_messages_index_ai", "hm_messages_index_ad", "hm_messa
 TRIGGER_NAMES = (*INDEX_TRIGGER_NAMES, "hm_messages_changes_ad", "hm_messages_changes_au", "hm_messages_changes_ai")
 """Every trigger of ours on ``messages``."""
 
-_BODY = "CASE WHEN {p}.role = 'tool' THEN substr({p}.content, 1, " + str(TOOL_ROW_FTS_CHARS) + ") ELSE {p}.content END"
-_HAS_CJK = "(coalesce({p}.content, '') || ' ' || coalesce({p}.tool_name, '')) GLOB '" + CJK_GLOB + "'"
+_BODY = ("CASE WHEN {p}.role = 'tool' THEN substr({content}, 1, " + str(TOOL_ROW_FTS_CHARS) + ") "
+         "ELSE {content} END")
+_CJK_TEXT = "coalesce({body}, '') || CASE WHEN {p}.tool_calls IS NULL THEN '' ELSE ' ' || coalesce({calls}, '') END"
+"""What the CJK side table's ``content`` column holds (layout 4): the message's indexed text and,
+after it, its tool calls' decoded text (so CJK written in tool-call arguments is found too)."""
 
 
 CHANGES_KEY = "index_changes"
@@ -106,11 +115,22 @@ fire in every writer's transaction, the reference's included."""
 
 
 def _body(p: str) -> str:
-    return _BODY.format(p=p)
+    """SQL: the indexed text of message ``p`` (content decoded, tool rows cut)."""
+    return _BODY.format(p=p, content=jsontext.decoded(f"{p}.content", prefixed=True))
+
+
+def _calls(p: str) -> str:
+    """SQL: the indexed text of message ``p``'s tool-call JSON (escapes decoded)."""
+    return jsontext.decoded(f"{p}.tool_calls")
+
+
+def _cjk_text(p: str) -> str:
+    """SQL: the ``content`` value of message ``p`` in the CJK side table (see :data:`_CJK_TEXT`)."""
+    return _CJK_TEXT.format(p=p, body=_body(p), calls=_calls(p))
 
 
 def _has_cjk(p: str) -> str:
-    return _HAS_CJK.format(p=p)
+    return f"(({_cjk_text(p)}) || ' ' || coalesce({p}.tool_name, '')) GLOB '{CJK_GLOB}'"
 
 
 META_SQL = f"CREATE TABLE IF NOT EXISTS {META} (key TEXT PRIMARY KEY, value TEXT)"
@@ -134,39 +154,45 @@ def set_rank(conn: sqlite3.Connection, table: str = MAIN) -> None:
 
 
 MAIN_SQL = main_sql()
-CJK_SQL = f"CREATE VIRTUAL TABLE IF NOT EXISTS {CJK} USING fts5(content, tool_name, tokenize='trigram')"
+def cjk_sql(table: str = CJK) -> str:
+    """``CREATE VIRTUAL TABLE`` of our CJK trigram side table under ``table``."""
+    return f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5(content, tool_name, tokenize='trigram')"
+
+
+CJK_SQL = cjk_sql()
 
 
 def _row_values(p: str) -> str:
-    return f"{p}.id, {_body(p)}, {p}.tool_name, {p}.tool_calls, {hmcontext.context(p)}"
+    return f"{p}.id, {_body(p)}, {p}.tool_name, {_calls(p)}, {hmcontext.context(p)}"
 
 
-def _add(p: str, table: str = MAIN, cjk: bool = True) -> str:
+def _add(p: str, table: str = MAIN, cjk_table: str | None = CJK) -> str:
     sql = (f"INSERT INTO {table}(rowid, {MAIN_COLUMNS}) VALUES ({_row_values(p)}); "
            f"{hmcontext.after_insert(table, p)}")
-    if cjk:
-        sql += (f" INSERT INTO {CJK}(rowid, content, tool_name) SELECT {p}.id, {_body(p)}, {p}.tool_name "
+    if cjk_table:
+        sql += (f" INSERT INTO {cjk_table}(rowid, content, tool_name) SELECT {p}.id, {_cjk_text(p)}, {p}.tool_name "
                 f"WHERE {_has_cjk(p)};")
     return sql
 
 
-def _drop(p: str, table: str = MAIN, cjk: bool = True) -> str:
+def _drop(p: str, table: str = MAIN, cjk_table: str | None = CJK) -> str:
     sql = f"DELETE FROM {table} WHERE rowid = {p}.id; {hmcontext.after_remove(table, p)}"
-    return sql + (f" DELETE FROM {CJK} WHERE rowid = {p}.id;" if cjk else "")
+    return sql + (f" DELETE FROM {cjk_table} WHERE rowid = {p}.id;" if cjk_table else "")
 
 
-def index_trigger_sql(names: tuple[str, str, str], table: str = MAIN, cjk: bool = True) -> dict[str, str]:
+def index_trigger_sql(names: tuple[str, str, str], table: str = MAIN,
+                      cjk_table: str | None = CJK) -> dict[str, str]:
     """``CREATE TRIGGER`` statements (insert, delete, update) keeping ``table`` (and the CJK side
-    table when ``cjk``) in step with ``messages``, neighbours' context included."""
+    table ``cjk_table``, unless ``None``) in step with ``messages``, neighbours' context included."""
     ai, ad, au = names
     return {
-        ai: f"CREATE TRIGGER {ai} AFTER INSERT ON messages BEGIN {_add('new', table, cjk)} END",
-        ad: f"CREATE TRIGGER {ad} AFTER DELETE ON messages BEGIN {_drop('old', table, cjk)} END",
+        ai: f"CREATE TRIGGER {ai} AFTER INSERT ON messages BEGIN {_add('new', table, cjk_table)} END",
+        ad: f"CREATE TRIGGER {ad} AFTER DELETE ON messages BEGIN {_drop('old', table, cjk_table)} END",
         au: (
             f"CREATE TRIGGER {au} AFTER UPDATE OF content, tool_name, tool_calls, role ON messages "
             "WHEN old.content IS NOT new.content OR old.tool_name IS NOT new.tool_name "
             "OR old.tool_calls IS NOT new.tool_calls OR old.role IS NOT new.role OR old.id IS NOT new.id "
-            f"BEGIN {_drop('old', table, cjk)} {_add('new', table, cjk)} END"
+            f"BEGIN {_drop('old', table, cjk_table)} {_add('new', table, cjk_table)} END"
         ),
     }
 
@@ -174,7 +200,7 @@ def index_trigger_sql(names: tuple[str, str, str], table: str = MAIN, cjk: bool 
 TRIGGER_SQL = index_trigger_sql(INDEX_TRIGGER_NAMES)
 
 _SELECT_ROWS = f"SELECT {_row_values('m')} FROM messages m"
-_SELECT_CJK = f"SELECT m.id, {_body('m')}, m.tool_name FROM messages m WHERE {_has_cjk('m')}"
+_SELECT_CJK = f"SELECT m.id, {_cjk_text('m')}, m.tool_name FROM messages m WHERE {_has_cjk('m')}"
 
 
 def _norm(sql: str | None) -> str:
@@ -220,10 +246,10 @@ def note_change(conn: sqlite3.Connection) -> None:
     conn.execute(_BUMP)
 
 
-def index_ids(conn: sqlite3.Connection, ids: list[int], table: str = MAIN, cjk: bool = True) -> None:
+def index_ids(conn: sqlite3.Connection, ids: list[int], table: str = MAIN, cjk_table: str | None = CJK) -> None:
     """(Re-)index the messages ``ids`` in ``table`` with their previous turns' text, and re-index the
-    turns right after them (their context is these rows' text). The CJK side table (``cjk``)
-    gets only ``ids``, which must not be in it yet."""
+    turns right after them (their context is these rows' text). The CJK side table ``cjk_table``
+    (none when ``None``) gets only ``ids``, re-indexed from their current text."""
     if ids:
         note_change(conn)
     for start in range(0, len(ids), 500):
@@ -234,8 +260,10 @@ def index_ids(conn: sqlite3.Connection, ids: list[int], table: str = MAIN, cjk: 
         every_marks = ",".join("?" * len(every))
         conn.execute(f"DELETE FROM {table} WHERE rowid IN ({every_marks})", every)  # absent rows: no-op
         conn.execute(f"INSERT INTO {table}(rowid, {MAIN_COLUMNS}) {_SELECT_ROWS} WHERE m.id IN ({every_marks})", every)
-        if cjk:
-            conn.execute(f"INSERT INTO {CJK}(rowid, content, tool_name) {_SELECT_CJK} AND m.id IN ({marks})", chunk)
+        if cjk_table:
+            conn.execute(f"DELETE FROM {cjk_table} WHERE rowid IN ({marks})", chunk)  # absent rows: no-op
+            conn.execute(f"INSERT INTO {cjk_table}(rowid, content, tool_name) {_SELECT_CJK} "
+                         f"AND m.id IN ({marks})", chunk)
 
 
 _index_ids = index_ids
@@ -457,7 +485,7 @@ def _verify_some(conn: sqlite3.Connection) -> dict[str, Any]:
         return {"changed": 0, "verified": 0, "verify_pending": False}
     src, key, (c0, c1, c2, c3) = _ids_source(conn)
     rows = conn.execute(
-        f"SELECT m.id, f.{c0} IS NOT {_body('m')} OR f.{c1} IS NOT m.tool_name OR f.{c2} IS NOT m.tool_calls "
+        f"SELECT m.id, f.{c0} IS NOT {_body('m')} OR f.{c1} IS NOT m.tool_name OR f.{c2} IS NOT {_calls('m')} "
         f"OR f.{c3} IS NOT ({hmcontext.context('m')}) "
         f"FROM messages m JOIN {src} f ON f.{key} = m.id WHERE m.id >= ? ORDER BY m.id LIMIT ?",
         (int(start), VERIFY_BATCH)).fetchall()
@@ -486,7 +514,7 @@ def sync(conn: sqlite3.Connection) -> dict[str, Any]:
         report["added"] = full_build(conn, "first open" if MAIN not in have else "table missing")
     elif meta_get(conn, "backfill_next_id") is not None:
         report["action"] = "built"  # a build another open started; finish_backfill completes it
-    elif hmrelayout.pending(conn) or hmrelayout.is_old_layout(have.get(MAIN)):
+    elif hmrelayout.pending(conn) or hmrelayout.is_old_layout(conn, have.get(MAIN)):
         _relayout(conn, have, report)
     else:
         _check_rank(conn)
@@ -518,19 +546,20 @@ def sync(conn: sqlite3.Connection) -> dict[str, Any]:
 
 
 def _relayout(conn: sqlite3.Connection, have: dict[str, str | None], report: dict[str, Any]) -> None:
-    """Start or continue the move to layout 3 (:mod:`hermes_memory.sessions.hmrelayout`); rebuild
+    """Start or continue the move to the current layout (:mod:`hermes_memory.sessions.hmrelayout`); rebuild
     from scratch when our triggers went missing meanwhile (the old index may then lack rows)."""
-    if hmrelayout.pending(conn):
+    current = hmrelayout.pending_current(conn)
+    if current:
         intact = hmrelayout.triggers_intact(have)
-    else:
+    else:  # none under way, or one an older version started towards an older layout: start anew
         intact = all(n in have for n in INDEX_TRIGGER_NAMES)
     if not intact:
         hmrelayout.abandon(conn)
         report["action"] = "built"
         report["triggers_missing"] = True
-        report["added"] = full_build(conn, "our triggers missing before layout 3 was in place")
+        report["added"] = full_build(conn, f"our triggers missing before layout {LAYOUT_VERSION} was in place")
         return
-    if not hmrelayout.pending(conn):
+    if not current:
         hmrelayout.start(conn)
     report["action"] = "relayout"
 

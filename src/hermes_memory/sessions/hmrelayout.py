@@ -1,29 +1,34 @@
-"""Moving an existing ``state.db`` from our index layout 2 (no neighbours' context) to layout 3
-(:mod:`hermes_memory.sessions.hmcontext`) without locking the file and without a gap in search.
+"""Moving an existing ``state.db`` from an older layout of our index (2: no neighbours' context;
+3: JSON indexed with its escapes, tool calls' CJK text not in the side table) to the current one
+(:data:`hermes_memory.sessions.hmindex.LAYOUT_VERSION`, 4) without locking the file and without a
+gap in search.
 
 The new index is built beside the old one, in bounded steps, then swapped in:
 
 1. **start** (one short transaction, in :func:`hermes_memory.sessions.hmindex.sync`): create
-   ``hm_messages_fts_next`` (layout 3) and the triggers ``hm_messages_next_ai/ad/au`` that keep it
-   in step with every write (the reference agent's included) from then on; record
-   ``hm_meta.relayout_next_id = 0`` and ``relayout_through = max(messages.id)``.
+   ``hm_messages_fts_next`` and ``hm_messages_cjk_next`` (the current layout) and the triggers
+   ``hm_messages_next_ai/ad/au`` that keep both in step with every write (the reference agent's
+   included) from then on; record ``hm_meta.relayout_next_id = 0``, ``relayout_through =
+   max(messages.id)`` and the layout being built (``relayout_layout``: a move an older version of
+   ours started towards an older layout is started again).
 2. **steps** (:func:`step`, one write transaction each, :data:`CHUNK` messages, about 0.2-0.4 s on
    the 2-core test machine): messages ``relayout_next_id ..`` are (re-)indexed into the new table
    from their current text and neighbours, and the mark moves on. Between two steps any other
    program may write; a process killed mid-way leaves the mark at the last committed step and the
    next open resumes there (rows the new triggers indexed meanwhile are simply indexed again).
-3. **swap** (the last step's transaction): the old table's triggers are dropped, the old table is
-   renamed ``hm_messages_fts_old`` and the new one ``hm_messages_fts`` (schema changes only, no
-   row is moved), the final triggers are installed; ``hm_meta.layout = 3``.
-4. **drop** (further steps): nothing reads the old table any more; its rows are deleted
-   :data:`CHUNK` per shadow table per transaction, then the emptied table is dropped
+3. **swap** (the last step's transaction): the old tables' triggers are dropped, the old tables are
+   renamed ``hm_messages_fts_old`` / ``hm_messages_cjk_old`` and the new ones ``hm_messages_fts`` /
+   ``hm_messages_cjk`` (schema changes only, no row is moved), the final triggers are installed;
+   ``hm_meta.layout`` = the new layout.
+4. **drop** (further steps): nothing reads the old tables any more; their rows are deleted
+   :data:`CHUNK` per shadow table per transaction, then the emptied tables are dropped
    (``hm_meta.relayout_drop_old`` marks it; resumable like the rest). Dropping a large FTS5
    table at once holds the write lock for about a second per 50 MB (measured at 100,000
    messages), which at a million messages would approach the reference's retry budget.
 
-Until the swap, **search reads the old layout-2 index, complete and kept current by its own
-triggers**: results are exactly those of layout 2 (no neighbours' context yet). Every append
-meanwhile feeds both tables. The CJK side table is the same in both layouts and is not rebuilt.
+Until the swap, **search reads the old index, complete and kept current by its own
+triggers**: results are exactly those of the old layout. Every append meanwhile feeds the old and
+the new tables.
 
 **Bounded on open.** An open runs steps for at most :data:`BUDGET_S` seconds (at least one step)
 and returns with the move still pending; the next open continues it within the same budget. A
@@ -33,7 +38,7 @@ and ``hermes-memory sessions reindex`` finishes it in the foreground. :func:`pro
 it is (``hermes-memory status``).
 
 When our triggers are found missing during a relayout (another program rebuilt ``messages``),
-both tables are dropped and layout 3 is built from scratch (:func:`hermes_memory.sessions.hmindex.full_build`),
+all our tables are dropped and the current layout is built from scratch (:func:`hermes_memory.sessions.hmindex.full_build`),
 in the same bounded steps; search then sees the rows indexed so far.
 """
 
@@ -50,9 +55,13 @@ from hermes_memory.sessions import hmindex  # hmindex imports this module too; u
 logger = logging.getLogger(__name__)
 
 NEXT = "hm_messages_fts_next"
-"""The layout-3 table while it is being built."""
+"""The new main table while it is being built."""
+CJK_NEXT = "hm_messages_cjk_next"
+"""The new CJK side table while it is being built."""
 NEXT_TRIGGERS = ("hm_messages_next_ai", "hm_messages_next_ad", "hm_messages_next_au")
-"""Triggers feeding :data:`NEXT` during a relayout (dropped at the swap)."""
+"""Triggers feeding :data:`NEXT` and :data:`CJK_NEXT` during a relayout (dropped at the swap)."""
+TARGET_KEY = "relayout_layout"
+"""``hm_meta`` key: the layout the pending move builds (absent in moves older versions started)."""
 CHUNK = 2_000
 """Messages indexed into the new table per step (one write transaction), as
 :data:`hermes_memory.sessions.hmindex.BUILD_CHUNK`."""
@@ -64,16 +73,25 @@ MCP client's start-up wait: at one step of 0.2-0.4 s (2-core test machine) it is
 (490 s under load) when opens ran it all."""
 NEXT_KEY, THROUGH_KEY = "relayout_next_id", "relayout_through"
 OLD = "hm_messages_fts_old"
-"""The layout-2 table after the swap, emptied in steps and dropped."""
+"""The old main table after the swap, emptied in steps and dropped."""
+CJK_OLD = "hm_messages_cjk_old"
+"""The old CJK side table after the swap, emptied in steps and dropped."""
 DROP_KEY = "relayout_drop_old"
 _OLD_SHADOWS = ("data", "content", "docsize")
 """Shadow tables of :data:`OLD` emptied in steps (rowid tables; ``_data`` keeps its rows 1-10,
 the averages and structure records, so the emptied table still opens to be dropped)."""
 
 
-def is_old_layout(main_sql: str | None) -> bool:
-    """True when our main table's ``CREATE`` statement is layout 2's (no context columns)."""
-    return main_sql is not None and "before" not in main_sql.lower()
+def is_old_layout(conn: sqlite3.Connection, main_sql: str | None) -> bool:
+    """True when our main table exists and is of an older layout: its ``CREATE`` statement is
+    layout 2's (no context columns), or ``hm_meta.layout`` is below
+    :data:`hermes_memory.sessions.hmindex.LAYOUT_VERSION` (or missing)."""
+    if main_sql is None:
+        return False
+    if "before" not in main_sql.lower():
+        return True
+    layout = hmindex.meta_get(conn, "layout")
+    return not (layout or "").isdigit() or int(layout or 0) < hmindex.LAYOUT_VERSION
 
 
 def pending(conn: sqlite3.Connection) -> bool:
@@ -81,8 +99,14 @@ def pending(conn: sqlite3.Connection) -> bool:
     return hmindex.meta_get(conn, NEXT_KEY) is not None
 
 
+def pending_current(conn: sqlite3.Connection) -> bool:
+    """True while a relayout towards the current layout is under way (not one an older version of
+    ours started towards an older layout)."""
+    return pending(conn) and hmindex.meta_get(conn, TARGET_KEY) == str(hmindex.LAYOUT_VERSION)
+
+
 def _next_trigger_sql() -> dict[str, str]:
-    return hmindex.index_trigger_sql(NEXT_TRIGGERS, NEXT, cjk=False)
+    return hmindex.index_trigger_sql(NEXT_TRIGGERS, NEXT, cjk_table=CJK_NEXT)
 
 
 def start(conn: sqlite3.Connection) -> None:
@@ -90,18 +114,21 @@ def start(conn: sqlite3.Connection) -> None:
     for name in NEXT_TRIGGERS:
         conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
     hmindex.drop_fts(conn, NEXT)
+    hmindex.drop_fts(conn, CJK_NEXT)
     conn.execute(hmindex.main_sql(NEXT))
     hmindex.set_rank(conn, NEXT)
+    conn.execute(hmindex.cjk_sql(CJK_NEXT))
     for sql in _next_trigger_sql().values():
         conn.execute(sql)
+    hmindex.meta_set(conn, TARGET_KEY, hmindex.LAYOUT_VERSION)
     hmindex.meta_set(conn, NEXT_KEY, 0)
     hmindex.meta_set(conn, THROUGH_KEY, conn.execute("SELECT coalesce(max(id), 0) FROM messages").fetchone()[0])
     logger.info("hermes-memory index: moving to layout %d in steps of %d messages", hmindex.LAYOUT_VERSION, CHUNK)
 
 
 def triggers_intact(have: dict[str, str | None]) -> bool:
-    """True when the old index's triggers and the new table's triggers are all present."""
-    return all(n in have for n in (*hmindex.INDEX_TRIGGER_NAMES, *NEXT_TRIGGERS)) and NEXT in have
+    """True when the old index's triggers and the new tables' triggers are all present."""
+    return all(n in have for n in (*hmindex.INDEX_TRIGGER_NAMES, *NEXT_TRIGGERS, NEXT, CJK_NEXT))
 
 
 def abandon(conn: sqlite3.Connection) -> None:
@@ -109,26 +136,29 @@ def abandon(conn: sqlite3.Connection) -> None:
     (a full build follows)."""
     for name in NEXT_TRIGGERS:
         conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
-    hmindex.drop_fts(conn, NEXT)
-    hmindex.drop_fts(conn, OLD)
-    conn.execute(f"DELETE FROM {hmindex.META} WHERE key IN ('{NEXT_KEY}', '{THROUGH_KEY}', '{DROP_KEY}')")
+    for table in (NEXT, CJK_NEXT, OLD, CJK_OLD):
+        hmindex.drop_fts(conn, table)
+    conn.execute(f"DELETE FROM {hmindex.META} WHERE key IN ('{NEXT_KEY}', '{THROUGH_KEY}', '{DROP_KEY}', '{TARGET_KEY}')")
 
 
 def _drop_step(conn: sqlite3.Connection) -> dict[str, Any]:
-    """Delete up to :data:`CHUNK` rows of each of the old table's shadow tables; drop it once empty."""
+    """Delete up to :data:`CHUNK` rows of each of the old tables' shadow tables; drop them once empty."""
     more = False
-    for suffix in _OLD_SHADOWS:
-        table = f"{OLD}_{suffix}"
-        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
-            continue
-        keep = " AND id > 10" if suffix == "data" else ""
-        cur = conn.execute(f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table} WHERE 1{keep} LIMIT ?)", (CHUNK,))
-        more = more or cur.rowcount >= CHUNK
+    for old in (OLD, CJK_OLD):
+        for suffix in _OLD_SHADOWS:
+            table = f"{old}_{suffix}"
+            if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
+                continue
+            keep = " AND id > 10" if suffix == "data" else ""
+            cur = conn.execute(f"DELETE FROM {table} WHERE id IN (SELECT id FROM {table} WHERE 1{keep} LIMIT ?)",
+                               (CHUNK,))
+            more = more or cur.rowcount >= CHUNK
     if more:
         return {"indexed": 0, "pending": True, "swapped": False}
     hmindex.drop_fts(conn, OLD)
+    hmindex.drop_fts(conn, CJK_OLD)
     conn.execute(f"DELETE FROM {hmindex.META} WHERE key = '{DROP_KEY}'")
-    logger.info("hermes-memory index: the layout-2 table is gone")
+    logger.info("hermes-memory index: the old layout's tables are gone")
     return {"indexed": 0, "pending": False, "swapped": False}
 
 
@@ -144,7 +174,7 @@ def step(conn: sqlite3.Connection) -> dict[str, Any]:
         return {"indexed": 0, "pending": False, "swapped": False}
     ids = [r[0] for r in conn.execute("SELECT id FROM messages WHERE id >= ? AND id <= ? ORDER BY id LIMIT ?",
                                       (int(start_id), int(through), CHUNK))]
-    hmindex.index_ids(conn, ids, NEXT, cjk=False)
+    hmindex.index_ids(conn, ids, NEXT, cjk_table=CJK_NEXT)
     if len(ids) == CHUNK:
         hmindex.meta_set(conn, NEXT_KEY, ids[-1] + 1)
         return {"indexed": len(ids), "pending": True, "swapped": False}
@@ -156,10 +186,13 @@ def _swap(conn: sqlite3.Connection) -> None:
     for name in (*NEXT_TRIGGERS, *hmindex.INDEX_TRIGGER_NAMES):
         conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
     hmindex.drop_fts(conn, OLD)  # left by an earlier relayout, if ever
+    hmindex.drop_fts(conn, CJK_OLD)
     conn.execute(f"ALTER TABLE {hmindex.MAIN} RENAME TO {OLD}")
     conn.execute(f"ALTER TABLE {NEXT} RENAME TO {hmindex.MAIN}")
+    conn.execute(f"ALTER TABLE {hmindex.CJK} RENAME TO {CJK_OLD}")
+    conn.execute(f"ALTER TABLE {CJK_NEXT} RENAME TO {hmindex.CJK}")
     hmindex.install_triggers(conn)  # counts a change: cached term statistics are void
-    conn.execute(f"DELETE FROM {hmindex.META} WHERE key IN ('{NEXT_KEY}', '{THROUGH_KEY}')")
+    conn.execute(f"DELETE FROM {hmindex.META} WHERE key IN ('{NEXT_KEY}', '{THROUGH_KEY}', '{TARGET_KEY}')")
     hmindex.meta_set(conn, DROP_KEY, 1)
     hmindex.meta_set(conn, "layout", hmindex.LAYOUT_VERSION)
     hmindex.meta_set(conn, "high_water_mark", hmindex.max_indexed(conn))

@@ -15,7 +15,7 @@ from typing import Any
 
 from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions import literal_terms as literal_mod
-from hermes_memory.sessions.codec import decode_content
+from hermes_memory.sessions.codec import decode_content, readable_json
 
 Texts = dict[int, tuple[Any, Any, Any]]
 """id -> ``(content, tool_name, tool_calls)`` of messages, as stored (content not decoded)."""
@@ -38,10 +38,11 @@ def message_snippet(highlighter: fts_mod.Highlighter, r: Any) -> str:
     text = decode_content(r["content"])
     if not isinstance(text, str):
         text = json.dumps(text, ensure_ascii=False) if text is not None else ""
+    text = readable_json(text)
     if r["tool_name"] and (not text or not highlighter.matches(text)):
         text = f"[{r['tool_name']}] {text}".strip()
     if not highlighter.matches(text) and r["tool_calls"]:
-        text = f"{text} {r['tool_calls']}".strip()
+        text = f"{text} {readable_json(r['tool_calls'])}".strip()
     return highlighter.snippet(text)
 
 

@@ -96,7 +96,7 @@ def tool_call_parts(calls: Any) -> list[dict[str, str]]:
         if isinstance(args, str):
             try:
                 args = json.dumps(json.loads(args), ensure_ascii=False, indent=2)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested past what Python parses
                 pass
         out.append({"name": str(fn.get("name", "?")), "arguments": as_text(args), "id": str(c.get("id", ""))})
     return out

@@ -176,6 +176,7 @@ MIGRATIONS: list[Migration] = [
     Migration(5, search_schema.PENDING_MIGRATION_NAME, search_schema.PENDING_MIGRATION_SQL),  # pg/search_schema.py
     Migration(6, search_schema.CHANGES_MIGRATION_NAME, search_schema.CHANGES_MIGRATION_SQL),  # pg/search_schema.py
     Migration(7, search_schema.WINDOW_MIGRATION_NAME, search_schema.WINDOW_MIGRATION_SQL),  # pg/search_schema.py
+    Migration(8, search_schema.DECODED_MIGRATION_NAME, search_schema.DECODED_MIGRATION_SQL),  # pg/search_schema.py
 ]
 """Every schema version, oldest first (append only)."""
 

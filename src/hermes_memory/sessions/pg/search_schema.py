@@ -38,6 +38,9 @@ the words in CJK rows with the CJK text taken out, so a query holding no CJK fin
 
 Version 5 (:data:`PENDING_MIGRATION_SQL`) bounds the GIN indexes' pending lists at
 :data:`PENDING_LIST_KB` and empties them once.
+
+Version 6 (:data:`DECODED_MIGRATION_SQL`) indexes JSON text with its escapes decoded
+(:data:`JSON_TEXT_FUNCTION`), as SQLite's layout 4 does (docs/architecture.md, "JSON escapes").
 """
 
 from __future__ import annotations
@@ -82,7 +85,61 @@ VECTOR_SQL = " || ".join([
     _vector("tool_name", str(CONTENT_FTS_CHARS), "B"),
     _vector("tool_calls", str(CONTENT_FTS_CHARS), "C"),
 ])
-"""The generated expression of ``messages.search_vector``."""
+"""The generated expression of ``messages.search_vector`` in schema versions 2-5."""
+
+JSON_TEXT_MAX_CHARS = 1_000_000
+"""Values longer than this are indexed as stored (as SQLite's
+:data:`hermes_memory.sessions.jsontext.DECODE_MAX_BYTES`)."""
+JSON_TEXT_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION hm_json_text(t text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $hm$
+DECLARE
+    j jsonb;
+    inner_j jsonb;
+    s text;
+    result text;
+BEGIN
+    IF t IS NULL OR strpos(t, chr(92)) = 0 OR length(t) > {JSON_TEXT_MAX_CHARS}
+       OR left(ltrim(t), 1) NOT IN ('{{', '[') THEN
+        RETURN t;
+    END IF;
+    BEGIN
+        j := t::jsonb;
+    EXCEPTION WHEN others THEN
+        RETURN t;  -- not JSON, a lone surrogate, an escaped NUL: indexed as stored
+    END;
+    result := j::text;
+    FOR s IN SELECT v #>> '{{}}' FROM jsonb_path_query(j, 'strict $.**') AS v WHERE jsonb_typeof(v) = 'string' LOOP
+        IF strpos(s, chr(92)) > 0 AND left(ltrim(s), 1) IN ('{{', '[') THEN
+            BEGIN
+                inner_j := s::jsonb;
+                result := result || ' ' || inner_j::text;
+            EXCEPTION WHEN others THEN
+                NULL;
+            END;
+        END IF;
+    END LOOP;
+    RETURN result;
+END
+$hm$;
+"""
+"""``hm_json_text(text)``: the text to index for a value that may be JSON with escapes (the
+reference's ``json.dumps`` writes ``café`` as ``caf\\u00e9``; arguments its loop re-serialises
+are escaped twice; tools' JSON output too). Text holding no backslash, longer than
+:data:`JSON_TEXT_MAX_CHARS`, not starting with ``{``/``[`` or not parsed by ``jsonb`` is returned
+as it is; otherwise the JSON as ``jsonb`` writes it (characters as they are, keys kept), then,
+for each string value that is itself JSON holding a backslash (twice-escaped arguments), that
+value parsed the same way. Never raises (parse errors are caught); IMMUTABLE, so a generated
+column may call it."""
+
+DECODED_VECTOR_SQL = " || ".join([
+    _vector("hm_json_text(content)",
+            f"CASE WHEN role = 'tool' THEN {TOOL_ROW_FTS_CHARS} ELSE {CONTENT_FTS_CHARS} END", "A"),
+    _vector("tool_name", str(CONTENT_FTS_CHARS), "B"),
+    _vector("hm_json_text(tool_calls)", str(CONTENT_FTS_CHARS), "C"),
+])
+"""The generated expression of ``messages.search_vector`` from schema version 8: content and
+tool-call JSON through :data:`JSON_TEXT_FUNCTION`."""
 
 MIGRATION_NAME = "search vector as SQLite indexes it (word pieces, no stop words, unaccent), CJK trigram index"
 CONFIG_SQL = f"""
@@ -226,3 +283,15 @@ messages, under a lock that only blocks VACUUM and schema changes): the planner 
 them it takes a third of the table and never uses the index (measured: at 1M messages the
 migrated copy read the same 14,967 blocks a tool call as before) until autovacuum next analyses
 the table, after a tenth of it has changed."""
+
+DECODED_MIGRATION_NAME = "JSON text indexed with its escapes decoded (caf\\u00e9 found as café), as SQLite layout 4"
+DECODED_MIGRATION_SQL = JSON_TEXT_FUNCTION + f"""
+ALTER TABLE messages DROP COLUMN search_vector;
+ALTER TABLE messages ADD COLUMN search_vector tsvector GENERATED ALWAYS AS ({DECODED_VECTOR_SQL}) STORED;
+CREATE INDEX hm_messages_search ON messages USING gin (search_vector) WITH (gin_pending_list_limit = {PENDING_LIST_KB});
+ANALYZE messages;
+"""
+"""Migration 8: :data:`JSON_TEXT_FUNCTION`, then ``search_vector`` re-created over
+:data:`DECODED_VECTOR_SQL` (PostgreSQL rewrites ``messages`` once, under the migration lock, as
+migration 2 did) and its GIN index rebuilt with migration 5's pending-list bound, then ``ANALYZE messages`` so the
+planner keeps the statistics migration 7's window index needs after the rewrite."""
