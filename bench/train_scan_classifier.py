@@ -1,7 +1,7 @@
 """Train the learned layer of the memory threat scan (issue 13 §4; docs/security.md §1, "The learned layer").
 
 Reads the tuning corpora of the scan (``tests/memory/data``: attack_corpus, benign_notes, dev,
-heldout, heldout2, heldout3), LoCoMo conversations 0-2 (``../shared/data/locomo``; 3-4 are validation and
+heldout, heldout2, heldout3, heldout4), LoCoMo conversations 0-2 (``../shared/data/locomo``; 3-4 are validation and
 never trained on) and the augmentation of ``bench/scan_augment.py``; trains an L2-regularised,
 class-balanced logistic regression (full-batch Adam, fixed iteration count, no randomness
 outside the seeded augmentation) over :func:`hermes_memory.memory.scan_learned.features`; keeps
@@ -63,7 +63,7 @@ INNER_FOLDS = 4
 OOF_QUANTILE = 0.999
 #: The learned families a refusal names, and the corpus families each stands for.
 FAMILY_MAP = {
-    "ignore_override": ["ignore_previous", "ignore_paraphrase", "ignore_override"],
+    "ignore_override": ["ignore_previous", "ignore_paraphrase", "ignore_override", "instruction_override"],
     "multilingual": ["ignore_previous_french", "ignore_previous_spanish", "ignore_previous_german", "ignore_previous_chinese",
                      "other_languages", "multilingual"],
     "role_persona": ["role_reassignment", "role_persona"],
@@ -72,9 +72,10 @@ FAMILY_MAP = {
                      "hidden_markup"],
     "prompt_leak": ["prompt_leak"],
     "encoded": ["encoded_payloads", "leetspeak", "encoded_obfuscated"],
-    "exfiltration": ["exfiltration", "exfiltration_indirect", "hardcoded_secret"],
+    "exfiltration": ["exfiltration", "exfiltration_indirect", "hardcoded_secret", "credential_planting"],
     "agent_hijack": ["destructive_as_instruction", "c2_payload_user_md", "deception_and_hiding", "agent_tool_hijack", "tool_permission_hijack",
-                     "agent_config_mod", "destructive_commands", "c2_node_payloads", "translate_execute"],
+                     "agent_config_mod", "destructive_commands", "c2_node_payloads", "translate_execute",
+                     "c2_botnet", "persistence_propagation", "social_engineering"],
 }
 FAMILIES = tuple(FAMILY_MAP)
 _FAMILY_OF = {src: fam for fam, srcs in FAMILY_MAP.items() for src in srcs}
@@ -87,11 +88,13 @@ KIND_OF = {
     "ignore_previous_chinese": "multilingual", "other_languages": "multilingual", "exfiltration_indirect": "exfiltration",
     "tool_permission_hijack": "agent_tool_hijack", "deception_and_hiding": "agent_tool_hijack",
     "destructive_as_instruction": "destructive_commands", "c2_payload_user_md": "c2_node_payloads",
+    "instruction_override": "ignore_override", "credential_planting": "hardcoded_secret", "c2_botnet": "c2_node_payloads",
+    "persistence_propagation": "persistence", "social_engineering": "social_engineering",
 }
 #: The kinds held out one at a time by ``--cv`` (every kind with real attacks in a corpus).
 KINDS = ("ignore_override", "role_persona", "fake_markers", "hidden_markup", "fake_update", "remove_filters", "prompt_leak",
          "encoded", "multilingual", "exfiltration", "agent_tool_hijack", "destructive_commands", "c2_node_payloads",
-         "agent_config_mod", "hardcoded_secret", "translate_execute")
+         "agent_config_mod", "hardcoded_secret", "translate_execute", "persistence", "social_engineering")
 
 
 @dataclass(frozen=True)
@@ -126,7 +129,8 @@ def load_docs() -> list[Doc]:
     docs += [_attack("", p, "dev") for p in dev_a] + [_note(n, "dev") for n in dev_b]
     for group, attacks, benign in (("heldout", corpora.heldout_attacks, corpora.heldout_benign),
                                    ("heldout2", corpora.heldout2_attacks, corpora.heldout2_benign),
-                                   ("heldout3", corpora.heldout3_attacks, corpora.heldout3_benign)):
+                                   ("heldout3", corpora.heldout3_attacks, corpora.heldout3_benign),
+                                   ("heldout4", corpora.heldout4_attacks, corpora.heldout4_benign)):
         docs += [_attack(f, p, group) for f, p in attacks()] + [_note(n, group) for _, n in benign()]
     docs += [Doc(t, 1, _FAMILY_OF.get(k, k), "augment", k, lang) for k, lang, t in scan_augment.tagged_attacks(SEED)]
     docs += [Doc(t, 0, "", "augment", "", lang if lang != "xx" else lang_of(t)) for _, lang, t in scan_augment.tagged_benign(SEED)]
@@ -385,7 +389,7 @@ def _rates(model: Model, attacks: list[str], benign: list[str]) -> dict:
     return out
 
 
-CORPUS_GROUPS = ("original", "dev", "heldout", "heldout2", "heldout3")
+CORPUS_GROUPS = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4")
 
 
 def _fixed_threshold_model(docs: list[Doc], threshold: float) -> Model:
