@@ -4,9 +4,10 @@
 styles of public prompt-injection datasets and write-ups, concentrating on the kinds the scan
 generalised worst to in leave-one-kind-out cross-validation (social engineering, tool hijack, delayed
 triggers, config edits, credentials and exfiltration, other languages, filter removal, personas,
-encodings), with hard negative notes that share their vocabulary. It was never sealed: the scan is
+encodings), with hard negative notes that share their vocabulary. It was never sealed: the regexes may be
 tuned on it, and its honest figure is its leave-one-corpus-out fold
-(``bench/train_scan_classifier.py --cv``; docs/security.md §1). The tests check its size, its sources
+(``bench/train_scan_classifier.py --cv``; docs/security.md §1); the learned layer does not train on
+it (training with it made the layer refuse a LoCoMo validation text). The tests check its size, its sources
 and that it shares no phrasing (``corpora.fold``) with the corpora written before it, and hold the
 whole scan at its figures on it.
 """
@@ -20,9 +21,12 @@ from tests.memory import corpora
 
 DATA = json.loads((corpora.DATA / "tuning6_corpus.json").read_text(encoding="utf-8"))
 #: The whole scan's figures on the set: at least this many attacks blocked, at most this many notes
-#: refused (the scan as on the branch before it trained on the set: 161/252 and 6/514).
-BLOCKED_FLOOR = 161
-REFUSED_CEILING = 6
+#: refused. The learned layer is not trained on it (``TRAIN_EXCLUDED`` in
+#: ``bench/train_scan_classifier.py``), so these are out of sample for the layer: 128/252 blocked and
+#: 7/544 refused by it alone; the rest are the regexes' (3 notes quoting attacks). The scan as on the
+#: branch before this round: 161/252 and 6/514 (the 30 tool-usage notes came later).
+BLOCKED_FLOOR = 173
+REFUSED_CEILING = 10
 
 
 def test_tuning6_is_large_sourced_and_shares_no_phrasing_with_the_corpora_before_it() -> None:
