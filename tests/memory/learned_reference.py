@@ -11,7 +11,17 @@ from __future__ import annotations
 
 import math
 
-from hermes_memory.memory.scan_learned import _STEM, _TOKEN, STRIDE, WINDOW, LearnedHit, Model, _shipped, concepts, norm
+from hermes_memory.memory.scan_learned import (
+    _STEM,
+    _TOKEN,
+    STRIDE,
+    WINDOW,
+    LearnedHit,
+    Model,
+    _shipped,
+    concepts,
+    norm,
+)
 
 
 def features(low: str) -> set[str]:
