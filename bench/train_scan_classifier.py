@@ -1,7 +1,7 @@
 """Train the learned layer of the memory threat scan (issue 13 §4; docs/security.md §1, "The learned layer").
 
 Reads the tuning corpora of the scan (``tests/memory/data``: attack_corpus, benign_notes, dev,
-heldout, heldout2, heldout3, heldout4, tuning6), LoCoMo conversations 0-2 (``../shared/data/locomo``; 3-4 are validation and
+heldout, heldout2, heldout3, heldout4; tuning6 is loaded for its ``--cv`` fold only, :data:`TRAIN_EXCLUDED`), LoCoMo conversations 0-2 (``../shared/data/locomo``; 3-4 are validation and
 never trained on) and the augmentation of ``bench/scan_augment.py``; trains an L2-regularised,
 class-balanced logistic regression (full-batch Adam, fixed iteration count, no randomness
 outside the seeded augmentation) over :func:`hermes_memory.memory.scan_learned.features`; keeps
