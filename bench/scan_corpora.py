@@ -14,7 +14,9 @@ themselves with the family each refusal names. Corpora:
 * held-out 3: ``tests/memory/data/heldout3_corpus.json``, the third sealed set; looked at twice
   (``heldout3_measurements.json``: before and after) and tuning data since;
 * held-out 4: ``tests/memory/data/heldout4_corpus.json``; looked at twice
-  (``heldout4_measurements.json``) and tuning data since.
+  (``heldout4_measurements.json``) and tuning data since;
+* tuning 6: ``tests/memory/data/tuning6_corpus.json``, tuning data from the start (its honest figure
+  is its fold of ``bench/train_scan_classifier.py --cv``).
 
 A sealed set is measured only by ``--record LABEL --set NAME``, which is ``python -m
 tests.memory.sealed NAME --record LABEL`` (its rules and its log, ``tests/memory/sealed.py``): it prints
@@ -108,6 +110,10 @@ def main() -> None:
         "heldout4": {
             "attacks": _attack_figures(corpora.heldout4_attacks()),
             "benign": _benign_figures(corpora.heldout4_benign()),
+        },
+        "tuning6": {
+            "attacks": _attack_figures(corpora.tuning6_attacks()),
+            "benign": _benign_figures(corpora.tuning6_benign()),
         },
     }
     if not args.show_misses:

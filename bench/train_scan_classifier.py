@@ -1,7 +1,7 @@
 """Train the learned layer of the memory threat scan (issue 13 §4; docs/security.md §1, "The learned layer").
 
 Reads the tuning corpora of the scan (``tests/memory/data``: attack_corpus, benign_notes, dev,
-heldout, heldout2, heldout3), LoCoMo conversations 0-2 (``../shared/data/locomo``; 3-4 are validation and
+heldout, heldout2, heldout3, heldout4; tuning6 is loaded for its ``--cv`` fold only, :data:`TRAIN_EXCLUDED`), LoCoMo conversations 0-2 (``../shared/data/locomo``; 3-4 are validation and
 never trained on) and the augmentation of ``bench/scan_augment.py``; trains an L2-regularised,
 class-balanced logistic regression (full-batch Adam, fixed iteration count, no randomness
 outside the seeded augmentation) over :func:`hermes_memory.memory.scan_learned.features`; keeps
@@ -48,7 +48,7 @@ SEED = 13
 #: Features kept after the first fit (by absolute weight).
 KEEP = 24_000
 #: L2 penalty per unit of (class-balanced) sample weight; Adam step and iterations.
-L2 = 3e-6
+L2 = 1e-6
 LR = 0.2
 ITERS = 600
 #: Sample weight of a text of a written corpus (attack or note) against 1 for a templated augmentation
@@ -63,7 +63,7 @@ INNER_FOLDS = 4
 OOF_QUANTILE = 0.999
 #: The learned families a refusal names, and the corpus families each stands for.
 FAMILY_MAP = {
-    "ignore_override": ["ignore_previous", "ignore_paraphrase", "ignore_override"],
+    "ignore_override": ["ignore_previous", "ignore_paraphrase", "ignore_override", "instruction_override"],
     "multilingual": ["ignore_previous_french", "ignore_previous_spanish", "ignore_previous_german", "ignore_previous_chinese",
                      "other_languages", "multilingual"],
     "role_persona": ["role_reassignment", "role_persona"],
@@ -72,9 +72,11 @@ FAMILY_MAP = {
                      "hidden_markup"],
     "prompt_leak": ["prompt_leak"],
     "encoded": ["encoded_payloads", "leetspeak", "encoded_obfuscated"],
-    "exfiltration": ["exfiltration", "exfiltration_indirect", "hardcoded_secret"],
+    "exfiltration": ["exfiltration", "exfiltration_indirect", "hardcoded_secret", "credential_planting"],
     "agent_hijack": ["destructive_as_instruction", "c2_payload_user_md", "deception_and_hiding", "agent_tool_hijack", "tool_permission_hijack",
-                     "agent_config_mod", "destructive_commands", "c2_node_payloads", "translate_execute"],
+                     "agent_config_mod", "destructive_commands", "c2_node_payloads", "translate_execute",
+                     "c2_botnet", "persistence_propagation", "social_engineering", "social_engineering_urgency",
+                     "deferred_trigger", "config_persistence", "indirect_document_injection"],
 }
 FAMILIES = tuple(FAMILY_MAP)
 _FAMILY_OF = {src: fam for fam, srcs in FAMILY_MAP.items() for src in srcs}
@@ -87,11 +89,15 @@ KIND_OF = {
     "ignore_previous_chinese": "multilingual", "other_languages": "multilingual", "exfiltration_indirect": "exfiltration",
     "tool_permission_hijack": "agent_tool_hijack", "deception_and_hiding": "agent_tool_hijack",
     "destructive_as_instruction": "destructive_commands", "c2_payload_user_md": "c2_node_payloads",
+    "instruction_override": "ignore_override", "credential_planting": "hardcoded_secret", "c2_botnet": "c2_node_payloads",
+    "persistence_propagation": "persistence", "social_engineering": "social_engineering",
+    "social_engineering_urgency": "social_engineering", "deferred_trigger": "persistence", "config_persistence": "agent_config_mod",
+    "indirect_document_injection": "agent_tool_hijack",
 }
 #: The kinds held out one at a time by ``--cv`` (every kind with real attacks in a corpus).
 KINDS = ("ignore_override", "role_persona", "fake_markers", "hidden_markup", "fake_update", "remove_filters", "prompt_leak",
          "encoded", "multilingual", "exfiltration", "agent_tool_hijack", "destructive_commands", "c2_node_payloads",
-         "agent_config_mod", "hardcoded_secret", "translate_execute")
+         "agent_config_mod", "hardcoded_secret", "translate_execute", "persistence", "social_engineering")
 
 
 @dataclass(frozen=True)
@@ -126,7 +132,9 @@ def load_docs() -> list[Doc]:
     docs += [_attack("", p, "dev") for p in dev_a] + [_note(n, "dev") for n in dev_b]
     for group, attacks, benign in (("heldout", corpora.heldout_attacks, corpora.heldout_benign),
                                    ("heldout2", corpora.heldout2_attacks, corpora.heldout2_benign),
-                                   ("heldout3", corpora.heldout3_attacks, corpora.heldout3_benign)):
+                                   ("heldout3", corpora.heldout3_attacks, corpora.heldout3_benign),
+                                   ("heldout4", corpora.heldout4_attacks, corpora.heldout4_benign),
+                                   ("tuning6", corpora.tuning6_attacks, corpora.tuning6_benign)):
         docs += [_attack(f, p, group) for f, p in attacks()] + [_note(n, group) for _, n in benign()]
     docs += [Doc(t, 1, _FAMILY_OF.get(k, k), "augment", k, lang) for k, lang, t in scan_augment.tagged_attacks(SEED)]
     docs += [Doc(t, 0, "", "augment", "", lang if lang != "xx" else lang_of(t)) for _, lang, t in scan_augment.tagged_benign(SEED)]
@@ -385,7 +393,17 @@ def _rates(model: Model, attacks: list[str], benign: list[str]) -> dict:
     return out
 
 
-CORPUS_GROUPS = ("original", "dev", "heldout", "heldout2", "heldout3")
+CORPUS_GROUPS = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "tuning6")
+#: Corpora loaded (and measured by their ``--cv`` fold) but never trained on. tuning6: every model
+#: trained with it (with or without the concept lexicon, at L2 3e-6 and 1e-6) refused one LoCoMo
+#: validation text (conversation 3, a second-person encouragement); no constant may be fitted to
+#: conversations 3-4, so the set stays out of training and its fold measures the shipped model.
+TRAIN_EXCLUDED = ("tuning6",)
+
+
+def training_docs(docs: list[Doc]) -> list[Doc]:
+    """``docs`` without the corpora of :data:`TRAIN_EXCLUDED`."""
+    return [d for d in docs if d.group not in TRAIN_EXCLUDED]
 
 
 def _fixed_threshold_model(docs: list[Doc], threshold: float) -> Model:
@@ -410,7 +428,7 @@ def cross_validate(groups: tuple[str, ...] = CORPUS_GROUPS, families: bool = Tru
     val = validation_notes()
     out: dict = {"leave_one_corpus_out": {}, "leave_one_family_out": {}, "leave_one_kind_out": {}, "leave_one_language_out": {}}
     for group in groups:
-        model = train([d for d in docs if d.group != group])
+        model = train(training_docs([d for d in docs if d.group != group]))
         test = [d for d in docs if d.group == group]
         fig = _rates(model, [d.text for d in test if d.label], [d.text for d in test if not d.label])
         fig["locomo_3_4_learned_refused"] = _rates(model, [], val)["learned_refused"]
@@ -419,17 +437,17 @@ def cross_validate(groups: tuple[str, ...] = CORPUS_GROUPS, families: bool = Tru
     threshold = load_model().threshold
     out["threshold_of_the_family_kind_and_language_folds"] = threshold
     for fam in FAMILIES if families else ():
-        model = _fixed_threshold_model([d for d in docs if not (d.label and d.family == fam)], threshold)
+        model = _fixed_threshold_model(training_docs([d for d in docs if not (d.label and d.family == fam)]), threshold)
         texts = [d.text for d in docs if d.label and d.family == fam and d.group != "augment"]
         out["leave_one_family_out"][fam] = {k: v for k, v in _rates(model, texts, []).items() if "blocked" in k}
         print(fam, json.dumps(out["leave_one_family_out"][fam]), file=sys.stderr, flush=True)
     for kind in KINDS if kinds else ():
-        model = _fixed_threshold_model([d for d in docs if not (d.label and d.kind == kind)], threshold)
+        model = _fixed_threshold_model(training_docs([d for d in docs if not (d.label and d.kind == kind)]), threshold)
         texts = [d.text for d in docs if d.label and d.kind == kind and d.group != "augment"]
         out["leave_one_kind_out"][kind] = {k: v for k, v in _rates(model, texts, []).items() if "blocked" in k}
         print(kind, json.dumps(out["leave_one_kind_out"][kind]), file=sys.stderr, flush=True)
     for lang in sorted({d.lang for d in docs} - {"en"}) if langs else ():
-        model = _fixed_threshold_model([d for d in docs if d.lang != lang], threshold)
+        model = _fixed_threshold_model(training_docs([d for d in docs if d.lang != lang]), threshold)
         real = [d.text for d in docs if d.label and d.lang == lang and d.group != "augment"]
         aug_a = [d.text for d in docs if d.label and d.lang == lang and d.group == "augment"]
         aug_b = [d.text for d in docs if not d.label and d.lang == lang]
@@ -452,7 +470,7 @@ def main() -> None:
         print(json.dumps(cross_validate(groups, only in (None, "families"), only in (None, "kinds"), only in (None, "languages")),
                          ensure_ascii=False, indent=1))
         return
-    model = train(load_docs())
+    model = train(training_docs(load_docs()))
     write_model(model, args.out)
     print(json.dumps({"out": str(args.out), "features": len(model.weights), "bytes": args.out.stat().st_size,
                       "bias": model.bias, "threshold": model.threshold, **model.meta}))

@@ -111,9 +111,12 @@ def heldout3_benign() -> list[tuple[str, str]]:
 
 #: Every corpus the scan has been tuned on, in the order they were written. The third and fourth
 #: sealed sets joined after their second looks (``heldout3_measurements.json``,
-#: ``heldout4_measurements.json``): a later sealed set's test checks that it shares no phrasing with
-#: any of these.
-TUNING = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4")
+#: ``heldout4_measurements.json``); ``tuning6`` was written as tuning data (never sealed), after the
+#: fifth sealed set: a later sealed set's test checks that it shares no phrasing with any of these.
+TUNING = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "tuning6")
+#: Every corpus, sealed or tuning, in the order written: a sealed set is checked against (and its
+#: looks measure) the tuning corpora written before it (:func:`tuned_before`).
+WRITTEN = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "tuning6")
 
 
 def heldout4_attacks() -> list[tuple[str, str]]:
@@ -124,6 +127,16 @@ def heldout4_attacks() -> list[tuple[str, str]]:
 def heldout4_benign() -> list[tuple[str, str]]:
     """``(category, note)`` of the fourth sealed held-out set: hard negatives sharing the attacks' vocabulary."""
     return corpus_benign(DATA / "heldout4_corpus.json")
+
+
+def tuning6_attacks() -> list[tuple[str, str]]:
+    """``(family, phrasing)`` of the sixth corpus (``tuning6_corpus.json``): tuning data from the start, measured by its cross-validation fold."""
+    return corpus_attacks(DATA / "tuning6_corpus.json")
+
+
+def tuning6_benign() -> list[tuple[str, str]]:
+    """``(category, note)`` of the sixth corpus: hard negatives sharing the attacks' vocabulary."""
+    return corpus_benign(DATA / "tuning6_corpus.json")
 
 
 def fold(text: str) -> str:
@@ -141,7 +154,7 @@ def tuning_corpus(name: str) -> tuple[list[str], list[str]]:
     """``(attacks, benign)`` texts of a corpus the scan was tuned on, by the name the measurement logs use.
 
     ``name``: ``"original"`` (attack_corpus.json; benign_notes.json plus every LoCoMo text), ``"dev"``,
-    ``"heldout"``, ``"heldout2"``, ``"heldout3"`` or ``"heldout4"``. Raises ``KeyError`` for any other name.
+    ``"heldout"``, ``"heldout2"``, ``"heldout3"``, ``"heldout4"`` or ``"tuning6"``. Raises ``KeyError`` for any other name.
     """
     if name == "original":
         return ([p for _, p in attack_phrasings()], [n for _, n in own_benign_notes() + locomo_notes()])
@@ -152,14 +165,19 @@ def tuning_corpus(name: str) -> tuple[list[str], list[str]]:
         "heldout2": (heldout2_attacks, heldout2_benign),
         "heldout3": (heldout3_attacks, heldout3_benign),
         "heldout4": (heldout4_attacks, heldout4_benign),
+        "tuning6": (tuning6_attacks, tuning6_benign),
     }
     attacks, benign = loaders[name]
     return [p for _, p in attacks()], [n for _, n in benign()]
 
 
 def tuned_before(name: str) -> list[str]:
-    """The corpora of :data:`TUNING` a held-out set ``name`` is checked against: those before it, or all while it is not tuning data."""
-    return list(TUNING[: TUNING.index(name)]) if name in TUNING else list(TUNING)
+    """The corpora of :data:`TUNING` a held-out set ``name`` is checked against: those written before it
+    (:data:`WRITTEN`), or all of them for a set not listed there (a new sealed set, written after them)."""
+    if name not in WRITTEN:
+        return list(TUNING)
+    before = WRITTEN[: WRITTEN.index(name)]
+    return [t for t in TUNING if t in before]
 
 
 def shared_with(texts: list[str], tuning: list[str]) -> list[str]:

@@ -11,15 +11,28 @@ from __future__ import annotations
 
 import math
 
-from hermes_memory.memory.scan_learned import _STEM, _TOKEN, STRIDE, WINDOW, LearnedHit, Model, _shipped, norm
+from hermes_memory.memory.scan_learned import (
+    _STEM,
+    _TOKEN,
+    STRIDE,
+    WINDOW,
+    LearnedHit,
+    Model,
+    _shipped,
+    concepts,
+    norm,
+)
 
 
 def features(low: str) -> set[str]:
-    """The binary features of ``low``: unigrams, bigrams, stems, symbol runs (the original code)."""
+    """The binary features of ``low``: unigrams, bigrams, stems, symbol runs, concepts (the original code, concepts added)."""
     toks = _TOKEN.findall(low)
     out = set(toks)
-    out.update(map(" ".join, zip(toks, toks[1:], strict=False)))
-    out.update([t[:_STEM] + "*" for t in toks if len(t) > _STEM and t.isalpha()])
+    bigrams = list(map(" ".join, zip(toks, toks[1:], strict=False)))
+    stems = [t[:_STEM] + "*" for t in toks if len(t) > _STEM and t.isalpha()]
+    out.update(bigrams)
+    out.update(stems)
+    out.update(concepts(toks, bigrams, stems))
     return out
 
 

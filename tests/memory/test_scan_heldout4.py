@@ -5,9 +5,9 @@ scripts, its model or the tuning corpora's texts) from the styles of public prom
 datasets and write-ups, committed before the scan was run on it, and measured once with the scan as
 on main and once after the next round of changes (``bench/scan_corpora.py --record``, logged in
 ``data/heldout4_measurements.json``). Both looks are spent, so it is **tuning data now** (the
-semantic layer trains on it; it is in :data:`tests.memory.corpora.TUNING`), like the third set
-before it. The tests hold the scan at the last logged figures, overall, per attack family and per
-benign category, so a change that blocks fewer of its attacks or refuses more of its notes fails;
+learned layer, ``bench/train_scan_classifier.py``, trains on it since the model after the second
+look; it is in :data:`tests.memory.corpora.TUNING`), like the third set before it. The tests hold
+the scan at the last logged figures, overall, per attack family and per benign category, so a change that blocks fewer of its attacks or refuses more of its notes fails;
 and they check it shares no phrasing (case, punctuation and whitespace folded, ``corpora.fold``)
 with any corpus tuned on before it was written, the third held-out set included.
 """

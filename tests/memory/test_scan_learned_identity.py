@@ -3,7 +3,8 @@
 :mod:`hermes_memory.memory.scan_learned` tokenises a multi-line entry once and cuts its lines'
 features from those tokens; :mod:`tests.memory.learned_reference` keeps the original code, which
 tokenises the text and then every line again. Over every text of every corpus in
-``tests/memory/data`` (the sealed ``heldout4_*`` and ``heldout6_*`` files excepted: nobody on the scan reads them),
+``tests/memory/data`` (the sealed sets excepted, every ``heldout*`` file that is not tuning data,
+:data:`tests.memory.corpora.TUNING`: nobody on the scan reads them),
 every LoCoMo text, the 64 KiB adversarial strings and generated multi-line texts, the two give
 the same feature sets *iterated in the same order* (a set's order decides the float sum), the same
 scores to the bit, the same explained hits, and the whole scan the same refusals.
@@ -37,10 +38,10 @@ def _strings(node: object) -> Iterator[str]:
 
 
 def _corpus_texts() -> list[str]:
-    """Every string of every JSON file in tests/memory/data but the sealed fourth and sixth held-out sets."""
+    """Every string of every JSON file in tests/memory/data but the sealed sets' (``heldoutN_*`` not in corpora.TUNING)."""
     out: list[str] = []
     for path in sorted(corpora.DATA.glob("*.json")):
-        if path.name.startswith(("heldout4", "heldout6")):
+        if path.name.startswith("heldout") and path.name.split("_")[0] not in corpora.TUNING:
             continue
         out += _strings(json.loads(path.read_text(encoding="utf-8")))
     return out

@@ -65,6 +65,7 @@ from hermes_memory.memory.scan_families_intent import INTENT_FAMILIES, LEAD
 from hermes_memory.memory.scan_families_intl import INTL_FAMILIES
 from hermes_memory.memory.scan_families_prompt import PROMPT_FAMILIES
 from hermes_memory.memory.scan_families_shape import SHAPE_FAMILIES
+from hermes_memory.memory.scan_families_social import SOCIAL_FAMILIES
 from hermes_memory.memory.scan_fragments import Family
 from hermes_memory.memory.scan_learned import LearnedHit, learned_hit
 from hermes_memory.memory.scan_negation import is_prohibition, is_reported
@@ -83,7 +84,8 @@ __all__ = ["FAMILIES", "FAMILY_IDS", "LEARNED_IDS", "MAX_SCAN_CHARS", "THREAT_PA
 #: Families in the order they are tried. Compiled case-insensitive; run on :func:`.scan_text.for_matching` text
 #: (and on its leetspeak and decoded views). Non-Latin key words go through the same look-alike
 #: folding as the text, so a Cyrillic pattern still matches folded Cyrillic text.
-FAMILIES: tuple[Family, ...] = PROMPT_FAMILIES + ACTION_FAMILIES + INTENT_FAMILIES + INTL_FAMILIES + SHAPE_FAMILIES + AGENT_FAMILIES
+FAMILIES: tuple[Family, ...] = (PROMPT_FAMILIES + ACTION_FAMILIES + INTENT_FAMILIES + INTL_FAMILIES + SHAPE_FAMILIES + AGENT_FAMILIES
+                                 + SOCIAL_FAMILIES)
 
 #: ``(id, pattern)`` of every family, in the order tried (kept for callers that list the patterns).
 THREAT_PATTERNS: tuple[tuple[str, str], ...] = tuple((f.id, f.pattern) for f in FAMILIES)

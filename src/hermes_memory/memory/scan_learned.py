@@ -7,7 +7,9 @@ phrasings nobody wrote a pattern for (issue 13 §4). This layer scores the same 
 
 * features (:func:`features`): the *set* of word unigrams, word bigrams, 5-character word stems
   (``instr*``), CJK characters as words (so their bigrams are character bigrams) and runs of two or
-  more symbols (``<|``, ``###``, ``-->``); binary, the score divided by the square root of their
+  more symbols (``<|``, ``###``, ``-->``), and the concepts a cross-lingual cue lexicon finds
+  (:func:`concepts`: ``"oublie"``, ``"vergiss"``, ``"忽 略"`` and ``"forget"`` all give ``§override``)
+  with their pairs; binary, the score divided by the square root of their
   number (an L2-normalised binary vector; never fewer than :data:`MIN_FEATURES`), so a long note
   is not scored higher for its length and a one-word note cannot score on one heavy feature;
 * a text over :data:`WINDOW` characters is scored in windows of :data:`WINDOW` characters every
@@ -32,11 +34,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import repeat
+from itertools import chain, repeat
 from pathlib import Path
 
+from hermes_memory.memory.scan_text import for_matching
+
 __all__ = [
-    "MODEL_PATH", "STRIDE", "WINDOW", "LearnedHit", "Model", "features", "features_of", "iter_window_features", "learned_hit",
+    "MODEL_PATH", "STRIDE", "WINDOW", "LearnedHit", "Model", "concepts", "features", "features_of", "iter_window_features", "learned_hit",
     "load_model", "score", "window_features", "windows",
 ]
 
@@ -53,6 +57,93 @@ _TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+|[^\w\s]{{2,}}")
 _STEM = 5
 
 
+#: Cross-lingual cue lexicon of the learned layer: a token, a CJK/Hangul character bigram (``"忽 略"``) or a
+#: 5-character stem (``"ignor*"``) -> the concept it names. Written from general knowledge of the
+#: languages (not from any corpus): the English words train a concept's weight, and the same concept in
+#: another language then scores without that language's own n-grams (docs/security.md §1).
+_LEXICON_SRC: dict[str, str] = {
+    "override": "ignore ignoring disregard forget discard scrap overrule override overrides supersede supersedes cancel cancelled "
+                "ignor* disre* overr* super* forge* oublie oubliez oublier oublies ignorez olvida olvide olvidar olvides ignora ignorar "
+                "ignoren ignores vergiss vergesst vergessen missachte ignoriere ignoriert dimentica dimenticare dimentichi esqueça "
+                "esqueca esquecer esqueci забудь забудьте забыть игнорируй игнорируйте проигнорируй vergeet negeer zignoruj zapomnij "
+                "unut yoksay bỏ quên lupakan abaikan تجاهل انس 忽 略 忘 记 忘 掉 无 视 無 視 忘 れ 무 시 잊 어",
+    "instructions": "instructions instruction directives directive guidelines instr* guide* direc* "
+ "consignes règles regles ordres instrucciones reglas órdenes ordenes anweisungen anweisung vorgaben regeln befehle "
+ "istruzioni regole ordini instruções instrucoes regras ordens указания инструкции правила команды указаний "
+ "instructies regels polecenia instrukcje zasady talimatları talimatlar kurallar تعليمات التعليمات الأوامر "
+ "指 示 指 令 规 则 規 則 命 令 지 시 규 칙 명 령",
+    "previous": "previous prior earlier preceding previo* earli* précédentes précédents précédent "
+                "antérieures anteriores anterior previas vorherigen bisherigen vorigen früheren precedenti "
+                "предыдущие прежние предыдущих ранее eerdere vorige wcześniejsze poprzednie önceki السابقة 之 前 以 前 先 前 "
+                "이 전",
+    "nolimits": "restrictions restriction limits limitations filters filter filtering censorship uncensored unfiltered unrestricted "
+                "guardrails safeguards restr* limit* filte* censo* unres* unfil* guard* moderation restrictions sans filtre "
+                "restricciones límites limites filtros censura einschränkungen beschränkungen grenzen filter zensur sicherheitsregeln "
+                "restrizioni limiti filtri restrições restricoes limites ограничений ограничения цензуры фильтров beperkingen "
+                "ograniczeń kısıtlama قيود 限 制 制 限 过 滤 検 閲 제 한 필 터",
+    "now_on": "henceforth onward onwards désormais dorénavant ahora jetzt sofort agora "
+ "diante теперь отныне voortaan teraz şimdi الآن 现 在 从 现 今 か 지 금 이 제",
+    "refuse": "refuse refusals refusal refusing decline reject refus* rechaz* rechaces rechazas refuser refuses rejeter ablehnen "
+              "lehne verweigere rifiutare rifiuti recusar recuse recusa отказывай отказываться отклоняй weiger odmawiaj reddetme "
+              "ترفض 拒 绝 拒 否 断 ら 거 절",
+    "secret": "password passwords passphrase credentials credential secrets passw* crede* secre* "
+ "mot passe contraseña contraseñas clave claves passwort kennwort passwörter schlüssel zugangsdaten segreto chiavi "
+ "senha senhas chaves пароль пароли паролей ключи ключ секрет wachtwoord hasło hasła şifre كلمة كلمات مرور "
+ "密 码 密 钥 秘 钥 パ ス 暗 証 비 밀 암 호",
+    "send": "send exfiltrate transmit leak beacon envoie envoyez envoyer transmets "
+ "envía envia enviar envíe manda mande schicke schick sende senden übermittle invia inviare manda mandare envie "
+ "enviem отправляй отправь отправить пришли перешли stuur wyślij gönder أرسل ارسل 发 送 传 送 送 信 送 っ 보 내 전 송",
+    "covert": "secretly quietly silently covertly discreetly hidden unnoticed secre* quiet* silen* discrètement secrètement "
+              "discretamente secretamente sigilosamente heimlich unbemerkt nascosto segretamente тайно незаметно скрытно "
+              "stiekem potajemnie gizlice سرا سراً 悄 悄 偷 偷 秘 密 こ っ 몰 래",
+    "obey": "obey comply obéis obéissez obéir suivez obedece obedecer sigas befolge befolgen gehorche folge "
+ "obbedisci segui obedeça obedeca siga слушайся подчиняйся выполняй следуй volg gehoorzaam wykonuj uygula "
+ "نفذ نفّذ اتبع 听 从 服 从 遵 循 従 っ 따 르",
+    "system": "system systemprompt système sistema systeme systemanweisungen systemnachricht системный системное системные "
+              "systeem systemowy sistem النظام 系 统 シ ス 시 스",
+    "reveal": "reveal dump revea* displ* révèle révéler affiche montre muestra revela "
+ "muéstrame zeige zeig gib ausgeben mostra rivela mostre revele покажи выведи раскрой toon pokaż göster "
+ "اعرض اكشف 输 出 显 示 透 露 出 力 表 示 출 력 보 여",
+    "urgent": "urgent urgently immediately emergency asap urgen* immed* emerg* urgence immédiatement urgente "
+ "inmediatamente dringend sofort notfall urgenza subito imediatamente срочно немедленно spoed pilne acil عاجل "
+ "紧 急 立 即 至 急 긴 급",
+    "persona": "pretend roleplay persona character pretende finge fais semblant eres bist você ты "
+               "假 装 扮 演 ふ り 역 할 척",
+    "no_approval": "approval confirmation permission consent approv* confi* permi* "
+                   "无 需 不 经 確 認 無 し 확 인 없 이",
+}
+_LEXICON: dict[str, str] = {}
+
+
+def _fold(word: str) -> str:
+    """A lexicon word as the scored text spells it (:func:`.scan_text.for_matching`, lower-cased: look-alike letters folded)."""
+    return for_matching(word).lower()
+
+
+for _concept, _words in _LEXICON_SRC.items():
+    _parts = _words.split()
+    _i = 0
+    while _i < len(_parts):
+        _w = _parts[_i]
+        # two one-character CJK/Hangul parts in a row are a bigram feature ("忽 略")
+        if len(_w) == 1 and _i + 1 < len(_parts) and len(_parts[_i + 1]) == 1 and not _w.isascii():
+            _LEXICON.setdefault(f"{_fold(_w)} {_fold(_parts[_i + 1])}", "§" + _concept)
+            _i += 2
+            continue
+        for _form in (_w, _w.capitalize(), _w.upper()):  # a capital may fold to another letter (Cyrillic "Т" -> "t")
+            _LEXICON.setdefault(_fold(_form), "§" + _concept)
+        _i += 1
+del _concept, _words, _parts, _i, _w, _form
+
+
+def concepts(toks: list[str], bigrams: list[str], stems: list[str]) -> list[str]:
+    """The concept features of a window (:data:`_LEXICON`): each concept its tokens, bigrams or stems
+    name (``"§override"``), once, in text order, then every pair of them (``"§instructions+§override"``,
+    the two names sorted). At most 15 concepts, so at most 105 pairs."""
+    found = list(dict.fromkeys(filter(None, map(_LEXICON.get, chain(toks, bigrams, stems)))))
+    return found + [a + "+" + b if a < b else b + "+" + a for i, a in enumerate(found) for b in found[i + 1:]]
+
+
 def features(low: str) -> set[str]:
     """The binary features of ``low`` (normalised, lower-cased text): unigrams, bigrams, stems, symbol runs."""
     return features_of(_TOKEN.findall(low))
@@ -61,12 +152,15 @@ def features(low: str) -> set[str]:
 def features_of(toks: list[str]) -> set[str]:
     """:func:`features` of a text whose tokens (``_TOKEN.findall``) are ``toks``.
 
-    The set is filled in one fixed order (tokens, bigrams, stems), which every path here keeps:
+    The set is filled in one fixed order (tokens, bigrams, stems, :func:`concepts`), which every path here keeps:
     a set's iteration order, and so the float sum of a window's weights, follows its insertions.
     """
     out = set(toks)
-    out.update(map(" ".join, zip(toks, toks[1:], strict=False)))
-    out.update([t[:_STEM] + "*" for t in toks if len(t) > _STEM and t.isalpha()])
+    bigrams = list(map(" ".join, zip(toks, toks[1:], strict=False)))
+    stems = [t[:_STEM] + "*" for t in toks if len(t) > _STEM and t.isalpha()]
+    out.update(bigrams)
+    out.update(stems)
+    out.update(concepts(toks, bigrams, stems))
     return out
 
 
@@ -157,14 +251,17 @@ def _line_features(low: str, lines: list[str]) -> Iterator[set[str]]:
     out = set(toks)
     out.update(bigrams)
     out.update(filter(None, stems))
+    out.update(concepts(toks, bigrams, stems))
     yield out
     k = 0
     for line, lt in zip(lines, per_line, strict=True):
         n = len(lt)
         if line.strip():
             feats = set(lt)
-            feats.update(bigrams[k: k + n - 1] if n else ())
+            line_bigrams = bigrams[k: k + n - 1] if n else []
+            feats.update(line_bigrams)
             feats.update(filter(None, stems[k: k + n]))
+            feats.update(concepts(lt, line_bigrams, stems[k: k + n]))
             yield feats
         k += n
 
