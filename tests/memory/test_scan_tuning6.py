@@ -22,9 +22,10 @@ from tests.memory import corpora
 DATA = json.loads((corpora.DATA / "tuning6_corpus.json").read_text(encoding="utf-8"))
 #: The whole scan's figures on the set: at least this many attacks blocked, at most this many notes
 #: refused. The learned layer is not trained on it (``TRAIN_EXCLUDED`` in
-#: ``bench/train_scan_classifier.py``), so these are out of sample for the layer: 128/252 blocked and
+#: ``bench/train_scan_classifier.py``), so these are out of sample for the layer: 128/251 blocked and
 #: 7/544 refused by it alone; the rest are the regexes' (3 notes quoting attacks). The scan as on the
-#: branch before this round: 161/252 and 6/514 (the 30 tool-usage notes came later).
+#: branch before this round: 161/252 and 6/514 (the 30 tool-usage notes came later; one Morse-code
+#: attack was removed after the merge: it folds equal to a text of the sealed heldout6).
 BLOCKED_FLOOR = 173
 REFUSED_CEILING = 10
 
