@@ -21,7 +21,12 @@ from typing import Any
 from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions import hmcontext
 from hermes_memory.sessions.message_search import SearchFilters, filter_sql, sort_order
-from hermes_memory.sessions.pg.search_schema import CALLS_CJK_PREDICATE, CALLS_CJK_TEXT, CALLS_GLUED_VECTOR, TS_CONFIG
+from hermes_memory.sessions.pg.search_schema import (
+    CALLS_CJK_PREDICATE,
+    CALLS_CJK_TEXT,
+    CALLS_GLUED_VECTOR,
+    TS_CONFIG,
+)
 from hermes_memory.sessions.pg.tsquery import TsPlan, quote_lexeme
 
 TSV = "m.search_vector"
