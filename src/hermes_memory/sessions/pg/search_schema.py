@@ -39,8 +39,11 @@ the words in CJK rows with the CJK text taken out, so a query holding no CJK fin
 Version 5 (:data:`PENDING_MIGRATION_SQL`) bounds the GIN indexes' pending lists at
 :data:`PENDING_LIST_KB` and empties them once.
 
-Version 6 (:data:`DECODED_MIGRATION_SQL`) indexes JSON text with its escapes decoded
+Version 8 (:data:`DECODED_MIGRATION_SQL`) indexes JSON text with its escapes decoded
 (:data:`JSON_TEXT_FUNCTION`), as SQLite's layout 4 does (docs/architecture.md, "JSON escapes").
+
+Version 9 (:data:`CALLS_CJK_MIGRATION_SQL`) extends both CJK indexes to the decoded tool-call text
+(:data:`CALLS_CJK_TEXT`), as SQLite's CJK side table holds it.
 """
 
 from __future__ import annotations

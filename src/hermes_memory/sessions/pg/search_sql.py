@@ -124,7 +124,7 @@ def build_pg_search_sql(
       relevance, else in ``sort``'s time order.
     * ``"glued"``: rows holding CJK text in which one of the words ``literals`` is written
       (stemmed; also against CJK characters, ``Python`` in ``用Python写``), from the partial index
-      ``hm_messages_cjk_words`` (:data:`hermes_memory.sessions.pg.search_schema.GLUED_MIGRATION_SQL`),
+      ``hm_messages_cjk_words`` (:data:`hermes_memory.sessions.pg.search_schema.CALLS_CJK_MIGRATION_SQL`),
       ordered as ``"cjk"``: what ``"cjk"`` found by substring for a query holding no CJK.
 
     ``context`` (``"fts"``/``"top_up"``): rows also match, and are scored, on the previous turn's
