@@ -183,7 +183,9 @@ def test_the_recency_window_trims_the_candidates_through_its_index_before_their_
 
 
 @pytest.mark.backends("postgres")
-def test_schema_7_reaches_a_version_6_database_and_changes_no_row(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_schema_7_reaches_a_version_6_database_and_changes_no_row(
+    pg_server: Any, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from hermes_memory.sessions.pg import PgSessionDB
 
     with monkeypatch.context() as m:  # a database at schema 6, as the previous release left it
@@ -191,9 +193,14 @@ def test_schema_7_reaches_a_version_6_database_and_changes_no_row(pg_url: str, m
         m.setattr(schema, "SCHEMA_VERSION", 6)
         old = PgSessionDB(pg_url)
         _common_history(old)
-        found_before = [r["id"] for r in old.search_messages(COMMON, limit=50)]
         old.close()
-    rows = "SELECT * FROM messages ORDER BY id"
+    # what the migrated database must answer: the same history written at today's schema (today's
+    # statements cannot run at schema 6, which lacks hm_json_text)
+    fresh = PgSessionDB(pg_server.create_database())
+    _common_history(fresh)
+    found_before = [r["id"] for r in fresh.search_messages(COMMON, limit=50)]
+    fresh.close()
+    rows = "SELECT to_jsonb(m) FROM messages m ORDER BY id"  # every column by name (migration 8 re-adds search_vector last)
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("VACUUM ANALYZE messages")  # statistics as the old release left them
         before = conn.execute(rows).fetchall()
@@ -270,6 +277,11 @@ def test_schema_5_reaches_a_version_4_database_and_changes_no_row(pg_url: str, m
         with psycopg.connect(pg_url, autocommit=True) as conn:  # read as before: every column the same
             assert conn.execute(rows).fetchall() == before
             assert conn.execute("SELECT * FROM sessions ORDER BY id").fetchall() == sessions_before
+    finally:
+        db.close()
+    monkeypatch.undo()  # today's statements need today's schema (9 indexes hm_json_text(tool_calls))
+    db = PgSessionDB(pg_url)
+    try:
         assert db.search_messages(WORDS[5], limit=5)
     finally:
         db.close()

@@ -33,7 +33,9 @@ Later versions: 2 and 4 reshape the search columns and indexes (:mod:`~hermes_me
 3 adds the previous turn's text (:mod:`~hermes_memory.sessions.pg.context_schema`), 5 bounds the
 GIN indexes' pending lists (:data:`~hermes_memory.sessions.pg.search_schema.PENDING_LIST_KB`), 6 counts
 the transactions that change messages (:data:`~hermes_memory.sessions.pg.search_schema.CHANGES_MIGRATION_SQL`),
-7 indexes the recency window (:data:`~hermes_memory.sessions.pg.search_schema.WINDOW_MIGRATION_SQL`).
+7 indexes the recency window (:data:`~hermes_memory.sessions.pg.search_schema.WINDOW_MIGRATION_SQL`),
+8 indexes JSON text with its escapes decoded (:data:`~hermes_memory.sessions.pg.search_schema.DECODED_MIGRATION_SQL`),
+9 extends the CJK indexes to the decoded tool-call text (:data:`~hermes_memory.sessions.pg.search_schema.CALLS_CJK_MIGRATION_SQL`).
 """
 
 from __future__ import annotations
@@ -177,6 +179,7 @@ MIGRATIONS: list[Migration] = [
     Migration(6, search_schema.CHANGES_MIGRATION_NAME, search_schema.CHANGES_MIGRATION_SQL),  # pg/search_schema.py
     Migration(7, search_schema.WINDOW_MIGRATION_NAME, search_schema.WINDOW_MIGRATION_SQL),  # pg/search_schema.py
     Migration(8, search_schema.DECODED_MIGRATION_NAME, search_schema.DECODED_MIGRATION_SQL),  # pg/search_schema.py
+    Migration(9, search_schema.CALLS_CJK_MIGRATION_NAME, search_schema.CALLS_CJK_MIGRATION_SQL),  # pg/search_schema.py
 ]
 """Every schema version, oldest first (append only)."""
 

@@ -39,8 +39,11 @@ the words in CJK rows with the CJK text taken out, so a query holding no CJK fin
 Version 5 (:data:`PENDING_MIGRATION_SQL`) bounds the GIN indexes' pending lists at
 :data:`PENDING_LIST_KB` and empties them once.
 
-Version 6 (:data:`DECODED_MIGRATION_SQL`) indexes JSON text with its escapes decoded
+Version 8 (:data:`DECODED_MIGRATION_SQL`) indexes JSON text with its escapes decoded
 (:data:`JSON_TEXT_FUNCTION`), as SQLite's layout 4 does (docs/architecture.md, "JSON escapes").
+
+Version 9 (:data:`CALLS_CJK_MIGRATION_SQL`) extends both CJK indexes to the decoded tool-call text
+(:data:`CALLS_CJK_TEXT`), as SQLite's CJK side table holds it.
 """
 
 from __future__ import annotations
@@ -295,3 +298,32 @@ ANALYZE messages;
 :data:`DECODED_VECTOR_SQL` (PostgreSQL rewrites ``messages`` once, under the migration lock, as
 migration 2 did) and its GIN index rebuilt with migration 5's pending-list bound, then ``ANALYZE messages`` so the
 planner keeps the statistics migration 7's window index needs after the rewrite."""
+
+CALLS_CJK_TEXT = "(coalesce(content, '') || ' ' || coalesce(tool_name, '') || ' ' || coalesce(hm_json_text(tool_calls), ''))"
+"""The text the CJK indexes cover from schema version 9: content, tool name and the tool calls' JSON
+with its escapes decoded (:data:`JSON_TEXT_FUNCTION`), as SQLite's CJK side table holds the
+decoded tool-call text since layout 4. Schema versions 2-8 covered :data:`CJK_TEXT` only, so a CJK
+word written only in tool-call arguments (``東京タワー``, or ``\\u6771\\u4eac...``) was never found."""
+CALLS_CJK_PREDICATE = f"{CALLS_CJK_TEXT} ~ {_literal(CJK_REGEX)}"
+"""Rows holding CJK text in content, tool name or decoded tool calls (schema 9's partial indexes'
+predicate, repeated verbatim by the queries)."""
+CALLS_GLUED_TEXT = GLUED_TEXT.replace(CJK_TEXT, CALLS_CJK_TEXT)
+CALLS_GLUED_VECTOR = f"to_tsvector('{TS_CONFIG}'::regconfig, {CALLS_GLUED_TEXT})"
+""":data:`GLUED_VECTOR` over :data:`CALLS_CJK_TEXT` (index ``hm_messages_cjk_words`` from schema 9)."""
+CALLS_CJK_MIGRATION_NAME = "CJK trigram and glued-word indexes cover the decoded tool-call text (as SQLite layout 4)"
+CALLS_CJK_MIGRATION_SQL = f"""
+DROP INDEX hm_messages_cjk_trgm;
+DROP INDEX hm_messages_cjk_words;
+CREATE INDEX hm_messages_cjk_trgm ON messages USING gin ({CALLS_CJK_TEXT} gin_trgm_ops)
+    WITH (gin_pending_list_limit = {PENDING_LIST_KB}) WHERE {CALLS_CJK_PREDICATE};
+CREATE INDEX hm_messages_cjk_words ON messages USING gin ({CALLS_GLUED_VECTOR})
+    WITH (gin_pending_list_limit = {PENDING_LIST_KB}) WHERE {CALLS_CJK_PREDICATE};
+ANALYZE messages;
+"""
+"""Migration 9: ``hm_messages_cjk_trgm`` and ``hm_messages_cjk_words`` re-created over
+:data:`CALLS_CJK_TEXT` (with migration 5's pending-list bound). No row of ``messages`` is
+rewritten: both indexes are built once, which reads the table once and calls ``hm_json_text`` on
+every row's tool calls (text without a backslash is returned at once). ``ANALYZE messages`` then
+keeps the statistics of the new index expressions, which the planner needs to estimate
+:data:`CALLS_CJK_PREDICATE` (the searches' CJK steps) from the start, not after autovacuum's next
+analysis."""

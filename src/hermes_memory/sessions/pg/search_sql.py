@@ -21,7 +21,12 @@ from typing import Any
 from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions import hmcontext
 from hermes_memory.sessions.message_search import SearchFilters, filter_sql, sort_order
-from hermes_memory.sessions.pg.search_schema import CJK_PREDICATE, CJK_TEXT, GLUED_VECTOR, TS_CONFIG
+from hermes_memory.sessions.pg.search_schema import (
+    CALLS_CJK_PREDICATE,
+    CALLS_CJK_TEXT,
+    CALLS_GLUED_VECTOR,
+    TS_CONFIG,
+)
 from hermes_memory.sessions.pg.tsquery import TsPlan, quote_lexeme
 
 TSV = "m.search_vector"
@@ -44,9 +49,12 @@ the same scores)."""
 
 TSQ = f"to_tsquery('{TS_CONFIG}', %s)"
 """A tsquery from a bind parameter (tsquery text built by :mod:`hermes_memory.sessions.pg.tsquery`)."""
-_TEXT = CJK_TEXT.replace("(content", "(m.content").replace("(tool_name", "(m.tool_name")
-_HAS_CJK = CJK_PREDICATE.replace(CJK_TEXT, _TEXT)  # the partial index's predicate, as a constant
-_GLUED = GLUED_VECTOR.replace(CJK_TEXT, _TEXT)  # the expression of index hm_messages_cjk_words
+_TEXT = (CALLS_CJK_TEXT.replace("(content", "(m.content").replace("(tool_name", "(m.tool_name")
+         .replace("(tool_calls", "(m.tool_calls"))
+_HAS_CJK = CALLS_CJK_PREDICATE.replace(CALLS_CJK_TEXT, _TEXT)  # the partial indexes' predicate (schema 9), as a constant
+_GLUED = CALLS_GLUED_VECTOR.replace(CALLS_CJK_TEXT, _TEXT)  # the expression of index hm_messages_cjk_words (schema 9)
+_CALLS = "hm_json_text(m.tool_calls)"
+"""The decoded tool-call text, as :data:`~hermes_memory.sessions.pg.search_schema.CALLS_CJK_TEXT` holds it."""
 
 
 @dataclass(frozen=True)
@@ -111,12 +119,12 @@ def build_pg_search_sql(
       query under the posting budget), in ``sort`` order (score, then newest id, under
       relevance); ``min_id`` keeps ids ``>= min_id`` (the recency window).
     * ``"top_up"``: the newest rows matching the full ``ts.query``, scored like ``"fts"``.
-    * ``"cjk"``: rows holding CJK text whose content or tool name contains one of ``literals``
+    * ``"cjk"``: rows holding CJK text whose content, tool name or decoded tool calls contain one of ``literals``
       (``ILIKE``, served by the trigram index; ``%``/``_`` match themselves), newest first under
       relevance, else in ``sort``'s time order.
     * ``"glued"``: rows holding CJK text in which one of the words ``literals`` is written
       (stemmed; also against CJK characters, ``Python`` in ``用Python写``), from the partial index
-      ``hm_messages_cjk_words`` (:data:`hermes_memory.sessions.pg.search_schema.GLUED_MIGRATION_SQL`),
+      ``hm_messages_cjk_words`` (:data:`hermes_memory.sessions.pg.search_schema.CALLS_CJK_MIGRATION_SQL`),
       ordered as ``"cjk"``: what ``"cjk"`` found by substring for a query holding no CJK.
 
     ``context`` (``"fts"``/``"top_up"``): rows also match, and are scored, on the previous turn's
@@ -176,11 +184,12 @@ def build_pg_search_sql(
         if not lits:
             raise ValueError("the cjk step needs at least one literal")
         neg, neg_params = negation_sql(ts, cjk_step=True)
-        # the whole text is what the trigram index serves; content or tool name alone is what
-        # SQLite matches (no match across the space between them)
-        one = f"({_TEXT} ILIKE %s ESCAPE '\\' AND (m.content ILIKE %s ESCAPE '\\' OR m.tool_name ILIKE %s ESCAPE '\\'))"
+        # the whole text is what the trigram index serves; content, tool name or decoded tool
+        # calls alone is what SQLite matches (no match across the spaces between them)
+        one = (f"({_TEXT} ILIKE %s ESCAPE '\\' AND (m.content ILIKE %s ESCAPE '\\' OR m.tool_name ILIKE %s ESCAPE '\\'"
+               f" OR {_CALLS} ILIKE %s ESCAPE '\\'))")
         match = " OR ".join([one] * len(lits))
-        match_params = [p for lit in lits for p in ["%" + fts_mod.like_escape(lit) + "%"] * 3]
+        match_params = [p for lit in lits for p in ["%" + fts_mod.like_escape(lit) + "%"] * 4]
         by_time = "m.timestamp ASC, m.id ASC" if order_kind == "oldest" else "m.timestamp DESC, m.id DESC"
         # "+ 0": newest-first must not walk the primary key backwards testing each row (the
         # planner's LIMIT gamble); the partial trigram index finds the few CJK rows first
