@@ -475,12 +475,22 @@ class MemoryServer(ResourcesAndPrompts):
 
     # -- transports -----------------------------------------------------------------------------
     async def run_stdio(self) -> None:
-        """Serve one client over stdin/stdout until it disconnects, then close."""
+        """Serve one client over stdin/stdout until it disconnects, then close.
+
+        Every stdin line is checked before the SDK parses it (:mod:`hermes_memory.mcp.stdio_lines`):
+        a lone surrogate escape is read as U+FFFD, and a line that is no JSON-RPC message gets a
+        JSON-RPC error reply instead of being dropped without one.
+        """
         from mcp.server.stdio import stdio_server
 
+        from hermes_memory.mcp.stdio_lines import CheckedStdin, claimed_stdin
+
         try:
-            async with stdio_server() as (read_stream, write_stream):
-                await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+            with claimed_stdin() as stdin_bytes:
+                stdin = CheckedStdin(stdin_bytes)
+                async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
+                    stdin.attach(write_stream)
+                    await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
         finally:
             self.close()
 
