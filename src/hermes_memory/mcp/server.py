@@ -80,6 +80,7 @@ from hermes_memory.httpguard import (  # noqa: F401
 )
 from hermes_memory.mcp import resources as res
 from hermes_memory.mcp.handlers import MCP_BEHAVIOUR, PROMPT_GUIDANCE, ResourcesAndPrompts  # noqa: F401 - re-exported
+from hermes_memory.mcp.http_body import SurrogateRepair
 from hermes_memory.mcp.http_sessions import SessionWatch
 from hermes_memory.mcp.read import READ_ACTION, check_read_arguments, mcp_memory_schema, memory_read
 from hermes_memory.mcp.results import (  # noqa: F401 - moved there, re-exported
@@ -503,7 +504,8 @@ class MemoryServer(ResourcesAndPrompts):
         # the public session_manager exists once the app does; its idle timeout is the SDK's rule
         watch = SessionWatch(sdk_app, self._end_client, self.server.session_manager.session_idle_timeout)
         self._http_sessions = watch
-        return BearerTokenGate(watch, token) if token else watch
+        app = SurrogateRepair(watch)  # a lone surrogate escape is read as U+FFFD, as over stdio
+        return BearerTokenGate(app, token) if token else app
 
     def http_server(self, *, host: str, token: str | None, app: Any = None) -> Any:
         """A ``uvicorn.Server`` for ``app`` (default: :meth:`http_app`), its config already loaded.

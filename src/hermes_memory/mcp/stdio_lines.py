@@ -32,18 +32,19 @@ from mcp.shared.message import SessionMessage
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _no_constants(name: str) -> Any:
+def no_constants(name: str) -> Any:
+    """``parse_constant`` for :func:`json.loads`: NaN and (-)Infinity are no JSON; raises ValueError."""
     raise ValueError(f"{name} is not JSON")
 
 
-def _without_surrogates(value: Any) -> Any:
+def without_surrogates(value: Any) -> Any:
     """``value`` (parsed JSON) with every UTF-16 surrogate in its strings and keys replaced by U+FFFD."""
     if isinstance(value, str):
         return _LONE_SURROGATE.sub("\ufffd", value)
     if isinstance(value, list):
-        return [_without_surrogates(v) for v in value]
+        return [without_surrogates(v) for v in value]
     if isinstance(value, dict):
-        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+        return {without_surrogates(k): without_surrogates(v) for k, v in value.items()}
     return value
 
 
@@ -80,11 +81,11 @@ def repair_line(line: str) -> tuple[str | None, types.JSONRPCError | None]:
         refusal = _bad_id(json.loads(line), message)
         return (None, refusal) if refusal else (line, None)
     try:
-        parsed = json.loads(line, parse_constant=_no_constants)
+        parsed = json.loads(line, parse_constant=no_constants)
     except ValueError as exc:
         return None, _error(None, types.PARSE_ERROR, f"Parse error: the line is not JSON ({exc}); "
                                                      "send one JSON-RPC message per line")
-    cleaned = _without_surrogates(parsed)
+    cleaned = without_surrogates(parsed)
     try:
         message = types.jsonrpc_message_adapter.validate_python(cleaned, by_name=False)
     except ValueError:
