@@ -85,7 +85,7 @@ def test_a_lone_surrogate_escape_in_a_request_gets_its_answer_and_the_next_reque
 
 
 def test_lines_that_are_not_json_rpc_get_an_error_reply_with_their_id_when_it_can_be_read(hermes_home: Path) -> None:
-    """JSON-RPC 2.0 §5.1: invalid JSON is a parse error (-32700) with id null; valid JSON that is not a
+    """JSON-RPC 2.0 section 5.1: invalid JSON is a parse error (-32700) with id null; valid JSON that is not a
     request is an invalid request (-32600) carrying its id when it has a usable one."""
     cases = [
         ("this is not json", -32700, None),

@@ -10,7 +10,7 @@ every line is checked first:
   surrogate replaced by U+FFFD, form a JSON-RPC message goes through re-encoded;
 - anything else never reaches the SDK and is answered here: invalid JSON with a parse error
   (-32700) and id null, valid JSON that is no JSON-RPC message with an invalid-request error (-32600)
-  carrying its id where it has a usable one (JSON-RPC 2.0 §5.1; the README says so for `serve`).
+  carrying its id where it has a usable one (JSON-RPC 2.0 section 5.1; the README says so for `serve`).
 """
 
 from __future__ import annotations
