@@ -80,6 +80,7 @@ from hermes_memory.httpguard import (  # noqa: F401
 )
 from hermes_memory.mcp import resources as res
 from hermes_memory.mcp.handlers import MCP_BEHAVIOUR, PROMPT_GUIDANCE, ResourcesAndPrompts  # noqa: F401 - re-exported
+from hermes_memory.mcp.http_body import SurrogateRepair
 from hermes_memory.mcp.http_sessions import SessionWatch
 from hermes_memory.mcp.read import READ_ACTION, check_read_arguments, mcp_memory_schema, memory_read
 from hermes_memory.mcp.results import (  # noqa: F401 - moved there, re-exported
@@ -475,12 +476,22 @@ class MemoryServer(ResourcesAndPrompts):
 
     # -- transports -----------------------------------------------------------------------------
     async def run_stdio(self) -> None:
-        """Serve one client over stdin/stdout until it disconnects, then close."""
+        """Serve one client over stdin/stdout until it disconnects, then close.
+
+        Every stdin line is checked before the SDK parses it (:mod:`hermes_memory.mcp.stdio_lines`):
+        a lone surrogate escape is read as U+FFFD, and a line that is no JSON-RPC message gets a
+        JSON-RPC error reply instead of being dropped without one.
+        """
         from mcp.server.stdio import stdio_server
 
+        from hermes_memory.mcp.stdio_lines import CheckedStdin, claimed_stdin
+
         try:
-            async with stdio_server() as (read_stream, write_stream):
-                await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+            with claimed_stdin() as stdin_bytes:
+                stdin = CheckedStdin(stdin_bytes)
+                async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
+                    stdin.attach(write_stream)
+                    await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
         finally:
             self.close()
 
@@ -493,7 +504,8 @@ class MemoryServer(ResourcesAndPrompts):
         # the public session_manager exists once the app does; its idle timeout is the SDK's rule
         watch = SessionWatch(sdk_app, self._end_client, self.server.session_manager.session_idle_timeout)
         self._http_sessions = watch
-        return BearerTokenGate(watch, token) if token else watch
+        app = SurrogateRepair(watch)  # a lone surrogate escape is read as U+FFFD, as over stdio
+        return BearerTokenGate(app, token) if token else app
 
     def http_server(self, *, host: str, token: str | None, app: Any = None) -> Any:
         """A ``uvicorn.Server`` for ``app`` (default: :meth:`http_app`), its config already loaded.

@@ -1,0 +1,179 @@
+"""The lines a stdio client sends, made fit for the SDK's reader; the ones that cannot be get a JSON-RPC error.
+
+The SDK's stdio reader parses each line with pydantic's JSON parser, which rejects a lone UTF-16
+surrogate escape such as ``"\\ud800"`` (Node's ``JSON.stringify`` writes one for half of an emoji cut
+in two), and drops every line it cannot parse without a reply: the client then waits forever. Here
+every line is checked first:
+
+- a line the SDK parses goes through unchanged;
+- a line Python's :func:`json.loads` reads (it accepts lone surrogates) whose strings, with each lone
+  surrogate replaced by U+FFFD, form a JSON-RPC message goes through re-encoded;
+- anything else never reaches the SDK and is answered here: invalid JSON with a parse error
+  (-32700) and id null, valid JSON that is no JSON-RPC message with an invalid-request error (-32600)
+  carrying its id where it has a usable one (JSON-RPC 2.0 section 5.1; the README says so for `serve`).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from typing import Any, BinaryIO
+
+import anyio
+import mcp_types as types
+from anyio.abc import ObjectSendStream
+from mcp.shared.message import SessionMessage
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def no_constants(name: str) -> Any:
+    """``parse_constant`` for :func:`json.loads`: NaN and (-)Infinity are no JSON; raises ValueError."""
+    raise ValueError(f"{name} is not JSON")
+
+
+def without_surrogates(value: Any) -> Any:
+    """``value`` (parsed JSON) with every UTF-16 surrogate in its strings and keys replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [without_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {without_surrogates(k): without_surrogates(v) for k, v in value.items()}
+    return value
+
+
+def _usable_id(value: Any) -> int | str | None:
+    """The request id in a parsed line when it is one JSON-RPC allows (a string or an integer), else None."""
+    if not isinstance(value, dict):
+        return None
+    id_ = value.get("id")
+    if isinstance(id_, str) or (isinstance(id_, int) and not isinstance(id_, bool)):
+        return id_
+    return None
+
+
+def _error(id_: int | str | None, code: int, message: str) -> types.JSONRPCError:
+    return types.JSONRPCError(jsonrpc="2.0", id=id_, error=types.ErrorData(code=code, message=message))
+
+
+def repair_line(line: str) -> tuple[str | None, types.JSONRPCError | None]:
+    """Check one line read from stdin (its newline may still be on it).
+
+    Returns ``(line_for_the_sdk, None)`` when the SDK's reader can take the line (unchanged when it
+    already could; re-encoded JSON with lone surrogates replaced by U+FFFD when that is what made it
+    unparseable), else ``(None, error)``: the JSON-RPC error to send back instead (-32700 with id
+    null for invalid JSON, -32600 with the line's id where it has a usable one). Never raises.
+    """
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValueError:
+        pass
+    else:
+        # a cheap test first: most notifications carry no "id" anywhere
+        if not (isinstance(message, types.JSONRPCNotification) and '"id"' in line):
+            return line, None
+        refusal = _bad_id(json.loads(line), message)
+        return (None, refusal) if refusal else (line, None)
+    try:
+        parsed = json.loads(line, parse_constant=no_constants)
+    except ValueError as exc:
+        return None, _error(None, types.PARSE_ERROR, f"Parse error: the line is not JSON ({exc}); "
+                                                     "send one JSON-RPC message per line")
+    cleaned = without_surrogates(parsed)
+    try:
+        message = types.jsonrpc_message_adapter.validate_python(cleaned, by_name=False)
+    except ValueError:
+        return None, _error(_usable_id(cleaned), types.INVALID_REQUEST,
+                            'Invalid Request: the line is JSON but no JSON-RPC 2.0 message (it needs "jsonrpc": "2.0" '
+                            'and a "method", or a "result"/"error" with an "id")')
+    refusal = _bad_id(cleaned, message)
+    return (None, refusal) if refusal else (json.dumps(cleaned) + "\n", None)
+
+
+def _bad_id(parsed: Any, message: types.JSONRPCMessage) -> types.JSONRPCError | None:
+    """The error for a request whose ``id`` is no string or integer (null, a float, an object).
+
+    The SDK would read it as a notification (its ``id`` ignored) and never answer; the client, which
+    sent an id, waits for an answer.
+    """
+    if isinstance(message, types.JSONRPCNotification) and isinstance(parsed, dict) and "id" in parsed:
+        return _error(None, types.INVALID_REQUEST,
+                      f'Invalid Request: "id" must be a string or an integer, not {json.dumps(parsed["id"])[:40]}')
+    return None
+
+
+class CheckedStdin:
+    """The stdin the SDK's stdio reader iterates (``async for line in stdin``): lines, checked by :func:`repair_line`.
+
+    ``binary``: the byte stream to read (decoded as UTF-8, undecodable bytes as U+FFFD, as the SDK
+    does). Errors for refused lines are sent on the stream given to :meth:`attach` (the SDK's write
+    stream, so replies never interleave with its own writes); until it is attached they wait.
+    """
+
+    def __init__(self, binary: BinaryIO) -> None:
+        self._text = anyio.wrap_file(io.TextIOWrapper(binary, encoding="utf-8", errors="replace"))
+        self._replies: ObjectSendStream[SessionMessage] | None = None
+        self._attached = anyio.Event()
+
+    def attach(self, write_stream: ObjectSendStream[SessionMessage]) -> None:
+        """Send error replies on ``write_stream`` from now on."""
+        self._replies = write_stream
+        self._attached.set()
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[str]:
+        async for raw in self._text:
+            line, error = repair_line(raw)
+            if line is not None:
+                yield line
+                continue
+            assert error is not None
+            await self._attached.wait()
+            assert self._replies is not None
+            try:
+                await self._replies.send(SessionMessage(error))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return  # the session is over: nobody to answer
+
+
+@contextmanager
+def claimed_stdin() -> Iterator[BinaryIO]:
+    """Stdin's bytes on a private descriptor while fd 0 points at the null device (restored on exit).
+
+    So tool handlers and the processes they start read EOF instead of stealing protocol lines, as
+    the SDK's own stdio transport arranges when it reads stdin itself. Where descriptors cannot be
+    duplicated (or on Windows) yields ``sys.stdin.buffer`` as it is.
+    """
+    if sys.platform == "win32":
+        yield sys.stdin.buffer
+        return
+    import fcntl
+
+    try:
+        private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    except OSError:
+        yield sys.stdin.buffer
+        return
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+        try:
+            os.dup2(null, 0)
+        finally:
+            os.close(null)
+    except OSError:
+        yield sys.stdin.buffer  # fd 0 still is the wire (private is kept open for the worker thread)
+        return
+    try:
+        # closefd=False: the SDK reads on a worker thread that may still block on this descriptor
+        # after the session ends; closing it could recycle the number under that read.
+        yield os.fdopen(private, "rb", closefd=False)
+    finally:
+        os.dup2(private, 0)

@@ -1,0 +1,137 @@
+"""Messages the SDK's own parser cannot read (stdio lines, HTTP bodies): every one gets a reply, never a hang."""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.mcp.helpers import HttpServer, child_env, serve_argv
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+SURROGATE_SEARCH = ('{"jsonrpc":"2.0","id":7,"method":"tools/call",'
+                    '"params":{"name":"session_search","arguments":{"query":"\\ud800 test"}}}')
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+REPLY_WAIT_S = 60  # a hang detector, not a speed requirement
+
+
+class RawClient:
+    """Writes raw lines to a real ``serve --transport stdio`` and reads its replies with a timeout."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.proc = proc
+        self.replies: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.replies.put(line)
+
+    def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def reply(self) -> dict[str, Any]:
+        try:
+            line = self.replies.get(timeout=REPLY_WAIT_S)
+        except queue.Empty:
+            raise AssertionError(f"no reply within {REPLY_WAIT_S} s (the server dropped the line)") from None
+        return json.loads(line)
+
+
+@contextmanager
+def raw_stdio(home: Path) -> Iterator[RawClient]:
+    proc = subprocess.Popen(serve_argv(home), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, encoding="utf-8", env=child_env())
+    try:
+        client = RawClient(proc)
+        client.send(json.dumps(INIT))
+        assert client.reply()["result"]["serverInfo"]["name"] == "hermes-memory"
+        client.send(json.dumps(INITIALIZED))
+        yield client
+        assert proc.stdin is not None
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_a_lone_surrogate_escape_in_a_request_gets_its_answer_and_the_next_request_too(hermes_home: Path) -> None:
+    """Node's JSON.stringify writes lone surrogates as ``\\ud800``; the SDK's parser rejects that line
+    and used to drop it silently, so the client waited forever. It is answered (the surrogate read as
+    U+FFFD) and the server keeps serving."""
+    with raw_stdio(hermes_home) as client:
+        client.send(SURROGATE_SEARCH)
+        answer = client.reply()
+        assert answer["id"] == 7 and "result" in answer, answer
+        assert answer["result"]["isError"] is False, answer
+        assert json.loads(answer["result"]["content"][0]["text"])["query"] == "\ufffd test"
+        client.send(json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}))
+        listed = client.reply()
+        assert listed["id"] == 8 and "memory" in {t["name"] for t in listed["result"]["tools"]}
+
+
+def test_lines_that_are_not_json_rpc_get_an_error_reply_with_their_id_when_it_can_be_read(hermes_home: Path) -> None:
+    """JSON-RPC 2.0 section 5.1: invalid JSON is a parse error (-32700) with id null; valid JSON that is not a
+    request is an invalid request (-32600) carrying its id when it has a usable one."""
+    cases = [
+        ("this is not json", -32700, None),
+        ('{"jsonrpc":"2.0","id":3,"method":"tools/list"', -32700, None),  # cut short
+        ('{"jsonrpc":"2.0","id":4}', -32600, 4),
+        ('{"id":"five","method":"tools/list"}', -32600, "five"),  # no "jsonrpc"
+        ('[1, 2]', -32600, None),
+        ('{"jsonrpc":"2.0","id":{"no":"objects"},"method":"tools/list"}', -32600, None),
+    ]
+    with raw_stdio(hermes_home) as client:
+        for line, code, id_ in cases:
+            client.send(line)
+            answer = client.reply()
+            assert answer["jsonrpc"] == "2.0" and answer["id"] == id_, (line, answer)
+            assert answer["error"]["code"] == code, (line, answer)
+            assert answer["error"]["message"], (line, answer)
+        client.send(json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}))
+        assert client.reply()["id"] == 9
+
+
+def _jsonrpc_body(response: httpx.Response) -> dict[str, Any]:
+    """The JSON-RPC message of a streamable-HTTP answer (plain JSON or one SSE `data:` event)."""
+    if response.headers.get("content-type", "").startswith("application/json"):
+        return response.json()
+    for line in response.text.splitlines():
+        if line.startswith("data:") and line[5:].strip():
+            return json.loads(line[5:])
+    raise AssertionError(f"no JSON-RPC message in {response.text!r}")
+
+
+def test_http_answers_a_lone_surrogate_escape_like_stdio_instead_of_a_parse_error(hermes_home: Path) -> None:
+    """The SDK's HTTP transport answered the same body with 400 and -32700 although it is JSON Python
+    reads; it is answered as over stdio, and bodies that are not JSON still get the SDK's parse error."""
+    with HttpServer(hermes_home) as srv, httpx.Client(timeout=REPLY_WAIT_S) as http:
+        init = http.post(srv.url, content=json.dumps(INIT), headers=MCP_HEADERS)
+        assert init.status_code == 200, init.text
+        headers = {**MCP_HEADERS, "mcp-session-id": init.headers["mcp-session-id"],
+                   "mcp-protocol-version": _jsonrpc_body(init)["result"]["protocolVersion"]}
+        assert http.post(srv.url, content=json.dumps(INITIALIZED), headers=headers).status_code == 202
+        found = http.post(srv.url, content=SURROGATE_SEARCH, headers=headers)
+        assert found.status_code == 200, found.text
+        answer = _jsonrpc_body(found)
+        assert answer["id"] == 7 and answer["result"]["isError"] is False, answer
+        assert json.loads(answer["result"]["content"][0]["text"])["query"] == "\ufffd test"
+        broken = http.post(srv.url, content="not json", headers=headers)
+        assert broken.status_code == 400 and _jsonrpc_body(broken)["error"]["code"] == -32700
+        listed = http.post(srv.url, content=json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}),
+                           headers=headers)
+        assert _jsonrpc_body(listed)["id"] == 8
