@@ -45,9 +45,9 @@ def index_is_consistent(db: Any) -> bool:
 def cjk_rows(db: Any) -> int:
     """Rows the CJK lookups can see: SQLite's trigram side table, PostgreSQL's partial-index rows."""
     if is_postgres(db):
-        from hermes_memory.sessions.pg.search_schema import CALLS_CJK_PREDICATE
+        from hermes_memory.sessions.pg.search_schema import CONTENT_CJK_PREDICATE
 
-        return int(sql(db, f"SELECT count(*) FROM messages WHERE {CALLS_CJK_PREDICATE}")[0][0])
+        return int(sql(db, f"SELECT count(*) FROM messages WHERE {CONTENT_CJK_PREDICATE}")[0][0])
     return int(sql(db, "SELECT count(*) FROM hm_messages_cjk")[0][0])
 
 

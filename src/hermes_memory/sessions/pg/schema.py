@@ -35,7 +35,8 @@ GIN indexes' pending lists (:data:`~hermes_memory.sessions.pg.search_schema.PEND
 the transactions that change messages (:data:`~hermes_memory.sessions.pg.search_schema.CHANGES_MIGRATION_SQL`),
 7 indexes the recency window (:data:`~hermes_memory.sessions.pg.search_schema.WINDOW_MIGRATION_SQL`),
 8 indexes JSON text with its escapes decoded (:data:`~hermes_memory.sessions.pg.search_schema.DECODED_MIGRATION_SQL`),
-9 extends the CJK indexes to the decoded tool-call text (:data:`~hermes_memory.sessions.pg.search_schema.CALLS_CJK_MIGRATION_SQL`).
+9 extends the CJK indexes to the decoded tool-call text (:data:`~hermes_memory.sessions.pg.search_schema.CALLS_CJK_MIGRATION_SQL`),
+10 makes them read the decoded content too (:data:`~hermes_memory.sessions.pg.search_schema.CONTENT_CJK_MIGRATION_SQL`).
 """
 
 from __future__ import annotations
@@ -180,6 +181,7 @@ MIGRATIONS: list[Migration] = [
     Migration(7, search_schema.WINDOW_MIGRATION_NAME, search_schema.WINDOW_MIGRATION_SQL),  # pg/search_schema.py
     Migration(8, search_schema.DECODED_MIGRATION_NAME, search_schema.DECODED_MIGRATION_SQL),  # pg/search_schema.py
     Migration(9, search_schema.CALLS_CJK_MIGRATION_NAME, search_schema.CALLS_CJK_MIGRATION_SQL),  # pg/search_schema.py
+    Migration(10, search_schema.CONTENT_CJK_MIGRATION_NAME, search_schema.CONTENT_CJK_MIGRATION_SQL),  # pg/search_schema.py
 ]
 """Every schema version, oldest first (append only)."""
 

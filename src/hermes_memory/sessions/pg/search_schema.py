@@ -44,6 +44,9 @@ Version 8 (:data:`DECODED_MIGRATION_SQL`) indexes JSON text with its escapes dec
 
 Version 9 (:data:`CALLS_CJK_MIGRATION_SQL`) extends both CJK indexes to the decoded tool-call text
 (:data:`CALLS_CJK_TEXT`), as SQLite's CJK side table holds it.
+
+Version 10 (:data:`CONTENT_CJK_MIGRATION_SQL`) makes both CJK indexes read the decoded content
+(:data:`CONTENT_CJK_TEXT`), as ``search_vector`` has since version 8.
 """
 
 from __future__ import annotations
@@ -327,3 +330,32 @@ every row's tool calls (text without a backslash is returned at once). ``ANALYZE
 keeps the statistics of the new index expressions, which the planner needs to estimate
 :data:`CALLS_CJK_PREDICATE` (the searches' CJK steps) from the start, not after autovacuum's next
 analysis."""
+
+CONTENT_CJK_TEXT = CALLS_CJK_TEXT.replace("coalesce(content, '')", "coalesce(hm_json_text(content), '')")
+"""The text the CJK indexes cover from schema version 10: :data:`CALLS_CJK_TEXT` with the content
+decoded by :data:`JSON_TEXT_FUNCTION` too, as :data:`DECODED_VECTOR_SQL` reads it and as SQLite's CJK
+side table holds decoded content since layout 4. Schema 9 read content as stored, so a CJK word in
+content written as JSON text with escapes (``[{"type": "text", "text": "\\u6771\\u4eac..."}]``: the
+reference agent's multi-part content, an import) was never found."""
+CONTENT_CJK_PREDICATE = f"{CONTENT_CJK_TEXT} ~ {_literal(CJK_REGEX)}"
+"""Rows holding CJK text in decoded content, tool name or decoded tool calls (schema 10's partial
+indexes' predicate, repeated verbatim by the queries)."""
+CONTENT_GLUED_TEXT = GLUED_TEXT.replace(CJK_TEXT, CONTENT_CJK_TEXT)
+CONTENT_GLUED_VECTOR = f"to_tsvector('{TS_CONFIG}'::regconfig, {CONTENT_GLUED_TEXT})"
+""":data:`GLUED_VECTOR` over :data:`CONTENT_CJK_TEXT` (index ``hm_messages_cjk_words`` from schema 10)."""
+CONTENT_CJK_MIGRATION_NAME = "CJK trigram and glued-word indexes cover the decoded content too (as SQLite layout 4)"
+CONTENT_CJK_MIGRATION_SQL = f"""
+DROP INDEX hm_messages_cjk_trgm;
+DROP INDEX hm_messages_cjk_words;
+CREATE INDEX hm_messages_cjk_trgm ON messages USING gin ({CONTENT_CJK_TEXT} gin_trgm_ops)
+    WITH (gin_pending_list_limit = {PENDING_LIST_KB}) WHERE {CONTENT_CJK_PREDICATE};
+CREATE INDEX hm_messages_cjk_words ON messages USING gin ({CONTENT_GLUED_VECTOR})
+    WITH (gin_pending_list_limit = {PENDING_LIST_KB}) WHERE {CONTENT_CJK_PREDICATE};
+ANALYZE messages;
+"""
+"""Migration 10: ``hm_messages_cjk_trgm`` and ``hm_messages_cjk_words`` re-created over
+:data:`CONTENT_CJK_TEXT` (with migration 5's pending-list bound), as migration 9 did for the tool
+calls. No row of ``messages`` is rewritten: both indexes are built once, which reads the table once
+and calls ``hm_json_text`` on every row's content (text without a backslash, or not starting with
+``{``/``[``, is returned at once). ``ANALYZE messages`` then keeps the new index expressions'
+statistics, which the planner needs to estimate :data:`CONTENT_CJK_PREDICATE` from the start."""

@@ -22,9 +22,9 @@ from hermes_memory.sessions import fts as fts_mod
 from hermes_memory.sessions import hmcontext
 from hermes_memory.sessions.message_search import SearchFilters, filter_sql, sort_order
 from hermes_memory.sessions.pg.search_schema import (
-    CALLS_CJK_PREDICATE,
-    CALLS_CJK_TEXT,
-    CALLS_GLUED_VECTOR,
+    CONTENT_CJK_PREDICATE,
+    CONTENT_CJK_TEXT,
+    CONTENT_GLUED_VECTOR,
     TS_CONFIG,
 )
 from hermes_memory.sessions.pg.tsquery import TsPlan, quote_lexeme
@@ -49,12 +49,14 @@ the same scores)."""
 
 TSQ = f"to_tsquery('{TS_CONFIG}', %s)"
 """A tsquery from a bind parameter (tsquery text built by :mod:`hermes_memory.sessions.pg.tsquery`)."""
-_TEXT = (CALLS_CJK_TEXT.replace("(content", "(m.content").replace("(tool_name", "(m.tool_name")
+_TEXT = (CONTENT_CJK_TEXT.replace("(content", "(m.content").replace("(tool_name", "(m.tool_name")
          .replace("(tool_calls", "(m.tool_calls"))
-_HAS_CJK = CALLS_CJK_PREDICATE.replace(CALLS_CJK_TEXT, _TEXT)  # the partial indexes' predicate (schema 9), as a constant
-_GLUED = CALLS_GLUED_VECTOR.replace(CALLS_CJK_TEXT, _TEXT)  # the expression of index hm_messages_cjk_words (schema 9)
+_HAS_CJK = CONTENT_CJK_PREDICATE.replace(CONTENT_CJK_TEXT, _TEXT)  # the partial indexes' predicate (schema 10), as a constant
+_GLUED = CONTENT_GLUED_VECTOR.replace(CONTENT_CJK_TEXT, _TEXT)  # the expression of index hm_messages_cjk_words (schema 10)
 _CALLS = "hm_json_text(m.tool_calls)"
-"""The decoded tool-call text, as :data:`~hermes_memory.sessions.pg.search_schema.CALLS_CJK_TEXT` holds it."""
+"""The decoded tool-call text, as :data:`~hermes_memory.sessions.pg.search_schema.CONTENT_CJK_TEXT` holds it."""
+_CONTENT = "hm_json_text(m.content)"
+"""The decoded content, as :data:`~hermes_memory.sessions.pg.search_schema.CONTENT_CJK_TEXT` holds it."""
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,7 @@ def build_pg_search_sql(
       relevance, else in ``sort``'s time order.
     * ``"glued"``: rows holding CJK text in which one of the words ``literals`` is written
       (stemmed; also against CJK characters, ``Python`` in ``用Python写``), from the partial index
-      ``hm_messages_cjk_words`` (:data:`hermes_memory.sessions.pg.search_schema.CALLS_CJK_MIGRATION_SQL`),
+      ``hm_messages_cjk_words`` (:data:`hermes_memory.sessions.pg.search_schema.CONTENT_CJK_MIGRATION_SQL`),
       ordered as ``"cjk"``: what ``"cjk"`` found by substring for a query holding no CJK.
 
     ``context`` (``"fts"``/``"top_up"``): rows also match, and are scored, on the previous turn's
@@ -186,7 +188,7 @@ def build_pg_search_sql(
         neg, neg_params = negation_sql(ts, cjk_step=True)
         # the whole text is what the trigram index serves; content, tool name or decoded tool
         # calls alone is what SQLite matches (no match across the spaces between them)
-        one = (f"({_TEXT} ILIKE %s ESCAPE '\\' AND (m.content ILIKE %s ESCAPE '\\' OR m.tool_name ILIKE %s ESCAPE '\\'"
+        one = (f"({_TEXT} ILIKE %s ESCAPE '\\' AND ({_CONTENT} ILIKE %s ESCAPE '\\' OR m.tool_name ILIKE %s ESCAPE '\\'"
                f" OR {_CALLS} ILIKE %s ESCAPE '\\'))")
         match = " OR ".join([one] * len(lits))
         match_params = [p for lit in lits for p in ["%" + fts_mod.like_escape(lit) + "%"] * 4]
