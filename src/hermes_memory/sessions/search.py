@@ -290,19 +290,33 @@ def discovery_rows(
     ``bench/locomo_recall.py`` to measure exactly this path.
     """
     return demote_automated(db.search_messages(
-        query,
-        source_filter=([source] if isinstance(source, str) else source) or None,
-        exclude_sources=None if source else list(HIDDEN_SOURCES),
-        role_filter=role_filter or ["user", "assistant"],
-        user_id=user_id,
-        exclude_session_ids=[current_session_id] if current_session_id else None,
-        limit=limit,
-        raise_errors=True,
-        with_context=False,
-        with_snippet=False,
-        sort=sort,
-        query_syntax=query_syntax,
-    ))
+        query, **_discovery_search_args(role_filter, source, user_id, current_session_id, limit, sort, query_syntax)))
+
+
+def _discovery_search_args(
+    role_filter: list[str] | None,
+    source: str | list[str] | None,
+    user_id: str | None,
+    current_session_id: str | None,
+    limit: int,
+    sort: str | None,
+    query_syntax: bool,
+) -> dict[str, Any]:
+    """The keyword arguments of ``search_messages`` that discovery reads its rows with (one place,
+    for :func:`discovery_rows` and :func:`_discovery_read`): the filters its docstring states."""
+    return {
+        "source_filter": ([source] if isinstance(source, str) else source) or None,
+        "exclude_sources": None if source else list(HIDDEN_SOURCES),
+        "role_filter": role_filter or ["user", "assistant"],
+        "user_id": user_id,
+        "exclude_session_ids": [current_session_id] if current_session_id else None,
+        "limit": limit,
+        "raise_errors": True,
+        "with_context": False,
+        "with_snippet": False,
+        "sort": sort,
+        "query_syntax": query_syntax,
+    }
 
 
 def _discovery_read(
@@ -323,20 +337,8 @@ def _discovery_read(
         return [(r["id"], r) for r in discovery_rows(db, query, role_filter, source, user_id, current_session_id,
                                                     sort=sort, query_syntax=query_syntax)]
     read = db.search_messages(
-        query,
-        source_filter=source or None,
-        exclude_sources=None if source else list(HIDDEN_SOURCES),
-        role_filter=role_filter or ["user", "assistant"],
-        user_id=user_id,
-        exclude_session_ids=[current_session_id] if current_session_id else None,
-        limit=MAX_FTS_ROWS,
-        raise_errors=True,
-        with_context=False,
-        with_snippet=False,
-        sort=sort,
-        query_syntax=query_syntax,
-        as_read=True,
-    )
+        query, as_read=True,
+        **_discovery_search_args(role_filter, source, user_id, current_session_id, MAX_FTS_ROWS, sort, query_syntax))
     # demote_automated's stable sort, on the rows as read
     return [(i, r) for i, r, _ in sorted(read, key=lambda t: (t[1]["source"] or "") in DEMOTED_SOURCES)]
 
