@@ -302,6 +302,21 @@ ANALYZE messages;
 migration 2 did) and its GIN index rebuilt with migration 5's pending-list bound, then ``ANALYZE messages`` so the
 planner keeps the statistics migration 7's window index needs after the rewrite."""
 
+def _cjk_indexes_sql(text: str, vector: str, predicate: str) -> str:
+    """SQL re-creating ``hm_messages_cjk_trgm`` (trigrams of ``text``) and ``hm_messages_cjk_words``
+    (``vector``), both partial on ``predicate`` with migration 5's pending-list bound, then
+    ``ANALYZE messages``: the body of migrations 9 and 10, which differ only in the text covered."""
+    return f"""
+DROP INDEX hm_messages_cjk_trgm;
+DROP INDEX hm_messages_cjk_words;
+CREATE INDEX hm_messages_cjk_trgm ON messages USING gin ({text} gin_trgm_ops)
+    WITH (gin_pending_list_limit = {PENDING_LIST_KB}) WHERE {predicate};
+CREATE INDEX hm_messages_cjk_words ON messages USING gin ({vector})
+    WITH (gin_pending_list_limit = {PENDING_LIST_KB}) WHERE {predicate};
+ANALYZE messages;
+"""
+
+
 CALLS_CJK_TEXT = "(coalesce(content, '') || ' ' || coalesce(tool_name, '') || ' ' || coalesce(hm_json_text(tool_calls), ''))"
 """The text the CJK indexes cover from schema version 9: content, tool name and the tool calls' JSON
 with its escapes decoded (:data:`JSON_TEXT_FUNCTION`), as SQLite's CJK side table holds the
@@ -314,15 +329,7 @@ CALLS_GLUED_TEXT = GLUED_TEXT.replace(CJK_TEXT, CALLS_CJK_TEXT)
 CALLS_GLUED_VECTOR = f"to_tsvector('{TS_CONFIG}'::regconfig, {CALLS_GLUED_TEXT})"
 """:data:`GLUED_VECTOR` over :data:`CALLS_CJK_TEXT` (index ``hm_messages_cjk_words`` from schema 9)."""
 CALLS_CJK_MIGRATION_NAME = "CJK trigram and glued-word indexes cover the decoded tool-call text (as SQLite layout 4)"
-CALLS_CJK_MIGRATION_SQL = f"""
-DROP INDEX hm_messages_cjk_trgm;
-DROP INDEX hm_messages_cjk_words;
-CREATE INDEX hm_messages_cjk_trgm ON messages USING gin ({CALLS_CJK_TEXT} gin_trgm_ops)
-    WITH (gin_pending_list_limit = {PENDING_LIST_KB}) WHERE {CALLS_CJK_PREDICATE};
-CREATE INDEX hm_messages_cjk_words ON messages USING gin ({CALLS_GLUED_VECTOR})
-    WITH (gin_pending_list_limit = {PENDING_LIST_KB}) WHERE {CALLS_CJK_PREDICATE};
-ANALYZE messages;
-"""
+CALLS_CJK_MIGRATION_SQL = _cjk_indexes_sql(CALLS_CJK_TEXT, CALLS_GLUED_VECTOR, CALLS_CJK_PREDICATE)
 """Migration 9: ``hm_messages_cjk_trgm`` and ``hm_messages_cjk_words`` re-created over
 :data:`CALLS_CJK_TEXT` (with migration 5's pending-list bound). No row of ``messages`` is
 rewritten: both indexes are built once, which reads the table once and calls ``hm_json_text`` on
@@ -344,15 +351,7 @@ CONTENT_GLUED_TEXT = GLUED_TEXT.replace(CJK_TEXT, CONTENT_CJK_TEXT)
 CONTENT_GLUED_VECTOR = f"to_tsvector('{TS_CONFIG}'::regconfig, {CONTENT_GLUED_TEXT})"
 """:data:`GLUED_VECTOR` over :data:`CONTENT_CJK_TEXT` (index ``hm_messages_cjk_words`` from schema 10)."""
 CONTENT_CJK_MIGRATION_NAME = "CJK trigram and glued-word indexes cover the decoded content too (as SQLite layout 4)"
-CONTENT_CJK_MIGRATION_SQL = f"""
-DROP INDEX hm_messages_cjk_trgm;
-DROP INDEX hm_messages_cjk_words;
-CREATE INDEX hm_messages_cjk_trgm ON messages USING gin ({CONTENT_CJK_TEXT} gin_trgm_ops)
-    WITH (gin_pending_list_limit = {PENDING_LIST_KB}) WHERE {CONTENT_CJK_PREDICATE};
-CREATE INDEX hm_messages_cjk_words ON messages USING gin ({CONTENT_GLUED_VECTOR})
-    WITH (gin_pending_list_limit = {PENDING_LIST_KB}) WHERE {CONTENT_CJK_PREDICATE};
-ANALYZE messages;
-"""
+CONTENT_CJK_MIGRATION_SQL = _cjk_indexes_sql(CONTENT_CJK_TEXT, CONTENT_GLUED_VECTOR, CONTENT_CJK_PREDICATE)
 """Migration 10: ``hm_messages_cjk_trgm`` and ``hm_messages_cjk_words`` re-created over
 :data:`CONTENT_CJK_TEXT` (with migration 5's pending-list bound), as migration 9 did for the tool
 calls. No row of ``messages`` is rewritten: both indexes are built once, which reads the table once
