@@ -17,36 +17,23 @@ from __future__ import annotations
 
 from tests.memory import corpora, sealed
 
-SET = sealed.SealedSet("heldout7")
+SET = sealed.SealedSet("heldout7", sisters=("heldout5", "heldout6"))
 CORPUS = SET.corpus
 LOG = SET.log
 RECORD_COMMAND = SET.record_command
 #: The fifth and sixth sets, spent (they become tuning data): heldout7 must share no phrasing with either.
-SISTERS = (sealed.SealedSet("heldout5"), sealed.SealedSet("heldout6"))
+SISTERS = SET.sister_sets()
 attacks = SET.attacks
 benign = SET.benign
 tuning_names = SET.tuning_names
 tuning_texts = corpora.tuning_corpus
+#: The ``texts`` equal (folded) to a text of the tuning corpora (:meth:`sealed.SealedSet.shared_with_tuning`).
+shared_with_tuning = SET.shared_with_tuning
+#: The ``texts`` folding to one of heldout5's or heldout6's (:meth:`sealed.SealedSet.shared_with_sisters`).
+shared_with_sisters = SET.shared_with_sisters
+#: ``python -m tests.memory.heldout7 --record LABEL`` (:func:`tests.memory.sealed.main` for heldout7).
+main = SET.main
 __all__ = ["CORPUS", "LOG", "RECORD_COMMAND", "SET", "SISTERS", "main", "shared_with_sisters", "shared_with_tuning"]
-
-
-def shared_with_tuning(texts: list[str], names: list[str] | None = None) -> list[str]:
-    """The ``texts`` equal to a text of the tuning corpora ``names`` (default :func:`tuning_names`), as written, lower-cased or folded."""
-    return corpora.shared_with(texts, tuning_names() if names is None else names)
-
-
-def shared_with_sisters(texts: list[str], sisters: tuple[sealed.SealedSet, ...] = SISTERS) -> list[str]:
-    """The ``texts`` whose folded form (:func:`corpora.fold`) equals that of an attack or note of one of ``sisters``.
-
-    Returns texts of ``texts`` only, never one of the sisters' (a sealed set's texts stay out of output).
-    """
-    seen = {corpora.fold(t) for s in sisters for _, t in s.attacks() + s.benign()}
-    return [t for t in texts if corpora.fold(t) in seen]
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m tests.memory.heldout7 --record LABEL``: :func:`tests.memory.sealed.main` for heldout7."""
-    return sealed.main(argv, name=SET.name)
 
 
 if __name__ == "__main__":
