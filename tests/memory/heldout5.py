@@ -28,12 +28,11 @@ attacks = SET.attacks
 benign = SET.benign
 tuning_names = SET.tuning_names
 tuning_texts = corpora.tuning_corpus
+#: The ``texts`` equal (folded) to a text of the tuning corpora (:meth:`sealed.SealedSet.shared_with_tuning`).
+shared_with_tuning = SET.shared_with_tuning
+#: ``python -m tests.memory.heldout5 --record LABEL`` (:func:`tests.memory.sealed.main` for heldout5).
+main = SET.main
 __all__ = ["CORPUS", "FIRST_LABEL", "LOG", "MAX_LOOKS", "SECOND_LABEL", "SET", "append_look", "main", "measure"]
-
-
-def shared_with_tuning(texts: list[str], names: list[str] | None = None) -> list[str]:
-    """The ``texts`` equal to a text of the tuning corpora ``names`` (default :func:`tuning_names`), as written, lower-cased or folded."""
-    return corpora.shared_with(texts, tuning_names() if names is None else names)
 
 
 def load_log(path: Path = LOG) -> list[dict[str, Any]]:
@@ -49,11 +48,6 @@ def measure(*args: Any) -> dict[str, Any]:
 def append_look(*args: Any) -> list[dict[str, Any]]:
     """:func:`tests.memory.sealed.append_look` for heldout5 (``log, label, figures, scan_commit, at``)."""
     return sealed.append_look(SET.name, *args)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m tests.memory.heldout5 --record LABEL``: :func:`tests.memory.sealed.main` for heldout5."""
-    return sealed.main(argv, name=SET.name)
 
 
 if __name__ == "__main__":

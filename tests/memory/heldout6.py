@@ -17,22 +17,21 @@ from __future__ import annotations
 
 from tests.memory import corpora, sealed
 
-SET = sealed.SealedSet("heldout6")
+SET = sealed.SealedSet("heldout6", sisters=("heldout5",))
 CORPUS = SET.corpus
 LOG = SET.log
 RECORD_COMMAND = SET.record_command
-#: The still-sealed fifth set (not tuning data, so not in :func:`tuning_names`): heldout6 must share no phrasing with it either.
-SISTER = sealed.SealedSet("heldout5")
+#: The fifth set, sealed when heldout6 was written (not tuning data, so not in :func:`tuning_names`): heldout6 must share no phrasing with it either.
+SISTER = SET.sister_sets()[0]
 attacks = SET.attacks
 benign = SET.benign
 tuning_names = SET.tuning_names
 tuning_texts = corpora.tuning_corpus
+#: The ``texts`` equal (folded) to a text of the tuning corpora (:meth:`sealed.SealedSet.shared_with_tuning`).
+shared_with_tuning = SET.shared_with_tuning
+#: ``python -m tests.memory.heldout6 --record LABEL`` (:func:`tests.memory.sealed.main` for heldout6).
+main = SET.main
 __all__ = ["CORPUS", "LOG", "RECORD_COMMAND", "SET", "SISTER", "main", "shared_with_sister", "shared_with_tuning"]
-
-
-def shared_with_tuning(texts: list[str], names: list[str] | None = None) -> list[str]:
-    """The ``texts`` equal to a text of the tuning corpora ``names`` (default :func:`tuning_names`), as written, lower-cased or folded."""
-    return corpora.shared_with(texts, tuning_names() if names is None else names)
 
 
 def shared_with_sister(texts: list[str], sister: sealed.SealedSet = SISTER) -> list[str]:
@@ -40,13 +39,7 @@ def shared_with_sister(texts: list[str], sister: sealed.SealedSet = SISTER) -> l
 
     Returns texts of ``texts`` only, never one of ``sister``'s (a sealed set's texts stay out of output).
     """
-    seen = {corpora.fold(t) for _, t in sister.attacks() + sister.benign()}
-    return [t for t in texts if corpora.fold(t) in seen]
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m tests.memory.heldout6 --record LABEL``: :func:`tests.memory.sealed.main` for heldout6."""
-    return sealed.main(argv, name=SET.name)
+    return SET.shared_with_sisters(texts, (sister,))
 
 
 if __name__ == "__main__":

@@ -39,10 +39,15 @@ Explain = Callable[[str], list[str]]
 
 @dataclass(frozen=True)
 class SealedSet:
-    """The sealed set ``name`` (``heldout5``, ``heldout6`` ...): its files under ``data`` and its loaders."""
+    """The sealed set ``name`` (``heldout5``, ``heldout6`` ...): its files under ``data``, its loaders and overlap checks.
+
+    ``sisters``: the names of the other sealed (or spent, not yet tuning) sets it must share no
+    phrasing with (:meth:`shared_with_sisters`); their files are read from the same ``data``.
+    """
 
     name: str
     data: Path = corpora.DATA
+    sisters: tuple[str, ...] = ()
 
     @property
     def corpus(self) -> Path:
@@ -75,6 +80,28 @@ class SealedSet:
     def tuning_names(self) -> list[str]:
         """The corpora the set is checked against and measured with (:func:`corpora.tuned_before`)."""
         return corpora.tuned_before(self.name)
+
+    def sister_sets(self) -> tuple[SealedSet, ...]:
+        """The :class:`SealedSet` of each name in ``sisters``, in order, under the same ``data``."""
+        return tuple(SealedSet(n, self.data) for n in self.sisters)
+
+    def shared_with_tuning(self, texts: list[str], names: list[str] | None = None) -> list[str]:
+        """The ``texts`` equal to a text of the tuning corpora ``names`` (default :meth:`tuning_names`), as written, lower-cased or folded."""
+        return corpora.shared_with(texts, self.tuning_names() if names is None else names)
+
+    def shared_with_sisters(self, texts: list[str], sisters: tuple[SealedSet, ...] | None = None) -> list[str]:
+        """The ``texts`` whose folded form (:func:`corpora.fold`) equals that of an attack or note of one of ``sisters``.
+
+        ``sisters`` defaults to :meth:`sister_sets`. Returns texts of ``texts`` only, never one of the
+        sisters' (a sealed set's texts stay out of output).
+        """
+        sets = self.sister_sets() if sisters is None else sisters
+        seen = {corpora.fold(t) for s in sets for _, t in s.attacks() + s.benign()}
+        return [t for t in texts if corpora.fold(t) in seen]
+
+    def main(self, argv: list[str] | None = None) -> int:
+        """``python -m tests.memory.<name> --record LABEL``: :func:`main` for this set (returns its exit status)."""
+        return main(argv, name=self.name)
 
 
 def load_log(path: Path) -> list[dict[str, Any]]:
