@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.home import HermesHome
 from hermes_memory.sessions import hmindex, hmrelayout
-from hermes_memory.sessions.migrations import migrate
+from hermes_memory.sessions.migrations import current_report, migrate
 
 logger = logging.getLogger("hermes_memory.sessions.db")
 
@@ -116,7 +116,9 @@ class SQLiteStore:
             ) from exc
         self._conn.row_factory = sqlite3.Row
         try:
-            mode = self._conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            mode = self._conn.execute("PRAGMA journal_mode").fetchone()[0]  # a read: already WAL, no write
+            if str(mode).lower() != "wal":
+                mode = self._conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 logger.warning("state.db journal_mode is %s, not WAL (filesystem without shared memory?)", mode)
             self._conn.execute("PRAGMA foreign_keys=ON")
@@ -124,9 +126,7 @@ class SQLiteStore:
             self._conn.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
             self._conn.execute(f"PRAGMA mmap_size={int(MMAP_BYTES)}")
 
-            self.migration = self._execute_write(migrate)
-            hmindex.finish_backfill(self._execute_write, self.migration["index"], hmrelayout.BUDGET_S)
-            self._schema_cookie = self._conn.execute("PRAGMA schema_version").fetchone()[0]
+            self.migration = self._open_schema()
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             raise SessionStoreError(
@@ -136,6 +136,44 @@ class SQLiteStore:
             self._conn.close()
             raise
         self._secure_files(existing)
+
+    def _open_schema(self) -> dict[str, Any]:
+        """Bring the file up to date for this open and return :func:`migrate`'s report.
+
+        First, in one read transaction (no write lock is taken, so this answers at once while
+        another process holds a write transaction), :func:`current_report` checks whether anything
+        must change; when nothing must (the usual open of a home in use) nothing is written. Only
+        otherwise :func:`migrate`, the pending index build and a bounded relayout run in write
+        transactions with the bounded retries of :meth:`_execute_write`; a lock held by another
+        program throughout raises :class:`SessionStoreError` saying so (:meth:`_open_locked_error`)."""
+        conn = self._conn
+        conn.execute("BEGIN")  # deferred: reads only, one snapshot
+        try:
+            report = current_report(conn)
+            cookie = conn.execute("PRAGMA schema_version").fetchone()[0]
+        finally:
+            conn.execute("COMMIT")
+        if report is not None:
+            self._schema_cookie = cookie
+            return report
+        try:
+            report = self._execute_write(migrate)
+            hmindex.finish_backfill(self._execute_write, report["index"], hmrelayout.BUDGET_S)
+        except SessionStoreError as exc:
+            if isinstance(exc.__cause__, sqlite3.OperationalError) and _is_lock_error(exc.__cause__):
+                raise self._open_locked_error(exc.__cause__) from exc.__cause__
+            raise
+        self._schema_cookie = conn.execute("PRAGMA schema_version").fetchone()[0]
+        return report
+
+    def _open_locked_error(self, last: Exception) -> SessionStoreError:
+        return SessionStoreError(
+            f"session database {self.db_path} needs its hermes-memory index or schema brought up to date "
+            f"before it can be read, and another process held a write transaction on it throughout "
+            f"({self.write_retries} retries, {self.timeout:g} s busy timeout each): {last}. "
+            "The Hermes Agent, an import or another hermes-memory command is writing to it; nothing was "
+            "changed. Retry when it has finished (or close it)."
+        )
 
     def _existing_files(self) -> set[str]:
         """Which of ``state.db``, ``-wal``, ``-shm`` exist (as suffixes ``""``, ``"-wal"``, ``"-shm"``)."""
@@ -259,10 +297,11 @@ class SQLiteStore:
         with self._lock:
             if self._conn is None:
                 return
-            try:
-                self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            except sqlite3.Error:
-                pass
+            if self._writes:  # a store that only read leaves the files as it found them
+                try:
+                    self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                except sqlite3.Error:
+                    pass
             self._conn.close()
             self._conn = None  # type: ignore[assignment]
 
