@@ -24,10 +24,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.helpers.foreign_lock import file_bytes, foreign_write_lock  # noqa: E402
+
 from hermes_memory.sessions import hmindex, hmrelayout  # noqa: E402
 from hermes_memory.sessions.db import SessionDB  # noqa: E402
 from hermes_memory.sessions.migrations import migrate  # noqa: E402
-from tests.helpers.foreign_lock import file_bytes, foreign_write_lock  # noqa: E402
 
 
 class OldOpen(SessionDB):

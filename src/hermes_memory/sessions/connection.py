@@ -8,7 +8,11 @@ file modes, bounded-retry writes and reads, batches, close.
   :data:`RETRY_SLEEP_RANGE` sleep while the database is locked/busy; then
   :class:`~hermes_memory.errors.SessionStoreError` is raised, never swallowed (failure case B26).
   Every :data:`CHECKPOINT_EVERY` writes a passive WAL checkpoint is attempted.
-* Opening migrates the file (:func:`hermes_memory.sessions.migrations.migrate`) and finishes any
+* Opening first checks, in one read transaction, whether anything must change
+  (:func:`hermes_memory.sessions.migrations.current_report`); when nothing must, it writes nothing
+  and takes no write lock (reads answer while another process holds ``BEGIN IMMEDIATE``/``EXCLUSIVE``),
+  and :meth:`SQLiteStore.close` of a store that never wrote skips its checkpoint. Otherwise opening
+  migrates the file (:func:`hermes_memory.sessions.migrations.migrate`) and finishes any
   pending build of our ``hm_*`` index (:mod:`hermes_memory.sessions.hmindex`); a move of that index
   from layout 2 to 3 runs for at most :data:`hermes_memory.sessions.hmrelayout.BUDGET_S` seconds per
   open (the old index serves search meanwhile), then :meth:`SQLiteStore.continue_relayout` or

@@ -27,7 +27,11 @@ its stored copy, so rows deleted or changed while our triggers were absent (the 
 one. An external-content index needs the OLD values to delete a row and is corrupted silently when
 they are gone; SQLite's ``contentless_delete=1`` needs 3.43, newer than the 3.40 many Pythons ship.
 
-:func:`sync` runs on every open (inside the open's write transaction):
+:func:`sync` runs on an open that needs it (inside the open's write transaction). Every open first
+asks :func:`in_step`, with reads only, whether there is anything to do; when there is not (the
+usual case: our triggers fire in every writer's transaction) the open writes nothing and takes no
+write lock, so it reads at once while another program holds a long write transaction. What
+:func:`sync` then does:
 
 * objects missing -> created and filled from ``messages`` (the first open of a reference home);
 * triggers present and our newest indexed row equals the newest message -> nothing to do (O(1):
@@ -40,7 +44,8 @@ they are gone; SQLite's ``contentless_delete=1`` needs 3.43, newer than the 3.40
   the place), and only those rows are re-indexed. Tokenising work scales with the rows added or
   changed, not with the database. (The reference itself never rewrites a message's text, role or
   tool fields; it only flips ``active``/``compacted``/``api_content``, which we do not index.)
-* a rolled-back probe write into our tables (one row) on every open; an FTS5 error saying our index
+* a read-only probe (a ``MATCH`` on both tables, reading their structure records) on every open,
+  and a rolled-back probe write into our tables (one row) on every open that writes; an FTS5 error saying our index
   is corrupt (there, or during a catch-up) -> FTS5 ``integrity-check`` of our tables, and only when
   it fails a full rebuild of OUR tables (never the reference's).
 

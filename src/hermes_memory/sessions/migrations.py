@@ -4,7 +4,10 @@ The rule: hermes-memory never alters, drops, renames or reuses the name of an ob
 schema owns (its tables, indexes, ``messages_fts``, ``messages_fts_trigram``, its six triggers, its
 ``schema_version``). Everything of ours is named ``hm_*`` (:mod:`hermes_memory.sessions.hmindex`).
 
-:func:`migrate` runs on every open, inside the open's write transaction, and handles four cases:
+:func:`current_report` runs first on every open, with reads only: when the file is already in our
+current layout with nothing to catch up, the open writes nothing (no write lock, so it answers while
+another program writes). Otherwise :func:`migrate` runs inside the open's write transaction, and
+handles four cases:
 
 * **empty file** -> the reference's current schema (:mod:`hermes_memory.sessions.refschema`,
   version 22) plus our ``hm_*`` objects; ``hm_meta.created_by = hermes-memory``. The reference
