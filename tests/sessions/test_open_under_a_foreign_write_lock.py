@@ -51,11 +51,12 @@ def test_a_write_under_a_foreign_write_transaction_still_waits_its_retries_and_f
         tmp_path: Path, mode: str) -> None:
     path = tmp_path / "state.db"
     _seed(path)
-    with foreign_write_lock(path, mode):
+    with foreign_write_lock(path, mode) as holder:
         before = file_bytes(path)
         with SessionDB(path, timeout=0.05, write_retries=3) as db:
-            with pytest.raises(SessionStoreError, match="stayed locked after 3 retries"):
+            with pytest.raises(SessionStoreError, match="stayed locked after 3 retries") as err:
                 db.append_message("s1", "user", "refused")
+        assert f"Another process (process {holder.pid}: " in str(err.value)
         assert file_bytes(path) == before
 
 
@@ -68,13 +69,14 @@ def test_an_open_that_must_migrate_under_a_foreign_lock_fails_saying_what_holds_
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("DROP TRIGGER hm_messages_index_ai")
     conn.close()
-    with foreign_write_lock(path, "IMMEDIATE"):
+    with foreign_write_lock(path, "IMMEDIATE") as holder:
         before = file_bytes(path)
         with pytest.raises(SessionStoreError) as err:
             SessionDB(path, timeout=0.05, write_retries=2)
         text = str(err.value)
         assert "another process held a write transaction" in text and "Retry when it has finished" in text
         assert str(path) in text and "nothing was changed" in text
+        assert f"held by process {holder.pid} (" in text  # which process, from /proc/locks
         assert file_bytes(path) == before
     with SessionDB(path) as db:  # once the lock is gone the same open brings the index up to date
         assert db.migration["index"]["action"] == "caught_up"

@@ -76,6 +76,41 @@ def _is_lock_error(exc: BaseException) -> bool:
     return "locked" in text or "busy" in text
 
 
+_WAL_WRITE_LOCK_BYTE = 120
+"""Offset in ``<db>-shm`` of SQLite's WAL writer lock (``WALINDEX_LOCK_OFFSET`` + ``WAL_WRITE_LOCK``)."""
+
+
+def wal_writer(db_path: Path) -> tuple[int, str] | None:
+    """``(pid, command line)`` of the process holding the WAL write lock of ``db_path`` (a write
+    transaction), read from Linux's ``/proc/locks``; ``None`` where that cannot be told (another
+    OS, a lock of this process, no such lock)."""
+    try:
+        st = os.stat(str(db_path) + "-shm")
+        file_id = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"  # as /proc/locks writes it
+        with open("/proc/locks", encoding="ascii", errors="replace") as f:
+            rows = f.read().splitlines()
+    except OSError:
+        return None
+    for row in rows:
+        parts = row.split()
+        if "->" in parts:
+            continue  # a waiter, not the holder
+        try:
+            pid, dev_inode, start = int(parts[4]), parts[5], parts[6]
+        except (IndexError, ValueError):
+            continue
+        if parts[1] != "POSIX" or parts[3] != "WRITE" or pid == os.getpid():
+            continue
+        if dev_inode == file_id and start == str(_WAL_WRITE_LOCK_BYTE):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmd = " ".join(f.read().replace(b"\0", b" ").decode(errors="replace").split())
+            except OSError:
+                cmd = "command unknown"
+            return pid, cmd[:120] or "command unknown"
+    return None
+
+
 class SQLiteStore:
     """One SQLite connection shared between threads (one lock), with bounded-retry writes.
 
@@ -171,12 +206,14 @@ class SQLiteStore:
         return report
 
     def _open_locked_error(self, last: Exception) -> SessionStoreError:
+        holder = wal_writer(self.db_path)
+        who = (f"process {holder[0]} ({holder[1]})" if holder else
+               "another process (the Hermes Agent, an import or another hermes-memory command)")
         return SessionStoreError(
             f"session database {self.db_path} needs its hermes-memory index or schema brought up to date "
             f"before it can be read, and another process held a write transaction on it throughout "
             f"({self.write_retries} retries, {self.timeout:g} s busy timeout each): {last}. "
-            "The Hermes Agent, an import or another hermes-memory command is writing to it; nothing was "
-            "changed. Retry when it has finished (or close it)."
+            f"It is held by {who}; nothing was changed. Retry when it has finished (or close it)."
         )
 
     def _existing_files(self) -> set[str]:
@@ -320,9 +357,11 @@ class SQLiteStore:
             time.sleep(random.uniform(*RETRY_SLEEP_RANGE))
 
     def _locked_error(self, last: Exception | None) -> SessionStoreError:
+        holder = wal_writer(self.db_path)
+        who = f" (process {holder[0]}: {holder[1]})" if holder else ""
         return SessionStoreError(
             f"session database {self.db_path} stayed locked after {self.write_retries} retries "
-            f"({self.timeout:g} s busy timeout each): {last}. Another process holds a long write "
+            f"({self.timeout:g} s busy timeout each): {last}. Another process{who} holds a long write "
             "transaction; close it or retry later."
         )
 
