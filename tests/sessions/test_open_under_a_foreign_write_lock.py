@@ -96,3 +96,22 @@ def test_a_second_open_of_a_current_store_writes_nothing_to_the_file(tmp_path: P
     assert file_bytes(path) == before
     assert keeper.execute("SELECT value FROM hm_meta WHERE key = 'index_changes'").fetchone() == changes_before
     keeper.close()
+
+
+def test_an_open_kept_out_by_a_rollback_journal_writer_says_retry_never_move_it_aside(tmp_path: Path) -> None:
+    """Without WAL (a file another program switched to a rollback journal) a writer's EXCLUSIVE lock
+    keeps readers out: the open fails with the lock message and the advice to retry, never with
+    "not a usable session database ... move it aside", which would have a user discard good data."""
+    path = tmp_path / "state.db"
+    _seed(path)
+    conn = sqlite3.connect(path, isolation_level=None)
+    assert conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0] == "delete"
+    conn.close()
+    with foreign_write_lock(path, "EXCLUSIVE"):
+        before = file_bytes(path)
+        with pytest.raises(SessionStoreError) as err:
+            SessionDB(path, timeout=0.05, write_retries=0)
+        text = str(err.value)
+        assert "could not be read" in text and "Retry when it has finished" in text
+        assert "Move it aside" not in text
+        assert file_bytes(path) == before

@@ -168,6 +168,8 @@ class SQLiteStore:
             self.migration = self._open_schema()
         except sqlite3.DatabaseError as exc:
             self._conn.close()
+            if isinstance(exc, sqlite3.OperationalError) and _is_lock_error(exc):
+                raise self._open_locked_error(exc, reading=True) from exc  # held, not damaged: never "move it aside"
             raise SessionStoreError(
                 f"{self.db_path} is not a usable session database: {exc}. Move it aside to start a new one."
             ) from exc
@@ -186,12 +188,17 @@ class SQLiteStore:
         transactions with the bounded retries of :meth:`_execute_write`; a lock held by another
         program throughout raises :class:`SessionStoreError` saying so (:meth:`_open_locked_error`)."""
         conn = self._conn
-        conn.execute("BEGIN")  # deferred: reads only, one snapshot
         try:
-            report = current_report(conn)
-            cookie = conn.execute("PRAGMA schema_version").fetchone()[0]
-        finally:
-            conn.execute("COMMIT")
+            conn.execute("BEGIN")  # deferred: reads only, one snapshot
+            try:
+                report = current_report(conn)
+                cookie = conn.execute("PRAGMA schema_version").fetchone()[0]
+            finally:
+                conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:  # not WAL (a rollback journal) and a writer holds it
+            if _is_lock_error(exc):
+                raise self._open_locked_error(exc, reading=True) from exc
+            raise
         if report is not None:
             self._schema_cookie = cookie
             return report
@@ -205,14 +212,17 @@ class SQLiteStore:
         self._schema_cookie = conn.execute("PRAGMA schema_version").fetchone()[0]
         return report
 
-    def _open_locked_error(self, last: Exception) -> SessionStoreError:
+    def _open_locked_error(self, last: Exception, reading: bool = False) -> SessionStoreError:
         holder = wal_writer(self.db_path)
         who = (f"process {holder[0]} ({holder[1]})" if holder else
                "another process (the Hermes Agent, an import or another hermes-memory command)")
+        why = ("could not be read (its journal is not WAL, so a writer keeps readers out)" if reading else
+               "needs its hermes-memory index or schema brought up to date before it can be read")
+        waited = (f"{self.timeout:g} s busy timeout" if reading else
+                  f"{self.write_retries} retries, {self.timeout:g} s busy timeout each")
         return SessionStoreError(
-            f"session database {self.db_path} needs its hermes-memory index or schema brought up to date "
-            f"before it can be read, and another process held a write transaction on it throughout "
-            f"({self.write_retries} retries, {self.timeout:g} s busy timeout each): {last}. "
+            f"session database {self.db_path} {why}, and another process held a write transaction on it throughout "
+            f"({waited}): {last}. "
             f"It is held by {who}; nothing was changed. Retry when it has finished (or close it)."
         )
 
