@@ -8,7 +8,11 @@ file modes, bounded-retry writes and reads, batches, close.
   :data:`RETRY_SLEEP_RANGE` sleep while the database is locked/busy; then
   :class:`~hermes_memory.errors.SessionStoreError` is raised, never swallowed (failure case B26).
   Every :data:`CHECKPOINT_EVERY` writes a passive WAL checkpoint is attempted.
-* Opening migrates the file (:func:`hermes_memory.sessions.migrations.migrate`) and finishes any
+* Opening first checks, in one read transaction, whether anything must change
+  (:func:`hermes_memory.sessions.migrations.current_report`); when nothing must, it writes nothing
+  and takes no write lock (reads answer while another process holds ``BEGIN IMMEDIATE``/``EXCLUSIVE``),
+  and :meth:`SQLiteStore.close` of a store that never wrote skips its checkpoint. Otherwise opening
+  migrates the file (:func:`hermes_memory.sessions.migrations.migrate`) and finishes any
   pending build of our ``hm_*`` index (:mod:`hermes_memory.sessions.hmindex`); a move of that index
   from layout 2 to 3 runs for at most :data:`hermes_memory.sessions.hmrelayout.BUDGET_S` seconds per
   open (the old index serves search meanwhile), then :meth:`SQLiteStore.continue_relayout` or
@@ -31,7 +35,7 @@ from typing import Any, TypeVar
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.home import HermesHome
 from hermes_memory.sessions import hmindex, hmrelayout
-from hermes_memory.sessions.migrations import migrate
+from hermes_memory.sessions.migrations import current_report, migrate
 
 logger = logging.getLogger("hermes_memory.sessions.db")
 
@@ -70,6 +74,41 @@ CLOSED_MESSAGE = "SessionDB is closed; open a new SessionDB."
 def _is_lock_error(exc: BaseException) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
+
+
+_WAL_WRITE_LOCK_BYTE = 120
+"""Offset in ``<db>-shm`` of SQLite's WAL writer lock (``WALINDEX_LOCK_OFFSET`` + ``WAL_WRITE_LOCK``)."""
+
+
+def wal_writer(db_path: Path) -> tuple[int, str] | None:
+    """``(pid, command line)`` of the process holding the WAL write lock of ``db_path`` (a write
+    transaction), read from Linux's ``/proc/locks``; ``None`` where that cannot be told (another
+    OS, a lock of this process, no such lock)."""
+    try:
+        st = os.stat(str(db_path) + "-shm")
+        file_id = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"  # as /proc/locks writes it
+        with open("/proc/locks", encoding="ascii", errors="replace") as f:
+            rows = f.read().splitlines()
+    except OSError:
+        return None
+    for row in rows:
+        parts = row.split()
+        if "->" in parts:
+            continue  # a waiter, not the holder
+        try:
+            pid, dev_inode, start = int(parts[4]), parts[5], parts[6]
+        except (IndexError, ValueError):
+            continue
+        if parts[1] != "POSIX" or parts[3] != "WRITE" or pid == os.getpid():
+            continue
+        if dev_inode == file_id and start == str(_WAL_WRITE_LOCK_BYTE):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmd = " ".join(f.read().replace(b"\0", b" ").decode(errors="replace").split())
+            except OSError:
+                cmd = "command unknown"
+            return pid, cmd[:120] or "command unknown"
+    return None
 
 
 class SQLiteStore:
@@ -116,7 +155,9 @@ class SQLiteStore:
             ) from exc
         self._conn.row_factory = sqlite3.Row
         try:
-            mode = self._conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            mode = self._conn.execute("PRAGMA journal_mode").fetchone()[0]  # a read: already WAL, no write
+            if str(mode).lower() != "wal":
+                mode = self._conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 logger.warning("state.db journal_mode is %s, not WAL (filesystem without shared memory?)", mode)
             self._conn.execute("PRAGMA foreign_keys=ON")
@@ -124,11 +165,11 @@ class SQLiteStore:
             self._conn.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
             self._conn.execute(f"PRAGMA mmap_size={int(MMAP_BYTES)}")
 
-            self.migration = self._execute_write(migrate)
-            hmindex.finish_backfill(self._execute_write, self.migration["index"], hmrelayout.BUDGET_S)
-            self._schema_cookie = self._conn.execute("PRAGMA schema_version").fetchone()[0]
+            self.migration = self._open_schema()
         except sqlite3.DatabaseError as exc:
             self._conn.close()
+            if isinstance(exc, sqlite3.OperationalError) and _is_lock_error(exc):
+                raise self._open_locked_error(exc, reading=True) from exc  # held, not damaged: never "move it aside"
             raise SessionStoreError(
                 f"{self.db_path} is not a usable session database: {exc}. Move it aside to start a new one."
             ) from exc
@@ -136,6 +177,54 @@ class SQLiteStore:
             self._conn.close()
             raise
         self._secure_files(existing)
+
+    def _open_schema(self) -> dict[str, Any]:
+        """Bring the file up to date for this open and return :func:`migrate`'s report.
+
+        First, in one read transaction (no write lock is taken, so this answers at once while
+        another process holds a write transaction), :func:`current_report` checks whether anything
+        must change; when nothing must (the usual open of a home in use) nothing is written. Only
+        otherwise :func:`migrate`, the pending index build and a bounded relayout run in write
+        transactions with the bounded retries of :meth:`_execute_write`; a lock held by another
+        program throughout raises :class:`SessionStoreError` saying so (:meth:`_open_locked_error`)."""
+        conn = self._conn
+        try:
+            conn.execute("BEGIN")  # deferred: reads only, one snapshot
+            try:
+                report = current_report(conn)
+                cookie = conn.execute("PRAGMA schema_version").fetchone()[0]
+            finally:
+                conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:  # not WAL (a rollback journal) and a writer holds it
+            if _is_lock_error(exc):
+                raise self._open_locked_error(exc, reading=True) from exc
+            raise
+        if report is not None:
+            self._schema_cookie = cookie
+            return report
+        try:
+            report = self._execute_write(migrate)
+            hmindex.finish_backfill(self._execute_write, report["index"], hmrelayout.BUDGET_S)
+        except SessionStoreError as exc:
+            if isinstance(exc.__cause__, sqlite3.OperationalError) and _is_lock_error(exc.__cause__):
+                raise self._open_locked_error(exc.__cause__) from exc.__cause__
+            raise
+        self._schema_cookie = conn.execute("PRAGMA schema_version").fetchone()[0]
+        return report
+
+    def _open_locked_error(self, last: Exception, reading: bool = False) -> SessionStoreError:
+        holder = wal_writer(self.db_path)
+        who = (f"process {holder[0]} ({holder[1]})" if holder else
+               "another process (the Hermes Agent, an import or another hermes-memory command)")
+        why = ("could not be read (its journal is not WAL, so a writer keeps readers out)" if reading else
+               "needs its hermes-memory index or schema brought up to date before it can be read")
+        waited = (f"{self.timeout:g} s busy timeout" if reading else
+                  f"{self.write_retries} retries, {self.timeout:g} s busy timeout each")
+        return SessionStoreError(
+            f"session database {self.db_path} {why}, and another process held a write transaction on it throughout "
+            f"({waited}): {last}. "
+            f"It is held by {who}; nothing was changed. Retry when it has finished (or close it)."
+        )
 
     def _existing_files(self) -> set[str]:
         """Which of ``state.db``, ``-wal``, ``-shm`` exist (as suffixes ``""``, ``"-wal"``, ``"-shm"``)."""
@@ -259,10 +348,11 @@ class SQLiteStore:
         with self._lock:
             if self._conn is None:
                 return
-            try:
-                self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            except sqlite3.Error:
-                pass
+            if self._writes:  # a store that only read leaves the files as it found them
+                try:
+                    self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                except sqlite3.Error:
+                    pass
             self._conn.close()
             self._conn = None  # type: ignore[assignment]
 
@@ -277,9 +367,11 @@ class SQLiteStore:
             time.sleep(random.uniform(*RETRY_SLEEP_RANGE))
 
     def _locked_error(self, last: Exception | None) -> SessionStoreError:
+        holder = wal_writer(self.db_path)
+        who = f" (process {holder[0]}: {holder[1]})" if holder else ""
         return SessionStoreError(
             f"session database {self.db_path} stayed locked after {self.write_retries} retries "
-            f"({self.timeout:g} s busy timeout each): {last}. Another process holds a long write "
+            f"({self.timeout:g} s busy timeout each): {last}. Another process{who} holds a long write "
             "transaction; close it or retry later."
         )
 

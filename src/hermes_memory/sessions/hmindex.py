@@ -27,7 +27,11 @@ its stored copy, so rows deleted or changed while our triggers were absent (the 
 one. An external-content index needs the OLD values to delete a row and is corrupted silently when
 they are gone; SQLite's ``contentless_delete=1`` needs 3.43, newer than the 3.40 many Pythons ship.
 
-:func:`sync` runs on every open (inside the open's write transaction):
+:func:`sync` runs on an open that needs it (inside the open's write transaction). Every open first
+asks :func:`in_step`, with reads only, whether there is anything to do; when there is not (the
+usual case: our triggers fire in every writer's transaction) the open writes nothing and takes no
+write lock, so it reads at once while another program holds a long write transaction. What
+:func:`sync` then does:
 
 * objects missing -> created and filled from ``messages`` (the first open of a reference home);
 * triggers present and our newest indexed row equals the newest message -> nothing to do (O(1):
@@ -40,7 +44,8 @@ they are gone; SQLite's ``contentless_delete=1`` needs 3.43, newer than the 3.40
   the place), and only those rows are re-indexed. Tokenising work scales with the rows added or
   changed, not with the database. (The reference itself never rewrites a message's text, role or
   tool fields; it only flips ``active``/``compacted``/``api_content``, which we do not index.)
-* a rolled-back probe write into our tables (one row) on every open; an FTS5 error saying our index
+* a read-only probe (a ``MATCH`` on both tables, reading their structure records) on every open,
+  and a rolled-back probe write into our tables (one row) on every open that writes; an FTS5 error saying our index
   is corrupt (there, or during a catch-up) -> FTS5 ``integrity-check`` of our tables, and only when
   it fails a full rebuild of OUR tables (never the reference's).
 
@@ -543,6 +548,43 @@ def sync(conn: sqlite3.Connection) -> dict[str, Any]:
             report["added"] = full_build(conn, f"index damaged: {exc}")
     report["seconds"] = round(time.perf_counter() - t0, 4)
     return report
+
+
+def in_step(conn: sqlite3.Connection) -> bool:
+    """True when :func:`sync`, :func:`finish_backfill` and a relayout step would all find nothing to
+    do: our objects and triggers are the current ones, our rank is the current one, no build,
+    verification or relayout is pending, our newest indexed row is the newest message, and a
+    read-only probe of both tables (which reads their structure records) raises nothing. Only
+    reads: an open that finds the index in step takes no write lock (another program may hold one).
+    False whenever anything is missing or in doubt (the open then takes the write path)."""
+    have = _objects(conn)
+    if MAIN not in have or CJK not in have or META not in have:
+        return False
+    if any(_norm(have.get(n)) != _norm(sql) for n, sql in (*TRIGGER_SQL.items(), *CHANGE_TRIGGER_SQL.items())):
+        return False
+    keys = ("backfill_next_id", "verify_next_id", hmrelayout.NEXT_KEY, hmrelayout.DROP_KEY)
+    if any(meta_get(conn, k) is not None for k in keys) or hmrelayout.is_old_layout(conn, have.get(MAIN)):
+        return False
+    try:
+        row = conn.execute(f"SELECT v FROM {MAIN}_config WHERE k = 'rank'").fetchone()
+        if row is None or row[0] != rank_value():
+            return False
+        top = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
+        if max_indexed(conn) != top:
+            return False
+        for table in (MAIN, CJK):
+            conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH 'probe' LIMIT 1").fetchall()
+    except FTS_ERRORS as exc:
+        if isinstance(exc, sqlite3.OperationalError) and not is_damage(exc):
+            raise  # locked, busy, I/O: not a sign that anything needs writing
+        return False  # damaged (or unreadable) index: the write path probes, checks and rebuilds
+    return True
+
+
+NOTHING_DONE: dict[str, Any] = {"action": "none", "triggers_missing": False, "added": 0, "deleted": 0,
+                                "changed": 0, "verified": 0, "verify_pending": False, "seconds": 0.0,
+                                "backfilled": 0}
+"""The :func:`sync` + :func:`finish_backfill` report of an open that found the index in step."""
 
 
 def _relayout(conn: sqlite3.Connection, have: dict[str, str | None], report: dict[str, Any]) -> None:

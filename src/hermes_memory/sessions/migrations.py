@@ -4,7 +4,10 @@ The rule: hermes-memory never alters, drops, renames or reuses the name of an ob
 schema owns (its tables, indexes, ``messages_fts``, ``messages_fts_trigram``, its six triggers, its
 ``schema_version``). Everything of ours is named ``hm_*`` (:mod:`hermes_memory.sessions.hmindex`).
 
-:func:`migrate` runs on every open, inside the open's write transaction, and handles four cases:
+:func:`current_report` runs first on every open, with reads only: when the file is already in our
+current layout with nothing to catch up, the open writes nothing (no write lock, so it answers while
+another program writes). Otherwise :func:`migrate` runs inside the open's write transaction, and
+handles four cases:
 
 * **empty file** -> the reference's current schema (:mod:`hermes_memory.sessions.refschema`,
   version 22) plus our ``hm_*`` objects; ``hm_meta.created_by = hermes-memory``. The reference
@@ -138,6 +141,33 @@ def _convert_old_layout(conn: sqlite3.Connection, objects: dict[str, tuple[str, 
     conn.execute(hmindex.META_SQL)
     hmindex.meta_set(conn, "converted_from", 1)
     return filled
+
+
+def current_report(conn: sqlite3.Connection) -> dict[str, Any] | None:
+    """What :func:`migrate` (and the open's index steps after it) would report when there is nothing
+    to change, found with READS only; ``None`` when anything must be written (a new file, a
+    reference or layout-1 database, a missing column, an index to build, catch up, verify, move or
+    repair: :func:`hmindex.in_step`). The caller runs it in one read transaction; it takes no write
+    lock, so it answers while another process holds a write transaction (``BEGIN IMMEDIATE`` or,
+    under WAL, ``BEGIN EXCLUSIVE``). Raises ``sqlite3.Error`` as a read of the file would."""
+    objects = {n: (t, s) for t, n, s in conn.execute("SELECT type, name, sql FROM sqlite_master")}
+    if any(t not in objects for t in ("schema_version", "sessions", "messages", hmindex.META)) or _old_layout(objects):
+        return None
+    for table, columns in (("sessions", SESSION_COLUMNS), ("messages", MESSAGE_COLUMNS)):
+        have = _columns(conn, table)
+        if any(name not in have for name, _decl in columns):
+            return None
+    if not hmindex.in_step(conn):
+        return None
+    row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
+    return {
+        "layout": "current",
+        "from_version": row[0] if row else None,
+        "added_columns": [],
+        "restored_reference_fts": [],
+        "index": dict(hmindex.NOTHING_DONE),
+        "fts_rebuilt": False,
+    }
 
 
 def migrate(conn: sqlite3.Connection) -> dict[str, Any]:
