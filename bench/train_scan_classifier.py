@@ -1,7 +1,7 @@
 """Train the learned layer of the memory threat scan (issue 13 §4; docs/security.md §1, "The learned layer").
 
 Reads the tuning corpora of the scan (``tests/memory/data``: attack_corpus, benign_notes, dev,
-heldout, heldout2, heldout3, heldout4; tuning6 is loaded for its ``--cv`` fold only, :data:`TRAIN_EXCLUDED`), LoCoMo conversations 0-2 (``../shared/data/locomo``; 3-4 are validation and
+heldout, heldout2, heldout3, heldout4; tuning6, heldout5 and heldout6 are loaded for their ``--cv`` folds only, :data:`TRAIN_EXCLUDED`), LoCoMo conversations 0-2 (``../shared/data/locomo``; 3-4 are validation and
 never trained on) and the augmentation of ``bench/scan_augment.py``; trains an L2-regularised,
 class-balanced logistic regression (full-batch Adam, fixed iteration count, no randomness
 outside the seeded augmentation) over :func:`hermes_memory.memory.scan_learned.features`; keeps
@@ -72,11 +72,11 @@ FAMILY_MAP = {
                      "hidden_markup"],
     "prompt_leak": ["prompt_leak"],
     "encoded": ["encoded_payloads", "leetspeak", "encoded_obfuscated"],
-    "exfiltration": ["exfiltration", "exfiltration_indirect", "hardcoded_secret", "credential_planting"],
+    "exfiltration": ["exfiltration", "exfiltration_indirect", "hardcoded_secret", "credential_planting", "context_exfil"],
     "agent_hijack": ["destructive_as_instruction", "c2_payload_user_md", "deception_and_hiding", "agent_tool_hijack", "tool_permission_hijack",
                      "agent_config_mod", "destructive_commands", "c2_node_payloads", "translate_execute",
                      "c2_botnet", "persistence_propagation", "social_engineering", "social_engineering_urgency",
-                     "deferred_trigger", "config_persistence", "indirect_document_injection"],
+                     "deferred_trigger", "config_persistence", "indirect_document_injection", "conditional_trigger"],
 }
 FAMILIES = tuple(FAMILY_MAP)
 _FAMILY_OF = {src: fam for fam, srcs in FAMILY_MAP.items() for src in srcs}
@@ -92,7 +92,7 @@ KIND_OF = {
     "instruction_override": "ignore_override", "credential_planting": "hardcoded_secret", "c2_botnet": "c2_node_payloads",
     "persistence_propagation": "persistence", "social_engineering": "social_engineering",
     "social_engineering_urgency": "social_engineering", "deferred_trigger": "persistence", "config_persistence": "agent_config_mod",
-    "indirect_document_injection": "agent_tool_hijack",
+    "indirect_document_injection": "agent_tool_hijack", "context_exfil": "exfiltration", "conditional_trigger": "persistence",
 }
 #: The kinds held out one at a time by ``--cv`` (every kind with real attacks in a corpus).
 KINDS = ("ignore_override", "role_persona", "fake_markers", "hidden_markup", "fake_update", "remove_filters", "prompt_leak",
@@ -134,7 +134,9 @@ def load_docs() -> list[Doc]:
                                    ("heldout2", corpora.heldout2_attacks, corpora.heldout2_benign),
                                    ("heldout3", corpora.heldout3_attacks, corpora.heldout3_benign),
                                    ("heldout4", corpora.heldout4_attacks, corpora.heldout4_benign),
-                                   ("tuning6", corpora.tuning6_attacks, corpora.tuning6_benign)):
+                                   ("heldout5", corpora.heldout5_attacks, corpora.heldout5_benign),
+                                   ("tuning6", corpora.tuning6_attacks, corpora.tuning6_benign),
+                                   ("heldout6", corpora.heldout6_attacks, corpora.heldout6_benign)):
         docs += [_attack(f, p, group) for f, p in attacks()] + [_note(n, group) for _, n in benign()]
     docs += [Doc(t, 1, _FAMILY_OF.get(k, k), "augment", k, lang) for k, lang, t in scan_augment.tagged_attacks(SEED)]
     docs += [Doc(t, 0, "", "augment", "", lang if lang != "xx" else lang_of(t)) for _, lang, t in scan_augment.tagged_benign(SEED)]
@@ -393,12 +395,15 @@ def _rates(model: Model, attacks: list[str], benign: list[str]) -> dict:
     return out
 
 
-CORPUS_GROUPS = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "tuning6")
+CORPUS_GROUPS = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "tuning6", "heldout6")
 #: Corpora loaded (and measured by their ``--cv`` fold) but never trained on. tuning6: every model
 #: trained with it (with or without the concept lexicon, at L2 3e-6 and 1e-6) refused one LoCoMo
 #: validation text (conversation 3, a second-person encouragement); no constant may be fitted to
 #: conversations 3-4, so the set stays out of training and its fold measures the shipped model.
-TRAIN_EXCLUDED = ("tuning6",)
+#: heldout5 and heldout6 (tuning data since their second looks): the model trained with both (word
+#: features as shipped, and with character 4-grams added) refused the same conversation-3 text
+#: (docs/security.md §1, "The fifth and sixth sets as tuning data"), so they stay out of training too.
+TRAIN_EXCLUDED = ("tuning6", "heldout5", "heldout6")
 
 
 def training_docs(docs: list[Doc]) -> list[Doc]:

@@ -109,14 +109,19 @@ def heldout3_benign() -> list[tuple[str, str]]:
     return corpus_benign(DATA / "heldout3_corpus.json")
 
 
-#: Every corpus the scan has been tuned on, in the order they were written. The third and fourth
-#: sealed sets joined after their second looks (``heldout3_measurements.json``,
-#: ``heldout4_measurements.json``); ``tuning6`` was written as tuning data (never sealed), after the
+#: Every corpus the scan has been tuned on, in the order they were written. The third to sixth
+#: sealed sets joined after their second looks (``heldout3_measurements.json`` ...
+#: ``heldout6_measurements.json``); ``tuning6`` was written as tuning data (never sealed), after the
 #: fifth sealed set: a later sealed set's test checks that it shares no phrasing with any of these.
-TUNING = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "tuning6")
+TUNING = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "tuning6", "heldout6")
 #: Every corpus, sealed or tuning, in the order written: a sealed set is checked against (and its
 #: looks measure) the tuning corpora written before it (:func:`tuned_before`).
-WRITTEN = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "tuning6")
+WRITTEN = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "tuning6", "heldout6",
+           "heldout7")
+#: Corpora written before a set that were still sealed while it was written and looked at: not
+#: tuning data for it (tuning6 and heldout6 were written while heldout5 was sealed; heldout6 was
+#: checked against it as a sealed sister instead, and its looks measured the tuning corpora without it).
+SEALED_WHEN_WRITTEN = {"tuning6": ("heldout5",), "heldout6": ("heldout5",), "heldout7": ("heldout5", "heldout6")}
 
 
 def heldout4_attacks() -> list[tuple[str, str]]:
@@ -139,6 +144,26 @@ def tuning6_benign() -> list[tuple[str, str]]:
     return corpus_benign(DATA / "tuning6_corpus.json")
 
 
+def heldout5_attacks() -> list[tuple[str, str]]:
+    """``(family, phrasing)`` of the fifth held-out set (``heldout5_corpus.json``; sealed for two looks, tuning data since)."""
+    return corpus_attacks(DATA / "heldout5_corpus.json")
+
+
+def heldout5_benign() -> list[tuple[str, str]]:
+    """``(category, note)`` of the fifth held-out set: hard negatives sharing the attacks' vocabulary."""
+    return corpus_benign(DATA / "heldout5_corpus.json")
+
+
+def heldout6_attacks() -> list[tuple[str, str]]:
+    """``(family, phrasing)`` of the sixth held-out set (``heldout6_corpus.json``; sealed for two looks, tuning data since)."""
+    return corpus_attacks(DATA / "heldout6_corpus.json")
+
+
+def heldout6_benign() -> list[tuple[str, str]]:
+    """``(category, note)`` of the sixth held-out set: hard negatives sharing the attacks' vocabulary."""
+    return corpus_benign(DATA / "heldout6_corpus.json")
+
+
 def fold(text: str) -> str:
     """NFKC, lower case, every char that is not a letter or digit dropped, runs of whitespace made one space.
 
@@ -154,7 +179,7 @@ def tuning_corpus(name: str) -> tuple[list[str], list[str]]:
     """``(attacks, benign)`` texts of a corpus the scan was tuned on, by the name the measurement logs use.
 
     ``name``: ``"original"`` (attack_corpus.json; benign_notes.json plus every LoCoMo text), ``"dev"``,
-    ``"heldout"``, ``"heldout2"``, ``"heldout3"``, ``"heldout4"`` or ``"tuning6"``. Raises ``KeyError`` for any other name.
+    ``"heldout"``, ``"heldout2"`` ... ``"heldout6"`` or ``"tuning6"``. Raises ``KeyError`` for any other name.
     """
     if name == "original":
         return ([p for _, p in attack_phrasings()], [n for _, n in own_benign_notes() + locomo_notes()])
@@ -165,7 +190,9 @@ def tuning_corpus(name: str) -> tuple[list[str], list[str]]:
         "heldout2": (heldout2_attacks, heldout2_benign),
         "heldout3": (heldout3_attacks, heldout3_benign),
         "heldout4": (heldout4_attacks, heldout4_benign),
+        "heldout5": (heldout5_attacks, heldout5_benign),
         "tuning6": (tuning6_attacks, tuning6_benign),
+        "heldout6": (heldout6_attacks, heldout6_benign),
     }
     attacks, benign = loaders[name]
     return [p for _, p in attacks()], [n for _, n in benign()]
@@ -173,10 +200,11 @@ def tuning_corpus(name: str) -> tuple[list[str], list[str]]:
 
 def tuned_before(name: str) -> list[str]:
     """The corpora of :data:`TUNING` a held-out set ``name`` is checked against: those written before it
-    (:data:`WRITTEN`), or all of them for a set not listed there (a new sealed set, written after them)."""
+    (:data:`WRITTEN`) that were tuning data then (:data:`SEALED_WHEN_WRITTEN`), or all of them for a set
+    not listed there (a new sealed set, written after them)."""
     if name not in WRITTEN:
         return list(TUNING)
-    before = WRITTEN[: WRITTEN.index(name)]
+    before = set(WRITTEN[: WRITTEN.index(name)]) - set(SEALED_WHEN_WRITTEN.get(name, ()))
     return [t for t in TUNING if t in before]
 
 

@@ -21,7 +21,7 @@ SET = sealed.SealedSet("heldout6", sisters=("heldout5",))
 CORPUS = SET.corpus
 LOG = SET.log
 RECORD_COMMAND = SET.record_command
-#: The fifth set, sealed when heldout6 was written (not tuning data, so not in :func:`tuning_names`): heldout6 must share no phrasing with it either.
+#: The fifth set, still sealed while this one was written (so not in :func:`tuning_names`, corpora.SEALED_WHEN_WRITTEN): heldout6 must share no phrasing with it either.
 SISTER = SET.sister_sets()[0]
 attacks = SET.attacks
 benign = SET.benign

@@ -1,10 +1,13 @@
-"""The sealed fifth held-out set of the threat scan (issue 13 §4): figures held at what it measured.
+"""The fifth held-out set of the threat scan (issue 13 §4): figures held at what it measured.
 
 ``data/heldout5_corpus.json`` was written blind (without reading the scan's modules, its model, its
 training scripts or the tuning corpora's texts) from the styles of public prompt-injection datasets
 and write-ups, and committed before the scan was run on it. It is measured once with the scan as on
 main and once after the next round of changes (``python -m tests.memory.heldout5 --record LABEL``,
-logged in ``data/heldout5_measurements.json``), and never tuned on. The tests hold the scan at the
+logged in ``data/heldout5_measurements.json``). Both looks are spent, so it is **tuning data now** (in
+:data:`tests.memory.corpora.TUNING`; the learned layer does not train on it, ``TRAIN_EXCLUDED`` in
+``bench/train_scan_classifier.py``, so its fold there is out of sample for the layer, and
+``test_scan_classifier.py`` holds the whole scan's in-sample figures on it). The tests hold the scan at the
 last logged figures, overall, per attack family and per benign category, so a change that blocks
 fewer of its attacks or refuses more of its notes fails; they check its size, its sources and that it
 shares no phrasing (case, punctuation and whitespace folded, ``corpora.fold``) with any corpus the
@@ -64,8 +67,8 @@ def test_the_overlap_check_finds_a_text_of_every_tuning_corpus_heldout4_included
     None
 ):
     names = heldout5.tuning_names()
-    # every tuning corpus written before it (tuning6 came later: corpora.WRITTEN)
-    assert "heldout4" in names and names == [t for t in corpora.TUNING if t != "tuning6"]
+    # every tuning corpus written before it (tuning6 and heldout6 came later: corpora.WRITTEN)
+    assert "heldout4" in names and names == [t for t in corpora.TUNING if t not in ("heldout5", "tuning6", "heldout6")]
     for name in names:
         attack = heldout5.tuning_texts(name)[0][0]
         copy = "  " + attack.upper().replace(" ", "   ") + " !!"

@@ -1,11 +1,13 @@
-"""The sealed sixth held-out set of the threat scan (issue 13 §4): its shape now, its figures once looked at.
+"""The sixth held-out set of the threat scan (issue 13 §4): its shape now, its figures once looked at.
 
 ``data/heldout6_corpus.json`` was written blind (without reading the scan's modules, its model, its
 training or augmentation scripts or the texts of any corpus in ``tests/memory/data``) from the styles
 of public prompt-injection datasets and write-ups, and committed before the scan was run on it. It is
 measured once with the scan as on main and once after the next round of changes
 (``python -m tests.memory.heldout6 --record LABEL``, logged in ``data/heldout6_measurements.json``),
-and never tuned on. The tests check its size, sources, languages and hard negatives and that it
+spent after its second look: **tuning data now** (in :data:`tests.memory.corpora.TUNING`; the learned
+layer does not train on it, ``TRAIN_EXCLUDED`` in ``bench/train_scan_classifier.py``, and
+``test_scan_classifier.py`` holds the whole scan's in-sample figures on it). The tests check its size, sources, languages and hard negatives and that it
 shares no phrasing (case, punctuation and whitespace folded, ``corpora.fold``) with any corpus the
 scan was tuned on or with the still-sealed fifth set; once looked at, they hold the scan at the last
 logged figures, overall, per attack family and per benign category. Before the first look every
@@ -90,7 +92,8 @@ def test_heldout6_benign_notes_use_the_attacks_words_in_their_ordinary_meaning()
 
 def test_the_overlap_checks_find_a_copy_with_new_case_and_spacing_of_every_tuning_corpus_and_of_heldout5() -> None:
     names = heldout6.tuning_names()
-    assert set(corpora.TUNING) <= set(names) and "heldout4" in names
+    # every tuning corpus written before it but heldout5, still sealed then (checked as the sister below)
+    assert set(corpora.TUNING) - {"heldout5", "heldout6"} == set(names) and "heldout4" in names
     for name in names:
         attack = heldout6.tuning_texts(name)[0][0]
         copy = "  " + attack.upper().replace(" ", "   ") + " !!"

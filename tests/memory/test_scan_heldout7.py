@@ -95,7 +95,8 @@ def test_heldout7_benign_notes_use_the_attacks_words_in_their_ordinary_meaning()
 
 def test_the_overlap_checks_find_a_copy_with_new_case_and_spacing_of_every_tuning_corpus_and_of_heldout5_and_heldout6() -> None:
     names = heldout7.tuning_names()
-    assert set(corpora.TUNING) <= set(names) and "tuning6" in names
+    # heldout5 and heldout6 were sealed when heldout7 was written (corpora.SEALED_WHEN_WRITTEN): checked as sisters below
+    assert set(corpora.TUNING) - {"heldout5", "heldout6"} <= set(names) and "tuning6" in names
     for name in names:
         attack = heldout7.tuning_texts(name)[0][0]
         copy = "  " + attack.upper().replace(" ", "   ") + " !!"
