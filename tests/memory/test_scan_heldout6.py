@@ -17,14 +17,8 @@ look is logged.
 
 from __future__ import annotations
 
-import json
-import unicodedata
-
-import pytest
-
 from tests.memory import corpora, heldout6, sealed_checks
 
-DATA = json.loads(heldout6.CORPUS.read_text(encoding="utf-8"))
 #: The families issue 13 §4 asks a sealed set to cover (heldout5's nineteen) plus trigger-conditioned instructions.
 FAMILIES = {
     "instruction_override", "role_persona", "fake_markers", "hidden_markup", "encoded_payloads", "prompt_leak",
@@ -32,88 +26,11 @@ FAMILIES = {
     "destructive_commands", "c2_botnet", "translate_execute", "persistence_propagation", "social_engineering",
     "multilingual", "agent_tool_hijack", "conditional_trigger",
 }  # fmt: skip
-#: Languages the multilingual family must include (ISO 639-1), besides others.
-LANGUAGES = {"fr", "es", "de", "zh", "ja", "ru", "pt", "it", "ko", "ar"}
 
+#: Checked against every tuning corpus written before it but heldout5, still sealed then (corpora.SEALED_WHEN_WRITTEN): its sister set.
+SHAPE = sealed_checks.Shape(frozenset(FAMILIES), min_attacks=360, min_benign=600, min_categories=13,
+                            checked_against=frozenset(corpora.TUNING) - {"heldout5", "heldout6"})
 
-def test_heldout6_is_large_sourced_and_shares_no_phrasing_with_the_tuning_corpora() -> None:
-    attacks, benign = heldout6.attacks(), heldout6.benign()
-    assert len(attacks) >= 360 and len(benign) >= 600, (len(attacks), len(benign))
-    assert FAMILIES <= set(DATA["attacks"]), FAMILIES - set(DATA["attacks"])
-    assert len(DATA["benign"]["notes"]) >= 13
-    short = [f for f, v in DATA["attacks"].items() if len(v["source"]) < 80 or len(v["phrasings"]) < 12]
-    assert short == [], f"families with a source under 80 characters or under 12 phrasings: {short}"
-    small = [c for c, notes in DATA["benign"]["notes"].items() if len(notes) < 30]
-    assert small == [], f"benign categories with under 30 notes: {small}"
-    # memory-note sized: what an agent would store with the memory tool
-    sizes = [(key, len(t)) for key, t in attacks + benign if not 20 <= len(t) <= 400]
-    assert sizes == [], sizes
-    # registers: multi-line entries and attacks buried in long benign notes
-    assert sum("\n" in t for _, t in attacks) >= 12 and sum(len(t) >= 200 for _, t in attacks) >= 10
-    shared = heldout6.shared_with_tuning([t for _, t in attacks + benign])
-    assert shared == [], f"{len(shared)} texts of heldout6 equal a tuning corpus's (folded): {shared}"
-    folded = [corpora.fold(t) for _, t in attacks + benign]
-    assert len(set(folded)) == len(folded), "a phrasing appears twice in the set"
-
-
-def test_heldout6_shares_no_phrasing_with_the_still_sealed_fifth_set() -> None:
-    texts = [t for _, t in heldout6.attacks() + heldout6.benign()]
-    shared = heldout6.shared_with_sister(texts)
-    assert shared == [], f"{len(shared)} texts of heldout6 fold to one of heldout5's: {shared}"
-
-
-def _scripts(text: str) -> set[str]:
-    """The scripts of the letters of ``text``, by the first word of their Unicode names (LATIN, CJK, ARABIC ...)."""
-    return {unicodedata.name(c, "?").split()[0] for c in text if c.isalpha()}
-
-
-def test_heldout6_multilingual_attacks_cover_ten_named_languages_twenty_in_all_and_non_latin_scripts() -> None:
-    family = DATA["attacks"]["multilingual"]
-    languages = family["languages"]
-    assert len(languages) == len(family["phrasings"])
-    assert LANGUAGES <= set(languages), LANGUAGES - set(languages)
-    assert len(set(languages)) >= 20
-    scripts = set().union(*(_scripts(p) for p in family["phrasings"])) - {"LATIN"}
-    want = {"CJK", "HIRAGANA", "CYRILLIC", "ARABIC", "HEBREW", "DEVANAGARI", "HANGUL", "GREEK", "THAI"}
-    assert want <= scripts, want - scripts
-
-
-def test_heldout6_benign_notes_use_the_attacks_words_in_their_ordinary_meaning() -> None:
-    notes = [t.lower() for _, t in heldout6.benign()]
-    # hard negatives: each word or command an attack leans on appears in several notes an agent must store
-    words = ["ignore", "system", "override", "instructions", "disregard", "forget", "rm -rf", "curl", "ssh",
-             "git reset", "--force", "base64", "<!--", "display:none", "![", "password", "token", "api key",
-             "prompt injection", "jailbreak", "http"]  # fmt: skip
-    few = {w: n for w in words if (n := sum(w in t for t in notes)) < 2}
-    assert few == {}, f"words in fewer than two benign notes: {few}"
-    non_ascii = {c for c, ns in DATA["benign"]["notes"].items() if sum(not t.isascii() for t in ns) >= 30}
-    assert len(non_ascii) >= 3, non_ascii  # other languages, CJK, emoji
-
-
-def test_the_overlap_checks_find_a_copy_with_new_case_and_spacing_of_every_tuning_corpus_and_of_heldout5() -> None:
-    names = heldout6.tuning_names()
-    # every tuning corpus written before it but heldout5, still sealed then (checked as the sister below)
-    assert set(corpora.TUNING) - {"heldout5", "heldout6"} == set(names) and "heldout4" in names
-    for name in names:
-        attack = heldout6.tuning_texts(name)[0][0]
-        copy = "  " + attack.upper().replace(" ", "   ") + " !!"
-        # the copy is compared, never printed: it is a text of the corpus
-        assert heldout6.shared_with_tuning([copy, "a note written for no corpus at all, 2 Dec"], [name]) == [copy], name
-    sister = heldout6.SISTER.attacks()[0][1]
-    copy = sister.lower() + " ..."
-    found = heldout6.shared_with_sister([copy, "a note written for no corpus at all, 2 Dec"]) == [copy]
-    assert found, "the overlap check missed a copy of heldout5's first attack"  # a bool: heldout5's text stays unprinted
-
-
-def test_the_heldout6_record_command_refuses_a_label_that_is_neither_before_nor_after_and_leaves_its_log_byte_identical(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    before = heldout6.LOG.read_bytes()
-    # refused at every look (the first needs 'before: scan as on main', the second 'after:', a third is
-    # refused anyway), and the label is checked before any scan runs: this test never scans the set
-    assert heldout6.main(["--record", "a look with no before or after", "--scan-commit", "abc1234"]) == 2
-    assert heldout6.LOG.read_bytes() == before
-    assert "heldout6" in capsys.readouterr().err
-
+globals().update(sealed_checks.shape_tests(heldout6.SET, SHAPE))
 
 globals().update(sealed_checks.figure_tests(heldout6.SET, first_look=("189/417", "5/632")))
