@@ -62,6 +62,20 @@ def test_top_up_takes_the_newest_rows_of_the_full_query(db: SessionDB) -> None:
     assert _run(db, sql, params) == ids[::-1][:2]
 
 
+def test_top_up_leaves_out_the_rows_held_with_the_same_order_and_ranks(db: SessionDB) -> None:
+    s = db.create_session("s")
+    ids = [db.append_message(s, "user", f"walrus number {i}" + " walrus" * (i % 3)) for i in range(6)]
+    plan = build_query("walrus")
+    full_sql, full_params = build_search_sql("top_up", plan, SearchFilters(), None, limit=10)
+    full = [(int(r["id"]), float(r["rank"])) for r in db.conn.execute(full_sql, full_params)]
+    held = [ids[5], ids[2]]
+    sql, params = build_search_sql("top_up", plan, SearchFilters(), None, limit=10, skip=held)
+    got = [(int(r["id"]), float(r["rank"])) for r in db.conn.execute(sql, params)]
+    assert got == [(i, rank) for i, rank in full if i not in held]
+    again, _ = build_search_sql("top_up", plan, SearchFilters(), None, limit=10, skip=[ids[0]])
+    assert again == sql  # one statement text whatever the ids: the statement cache keeps it
+
+
 def test_cjk_steps_read_the_side_table_in_the_asked_order(db: SessionDB) -> None:
     s = db.create_session("s")
     old = db.append_message(s, "user", "我们讨论了数据库迁移", timestamp=10.0)

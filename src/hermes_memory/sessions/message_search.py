@@ -13,6 +13,7 @@ side table ``hm_messages_cjk`` (``"cjk_trigram"``, ``"cjk_like"``). Relevance or
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import sqlite3
 from collections.abc import Container
@@ -77,6 +78,7 @@ def build_search_sql(
     ids: list[int] | None = None,
     head: bool = False,
     text: bool = False,
+    skip: list[int] | None = None,
 ) -> tuple[str, list[Any]]:
     """One statement of a search, as ``(sql, params)``; every statement selects ``id`` and
     ``rank`` (``"fts"``, ``"top_up"``) or ``id`` and ``ts`` (the CJK steps), at most ``limit`` rows.
@@ -96,7 +98,8 @@ def build_search_sql(
       with ``text`` also ``content`` and ``tool_calls``).
     * ``"top_up"``: the newest rows matching the full ``plan.fts``; when the filters join
       ``sessions``, with :data:`hermes_memory.sessions.search_head.KEEP_COLUMNS` (and with ``text``
-      ``content`` and ``tool_calls``) as ``"keep"`` selects them.
+      ``content`` and ``tool_calls``) as ``"keep"`` selects them. ``skip``: row ids left out
+      (the rows the search already holds), so they are neither joined nor scored again.
     * ``"cjk_trigram"``: rows of the trigram side table matching ``plan.cjk_trigram``;
       ``"cjk_like"``: rows whose content or tool name contains ``pattern`` (a ``LIKE`` pattern,
       ``\\`` escapes). Newest row first under relevance, else in ``sort``'s time order.
@@ -145,8 +148,11 @@ def build_search_sql(
         if needs_session:  # the row's columns come with it (the search keeps them, as the filter check's)
             cols = ", " + search_head.KEEP_COLUMNS + (search_head.TEXT_COLUMNS if text else "")
             from_fts = from_fts.replace(" FROM hm_messages_fts ", cols + " FROM hm_messages_fts ", 1)
-        return (from_fts + " WHERE hm_messages_fts MATCH ?" + cond + neg_like
-                + " ORDER BY hm_messages_fts.rowid DESC LIMIT ?", [full, *params, *neg_like_params, limit])
+        # one statement text whatever the count (json_each): the statement cache keeps it
+        left_out = " AND hm_messages_fts.rowid NOT IN (SELECT value FROM json_each(?))" if skip else ""
+        skip_params = [json.dumps(skip)] if skip else []
+        return (from_fts + " WHERE hm_messages_fts MATCH ?" + left_out + cond + neg_like
+                + " ORDER BY hm_messages_fts.rowid DESC LIMIT ?", [full, *skip_params, *params, *neg_like_params, limit])
     neg_fts = " AND m.id NOT IN (SELECT rowid FROM hm_messages_fts WHERE hm_messages_fts MATCH ?)" if plan.exclude_fts else ""
     neg_fts_params = [hmcontext.own_text(" OR ".join(plan.exclude_fts))] if plan.exclude_fts else []
     base = "SELECT m.id AS id, m.timestamp AS ts FROM hm_messages_cjk c JOIN messages m ON m.id = c.rowid" + join_s
@@ -410,8 +416,10 @@ class MessageSearchMethods(StoreBase):
                     # are rare, or the filters exclude their rows): fill it with the newest rows of
                     # the full query, ranked by their full BM25, so no match is lost.
                     # read lazily (rowid order needs no sorter): the rows past the page are never joined
-                    sql, params = build_search_sql("top_up", plan, filters, sort, limit=want + len(hits),
-                                                   text=need_text)
+                    # the rows already held are left out in SQL: each would be joined with its
+                    # session, its text read and its BM25 computed only to be skipped here
+                    sql, params = build_search_sql("top_up", plan, filters, sort, limit=want - len(hits),
+                                                   text=need_text, skip=list(hits))
                     cur = conn.execute(sql, params)
                     try:
                         with_cols: bool | None = None
