@@ -44,7 +44,9 @@ def write_at_schema(url: str, version: int, write: Callable[[Any], T]) -> T:
             db.close()
 
 
-def stored_rows(url: str, table: str) -> list[dict[str, Any]]:
-    """Every row of ``table`` ordered by ``id``, each a dict of column name to stored value."""
+def stored_rows(url: str, table: str, derived: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """Every row of ``table`` ordered by ``id``, each a dict of column name to stored value, less
+    the ``derived`` columns (generated values a later migration recomputes on purpose)."""
     with psycopg.connect(url, autocommit=True, row_factory=dict_row) as conn:
-        return conn.execute(f"SELECT * FROM {table} ORDER BY id").fetchall()
+        rows = conn.execute(f"SELECT * FROM {table} ORDER BY id").fetchall()
+    return [{k: v for k, v in r.items() if k not in derived} for r in rows]

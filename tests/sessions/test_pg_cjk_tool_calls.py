@@ -19,6 +19,7 @@ from hermes_memory.sessions.pg import schema
 from tests.sessions.pg_old_schema import stored_rows, write_at_schema
 
 BACKENDS = ("postgres",)
+DERIVED = ("search_vector",)
 
 
 def _calls(args: dict[str, Any], ensure_ascii: bool) -> list[dict[str, Any]]:
@@ -68,11 +69,12 @@ def test_schema_9_reaches_a_version_8_database_changes_no_row_and_finds_tool_cal
     from hermes_memory.sessions.pg import PgSessionDB
 
     ids = write_at_schema(pg_url, 8, _write)  # a database at schema 8, as the previous release left it
-    before, sessions_before = stored_rows(pg_url, "messages"), stored_rows(pg_url, "sessions")
+    # migration 11 recomputes search_vector of rows whose JSON holds escaped quotes; nothing else
+    before, sessions_before = stored_rows(pg_url, "messages", DERIVED), stored_rows(pg_url, "sessions")
     db = PgSessionDB(pg_url)
     try:
         assert db.migration["from_version"] == 8 and db.migration["applied"] == list(range(9, schema.SCHEMA_VERSION + 1)), db.migration
-        assert stored_rows(pg_url, "messages") == before
+        assert stored_rows(pg_url, "messages", DERIVED) == before
         assert stored_rows(pg_url, "sessions") == sessions_before
         with psycopg.connect(pg_url, autocommit=True) as conn:
             # the migration analysed the table: the new index expressions have statistics

@@ -11,6 +11,8 @@ from typing import Any
 
 from hermes_memory.sessions.codec import JSON_CONTENT_PREFIX
 from hermes_memory.sessions.db import SessionDB
+from hermes_memory.sessions.pg import schema
+from tests.sessions.pg_old_schema import stored_rows, write_at_schema
 
 BACKENDS = ("postgres",)
 
@@ -48,3 +50,24 @@ def test_prefixed_json_content_with_escapes_is_found_on_postgres_as_on_sqlite(pg
     finally:
         lite.close()
         pg.close()
+
+
+def test_schema_11_reaches_a_version_10_database_changes_no_stored_value_and_finds_prefixed_content(
+    pg_url: str,
+) -> None:
+    from hermes_memory.sessions.pg import PgSessionDB
+
+    ids = write_at_schema(pg_url, 10, _write)  # a database at schema 10, as the previous release left it
+
+    def stored() -> list[dict[str, Any]]:  # search_vector: recomputed by migration 11, nothing else
+        return stored_rows(pg_url, "messages", ("search_vector",))
+
+    before, sessions_before = stored(), stored_rows(pg_url, "sessions")
+    db = PgSessionDB(pg_url)
+    try:
+        assert db.migration["from_version"] == 10 and db.migration["applied"] == list(range(11, schema.SCHEMA_VERSION + 1))
+        assert stored() == before
+        assert stored_rows(pg_url, "sessions") == sessions_before
+        assert _found(db, ids) == QUERIES
+    finally:
+        db.close()
