@@ -135,3 +135,23 @@ def test_http_answers_a_lone_surrogate_escape_like_stdio_instead_of_a_parse_erro
         listed = http.post(srv.url, content=json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}),
                            headers=headers)
         assert _jsonrpc_body(listed)["id"] == 8
+
+
+def test_http_answers_json_that_is_no_json_rpc_message_with_invalid_request_and_id_null(hermes_home: Path) -> None:
+    """The SDK answered ``[1,2]``, ``"x"`` and ``{}`` with -32602 and a request with an object or array
+    id with 202 and no reply; JSON-RPC 2.0 says -32600 with id null. Valid requests still answered."""
+    with HttpServer(hermes_home) as srv, httpx.Client(timeout=REPLY_WAIT_S) as http:
+        init = http.post(srv.url, content=json.dumps(INIT), headers=MCP_HEADERS)
+        assert init.status_code == 200, init.text
+        headers = {**MCP_HEADERS, "mcp-session-id": init.headers["mcp-session-id"],
+                   "mcp-protocol-version": _jsonrpc_body(init)["result"]["protocolVersion"]}
+        assert http.post(srv.url, content=json.dumps(INITIALIZED), headers=headers).status_code == 202
+        for body in ("[1, 2]", '"x"', "{}", '{"jsonrpc":"2.0","id":{"no":"objects"},"method":"tools/list"}',
+                     '{"jsonrpc":"2.0","id":[1],"method":"tools/list"}'):
+            refused = http.post(srv.url, content=body, headers=headers)
+            assert refused.status_code == 400, (body, refused.status_code, refused.text)
+            error = _jsonrpc_body(refused)
+            assert error["error"]["code"] == -32600 and error["id"] is None, (body, error)
+        listed = http.post(srv.url, content=json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}),
+                           headers=headers)
+        assert listed.status_code == 200 and _jsonrpc_body(listed)["id"] == 8

@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-import pytest
-from psycopg.rows import dict_row
 
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.pg import schema
+from tests.sessions.pg_old_schema import stored_rows, write_at_schema
 
 BACKENDS = ("postgres",)
 
@@ -60,28 +59,16 @@ def test_cjk_words_in_escaped_json_content_are_found_on_postgres_as_on_sqlite(pg
         pg.close()
 
 
-def _rows(pg_url: str, table: str) -> list[dict[str, Any]]:
-    with psycopg.connect(pg_url, autocommit=True, row_factory=dict_row) as conn:
-        return conn.execute(f"SELECT * FROM {table} ORDER BY id").fetchall()
-
-
-def test_schema_10_reaches_a_version_9_database_changes_no_row_and_finds_escaped_content_cjk(
-    pg_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_schema_10_reaches_a_version_9_database_changes_no_row_and_finds_escaped_content_cjk(pg_url: str) -> None:
     from hermes_memory.sessions.pg import PgSessionDB
 
-    with monkeypatch.context() as m:  # a database at schema 9, as the previous release left it
-        m.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:9])
-        m.setattr(schema, "SCHEMA_VERSION", 9)
-        old = PgSessionDB(pg_url)
-        ids = _write(old)
-        old.close()
-    before, sessions_before = _rows(pg_url, "messages"), _rows(pg_url, "sessions")
+    ids = write_at_schema(pg_url, 9, _write)  # a database at schema 9, as the previous release left it
+    before, sessions_before = stored_rows(pg_url, "messages"), stored_rows(pg_url, "sessions")
     db = PgSessionDB(pg_url)
     try:
         assert db.migration["from_version"] == 9 and db.migration["applied"] == list(range(10, schema.SCHEMA_VERSION + 1)), db.migration
-        assert _rows(pg_url, "messages") == before
-        assert _rows(pg_url, "sessions") == sessions_before
+        assert stored_rows(pg_url, "messages") == before
+        assert stored_rows(pg_url, "sessions") == sessions_before
         with psycopg.connect(pg_url, autocommit=True) as conn:
             # the migration analysed the table: the new index expressions have statistics
             stats = conn.execute("SELECT count(*) FROM pg_stats WHERE tablename IN "

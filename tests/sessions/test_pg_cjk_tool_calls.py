@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-import pytest
 
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.pg import schema
+from tests.sessions.pg_old_schema import stored_rows, write_at_schema
 
 BACKENDS = ("postgres",)
+DERIVED = ("search_vector",)
 
 
 def _calls(args: dict[str, Any], ensure_ascii: bool) -> list[dict[str, Any]]:
@@ -64,27 +65,18 @@ def test_cjk_words_only_in_tool_call_arguments_are_found_on_postgres_as_on_sqlit
         pg.close()
 
 
-def test_schema_9_reaches_a_version_8_database_changes_no_row_and_finds_tool_call_cjk(
-    pg_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_schema_9_reaches_a_version_8_database_changes_no_row_and_finds_tool_call_cjk(pg_url: str) -> None:
     from hermes_memory.sessions.pg import PgSessionDB
 
-    with monkeypatch.context() as m:  # a database at schema 8, as the previous release left it
-        m.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:8])
-        m.setattr(schema, "SCHEMA_VERSION", 8)
-        old = PgSessionDB(pg_url)
-        ids = _write(old)
-        old.close()
-    rows = "SELECT * FROM messages ORDER BY id"
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        before = conn.execute(rows).fetchall()
-        sessions_before = conn.execute("SELECT * FROM sessions ORDER BY id").fetchall()
+    ids = write_at_schema(pg_url, 8, _write)  # a database at schema 8, as the previous release left it
+    # migration 11 recomputes search_vector of rows whose JSON holds escaped quotes; nothing else
+    before, sessions_before = stored_rows(pg_url, "messages", DERIVED), stored_rows(pg_url, "sessions")
     db = PgSessionDB(pg_url)
     try:
         assert db.migration["from_version"] == 8 and db.migration["applied"] == list(range(9, schema.SCHEMA_VERSION + 1)), db.migration
+        assert stored_rows(pg_url, "messages", DERIVED) == before
+        assert stored_rows(pg_url, "sessions") == sessions_before
         with psycopg.connect(pg_url, autocommit=True) as conn:
-            assert conn.execute(rows).fetchall() == before
-            assert conn.execute("SELECT * FROM sessions ORDER BY id").fetchall() == sessions_before
             # the migration analysed the table: the new index expressions have statistics
             stats = conn.execute("SELECT count(*) FROM pg_stats WHERE tablename IN "
                                  "('hm_messages_cjk_trgm', 'hm_messages_cjk_words')").fetchone()

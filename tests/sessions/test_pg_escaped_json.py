@@ -11,10 +11,10 @@ import json
 from typing import Any
 
 import psycopg
-import pytest
 
 from hermes_memory.sessions.pg import schema
 from tests.helpers.values import present
+from tests.sessions.pg_old_schema import write_at_schema
 
 BACKENDS = ("postgres",)
 
@@ -57,17 +57,10 @@ def test_escaped_tool_call_json_is_found_by_every_word_on_postgres(pg_url: str) 
         db.close()
 
 
-def test_a_version5_database_is_migrated_and_its_rows_found_decoded(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_version5_database_is_migrated_and_its_rows_found_decoded(pg_url: str) -> None:
     from hermes_memory.sessions.pg import PgSessionDB
 
-    with monkeypatch.context() as m:
-        m.setattr(schema, "MIGRATIONS", [x for x in schema.MIGRATIONS if x.version <= 5])
-        m.setattr(schema, "SCHEMA_VERSION", 5)
-        old = PgSessionDB(pg_url)
-        try:
-            ids = _write(old)
-        finally:
-            old.close()
+    ids = write_at_schema(pg_url, 5, _write)
     rows = "SELECT id, session_id, role, content, tool_calls, tool_name, timestamp FROM messages ORDER BY id"
     # read from version 5's vector itself: today's search statements need today's schema (hm_json_text)
     indexed = "SELECT count(*) FROM messages WHERE search_vector @@ plainto_tsquery('hm_search', %s)"

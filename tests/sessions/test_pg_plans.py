@@ -26,6 +26,7 @@ from hermes_memory.sessions.pg import schema, search_schema
 from hermes_memory.sessions.search import session_search
 from tests.sessions import search_corpus
 from tests.sessions.backend_sql import sql
+from tests.sessions.pg_old_schema import at_schema, stored_rows, write_at_schema
 
 BACKENDS = ("postgres",)  # PostgreSQL's own plans
 
@@ -183,36 +184,26 @@ def test_the_recency_window_trims_the_candidates_through_its_index_before_their_
 
 
 @pytest.mark.backends("postgres")
-def test_schema_7_reaches_a_version_6_database_and_changes_no_row(
-    pg_server: Any, pg_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_schema_7_reaches_a_version_6_database_and_changes_no_row(pg_server: Any, pg_url: str) -> None:
     from hermes_memory.sessions.pg import PgSessionDB
 
-    with monkeypatch.context() as m:  # a database at schema 6, as the previous release left it
-        m.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:6])
-        m.setattr(schema, "SCHEMA_VERSION", 6)
-        old = PgSessionDB(pg_url)
-        _common_history(old)
-        old.close()
+    write_at_schema(pg_url, 6, _common_history)  # a database at schema 6, as the previous release left it
     # what the migrated database must answer: the same history written at today's schema (today's
     # statements cannot run at schema 6, which lacks hm_json_text)
     fresh = PgSessionDB(pg_server.create_database())
     _common_history(fresh)
     found_before = [r["id"] for r in fresh.search_messages(COMMON, limit=50)]
     fresh.close()
-    rows = "SELECT to_jsonb(m) FROM messages m ORDER BY id"  # every column by name (migration 8 re-adds search_vector last)
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("VACUUM ANALYZE messages")  # statistics as the old release left them
-        before = conn.execute(rows).fetchall()
-        sessions_before = conn.execute("SELECT * FROM sessions ORDER BY id").fetchall()
+    before, sessions_before = stored_rows(pg_url, "messages"), stored_rows(pg_url, "sessions")
     db: Any = PgSessionDB(pg_url)
     try:
         assert db.migration["from_version"] == 6 and 7 in db.migration["applied"]
         # planned through the new index at once, not after autovacuum's next ANALYZE
         assert "Bitmap Index Scan on " + search_schema.WINDOW_INDEX in _window_plan(db), _window_plan(db)
-        with psycopg.connect(pg_url, autocommit=True) as conn:
-            assert conn.execute(rows).fetchall() == before
-            assert conn.execute("SELECT * FROM sessions ORDER BY id").fetchall() == sessions_before
+        assert stored_rows(pg_url, "messages") == before
+        assert stored_rows(pg_url, "sessions") == sessions_before
         assert sql(db, "SELECT count(*) FROM pg_indexes WHERE indexname = %s", (search_schema.WINDOW_INDEX,)) == [(1,)]
         assert [r["id"] for r in db.search_messages(COMMON, limit=50)] == found_before
     finally:
@@ -251,35 +242,28 @@ def test_fresh_appends_leave_a_few_pending_pages_and_the_filtered_search_reads_t
 
 
 @pytest.mark.backends("postgres")
-def test_schema_5_reaches_a_version_4_database_and_changes_no_row(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_schema_5_reaches_a_version_4_database_and_changes_no_row(pg_url: str) -> None:
     from hermes_memory.sessions.pg import PgSessionDB
 
-    with monkeypatch.context() as m:  # a database at schema 4, as the previous release left it
-        m.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:4])
-        m.setattr(schema, "SCHEMA_VERSION", 4)
-        old = PgSessionDB(pg_url)
-        _history(old, sessions=8, per_session=40)
-        old.close()
-    rows = "SELECT * FROM messages ORDER BY id"
+    # a database at schema 4, as the previous release left it
+    write_at_schema(pg_url, 4, lambda old: _history(old, sessions=8, per_session=40))
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS pgstattuple")
-        before = conn.execute(rows).fetchall()
-        sessions_before = conn.execute("SELECT * FROM sessions ORDER BY id").fetchall()
         pending = conn.execute("SELECT pending_pages FROM pgstatginindex('hm_messages_search')").fetchone()
         assert pending is not None and pending[0] > 8
-    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:5])  # schema 5 itself (6: test_pg_escaped_json.py)
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", 5)
-    db = PgSessionDB(pg_url)
-    try:
-        assert db.migration["applied"] == list(range(5, schema.SCHEMA_VERSION + 1))
-        assert db.migration["to_version"] == schema.SCHEMA_VERSION
-        assert _pending_pages(db, "hm_messages_search") == 0 and _pending_pages(db, "hm_messages_context") == 0
-        with psycopg.connect(pg_url, autocommit=True) as conn:  # read as before: every column the same
-            assert conn.execute(rows).fetchall() == before
-            assert conn.execute("SELECT * FROM sessions ORDER BY id").fetchall() == sessions_before
-    finally:
-        db.close()
-    monkeypatch.undo()  # today's statements need today's schema (9 indexes hm_json_text(tool_calls))
+    before, sessions_before = stored_rows(pg_url, "messages"), stored_rows(pg_url, "sessions")
+    with at_schema(5):  # schema 5 itself (6: test_pg_escaped_json.py)
+        db = PgSessionDB(pg_url)
+        try:
+            assert db.migration["applied"] == list(range(5, schema.SCHEMA_VERSION + 1))
+            assert db.migration["to_version"] == schema.SCHEMA_VERSION
+            assert _pending_pages(db, "hm_messages_search") == 0 and _pending_pages(db, "hm_messages_context") == 0
+            # read as before: every column the same
+            assert stored_rows(pg_url, "messages") == before
+            assert stored_rows(pg_url, "sessions") == sessions_before
+        finally:
+            db.close()
+    # today's statements need today's schema (9 indexes hm_json_text(tool_calls))
     db = PgSessionDB(pg_url)
     try:
         assert db.search_messages(WORDS[5], limit=5)

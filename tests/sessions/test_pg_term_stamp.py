@@ -10,9 +10,9 @@ import threading
 from typing import Any
 
 import psycopg
-import pytest
 
-from hermes_memory.sessions.pg import PgSessionDB, schema, search_schema
+from hermes_memory.sessions.pg import PgSessionDB, search_schema
+from tests.sessions.pg_old_schema import stored_rows, write_at_schema
 
 
 def _seed(db: Any) -> None:
@@ -105,23 +105,14 @@ def test_concurrent_writers_each_count_and_none_waits_on_the_counter_for_its_who
         db.close()
 
 
-def test_schema_6_reaches_a_version_5_database_and_changes_no_row(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    with monkeypatch.context() as m:  # a database at schema 5, as the previous release left it
-        m.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:5])
-        m.setattr(schema, "SCHEMA_VERSION", 5)
-        old = PgSessionDB(pg_url)
-        _seed(old)
-        old.close()
-    rows = "SELECT to_jsonb(m) FROM messages m ORDER BY id"  # every column by name (migration 8 re-adds search_vector last)
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        before = conn.execute(rows).fetchall()
-        sessions_before = conn.execute("SELECT * FROM sessions ORDER BY id").fetchall()
+def test_schema_6_reaches_a_version_5_database_and_changes_no_row(pg_url: str) -> None:
+    write_at_schema(pg_url, 5, _seed)  # a database at schema 5, as the previous release left it
+    before, sessions_before = stored_rows(pg_url, "messages"), stored_rows(pg_url, "sessions")
     db = PgSessionDB(pg_url)
     try:
         assert 6 in db.migration["applied"] and db.migration["from_version"] == 5
-        with psycopg.connect(pg_url, autocommit=True) as conn:
-            assert conn.execute(rows).fetchall() == before
-            assert conn.execute("SELECT * FROM sessions ORDER BY id").fetchall() == sessions_before
+        assert stored_rows(pg_url, "messages") == before
+        assert stored_rows(pg_url, "sessions") == sessions_before
         assert _changes(pg_url) == 0
         assert _df(db, "walrus") == 20
         db.append_messages("s1", [{"role": "user", "content": "one more walrus"}])

@@ -13,7 +13,8 @@ import json
 import re
 from typing import Any
 
-from hermes_memory.mcp.stdio_lines import no_constants, without_surrogates
+from hermes_memory.mcp.stdio_lines import no_constants, repair_line, without_surrogates
+from mcp import types
 
 # a \uD800-\uDFFF escape; a body without one needs no repair (and is not parsed here)
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -34,9 +35,27 @@ def repair_body(body: bytes) -> bytes | None:
     return json.dumps(cleaned).encode("ascii")
 
 
+def invalid_request(body: bytes) -> bytes | None:
+    """The JSON-RPC -32600 reply (id null unless the body has a string/integer id) for a body that is
+    JSON but no JSON-RPC message (``[1,2]``, ``"x"``, ``{}``) or a request whose id is an object,
+    array, float or null, which the SDK answers with -32602 or reads as a notification (HTTP 202, no
+    reply); checked as over stdio (:func:`hermes_memory.mcp.stdio_lines.repair_line`). None for
+    every message the SDK accepts and for a body that is not JSON (the SDK's -32700 stays)."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    _, refusal = repair_line(text)
+    if refusal is None or refusal.error.code != types.INVALID_REQUEST:
+        return None
+    reply = {**refusal.model_dump(by_alias=True, exclude_none=True), "id": refusal.id}  # id null stays
+    return json.dumps(reply).encode("utf-8")
+
+
 class SurrogateRepair:
     """ASGI wrapper: each POST body is read whole (the SDK reads it whole too) and, where it has a
-    lone surrogate escape, handed on repaired by :func:`repair_body` with its content-length fixed.
+    lone surrogate escape, handed on repaired by :func:`repair_body` with its content-length fixed;
+    a body :func:`invalid_request` refuses is answered here, 400 with its -32600 reply.
     Other requests, and a body whose client went away while it was sent, pass on untouched."""
 
     def __init__(self, app: Any) -> None:
@@ -54,6 +73,13 @@ class SurrogateRepair:
                 break
         if received[-1].get("type") == "http.request":
             body = b"".join(m.get("body", b"") for m in received)
+            refusal = invalid_request(body)
+            if refusal is not None:
+                await send({"type": "http.response.start", "status": 400,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(refusal)).encode())]})
+                await send({"type": "http.response.body", "body": refusal})
+                return
             repaired = repair_body(body)
             if repaired is not None:
                 headers = [(k, v) for k, v in scope.get("headers", []) if k.lower() != b"content-length"]

@@ -182,6 +182,7 @@ MIGRATIONS: list[Migration] = [
     Migration(8, search_schema.DECODED_MIGRATION_NAME, search_schema.DECODED_MIGRATION_SQL),  # pg/search_schema.py
     Migration(9, search_schema.CALLS_CJK_MIGRATION_NAME, search_schema.CALLS_CJK_MIGRATION_SQL),  # pg/search_schema.py
     Migration(10, search_schema.CONTENT_CJK_MIGRATION_NAME, search_schema.CONTENT_CJK_MIGRATION_SQL),  # pg/search_schema.py
+    Migration(11, search_schema.PREFIXED_MIGRATION_NAME, search_schema.PREFIXED_MIGRATION_SQL),  # pg/search_schema.py
 ]
 """Every schema version, oldest first (append only)."""
 

@@ -358,3 +358,46 @@ calls. No row of ``messages`` is rewritten: both indexes are built once, which r
 and calls ``hm_json_text`` on every row's content (text without a backslash, or not starting with
 ``{``/``[``, is returned at once). ``ANALYZE messages`` then keeps the new index expressions'
 statistics, which the planner needs to estimate :data:`CONTENT_CJK_PREDICATE` from the start."""
+
+PREFIXED_JSON_TEXT_FUNCTION = JSON_TEXT_FUNCTION.replace(
+    "    result text;\nBEGIN\n",
+    "    result text;\n    body text := t;\nBEGIN\n"
+    "    IF left(t, 6) = chr(30) || 'json:' THEN\n"
+    "        body := substr(t, 7);  -- list/dict content behind our prefix: its JSON is decoded\n"
+    "    END IF;\n",
+).replace(
+    "IF t IS NULL OR strpos(t, chr(92)) = 0 OR length(t) > ",
+    "IF t IS NULL OR strpos(body, chr(92)) = 0 OR length(body) > ",
+).replace(
+    "OR left(ltrim(t), 1) NOT IN ('{', '[') THEN",
+    "OR left(ltrim(body), 1) NOT IN ('{', '[') THEN",
+).replace("        j := t::jsonb;\n", "        j := body::jsonb;\n").replace(
+    "WHERE jsonb_typeof(v) = 'string' LOOP\n",
+    "WHERE jsonb_typeof(v) = 'string' LOOP\n"
+    "        IF strpos(s, chr(92)) > 0 OR strpos(s, chr(34)) > 0 OR s ~ '[[:cntrl:]]' THEN\n"
+    "            result := result || ' ' || s;  -- jsonb's text escapes these again: the value as decoded\n"
+    "        END IF;\n",
+)
+""":data:`JSON_TEXT_FUNCTION` that also decodes JSON behind :data:`hermes_memory.sessions.codec.JSON_CONTENT_PREFIX`
+(the prefix is dropped, as SQLite's :func:`hermes_memory.sessions.jsontext.decoded` drops it for
+content); a value that is not decoded is still returned as stored, prefix included. Before schema 11
+such content (every list/dict message, and a caller's text already starting with the prefix) was
+indexed as stored: ``caf\\u00e9`` and ``first\\nwalrus`` gave no word ``café`` or ``walrus``. And in any
+decoded value (content or tool calls) a string holding a newline, tab, quote or backslash is appended
+as decoded, since ``jsonb::text`` writes those escaped again (``first\\nwalrus``: no word ``walrus``
+before schema 11; SQLite indexes the decoded leaves). Such a row's words then count twice in its
+vector (ranking weight, not which rows match). The
+reference agent's NUL prefix cannot be stored in PostgreSQL text (copy replaces the NUL)."""
+if PREFIXED_JSON_TEXT_FUNCTION.count("body") != 6 or "chr(34)" not in PREFIXED_JSON_TEXT_FUNCTION:  # every replacement above found its text
+    raise AssertionError("PREFIXED_JSON_TEXT_FUNCTION: JSON_TEXT_FUNCTION changed; rewrite the replacements")
+PREFIXED_MIGRATION_NAME = "decode JSON content behind the \\x1ejson: prefix for search (as SQLite layout 4)"
+PREFIXED_MIGRATION_SQL = PREFIXED_JSON_TEXT_FUNCTION + """
+UPDATE messages SET content = content
+ WHERE strpos(content, chr(92)) > 0 OR strpos(tool_calls, chr(92)) > 0;
+ANALYZE messages;
+"""
+"""Migration 11: ``hm_json_text`` replaced by :data:`PREFIXED_JSON_TEXT_FUNCTION`, then only the rows
+whose derived values may change (content or tool calls holding a backslash) rewritten with their stored
+values: ``search_vector`` (generated) is recomputed and, the update not being HOT, every index on
+``hm_json_text(content)`` gets the row's new entry. No stored value of another column changes; the
+change counter (migration 6) moves once when such rows exist, so cached frequencies are re-read."""
