@@ -208,12 +208,17 @@ _SELECT_ROWS = f"SELECT {_row_values('m')} FROM messages m"
 _SELECT_CJK = f"SELECT m.id, {_cjk_text('m')}, m.tool_name FROM messages m WHERE {_has_cjk('m')}"
 
 
-def _norm(sql: str | None) -> str:
+def normalised_sql(sql: str | None) -> str:
+    """``sql`` with runs of whitespace made one space (``""`` for ``None``): how stored DDL is compared."""
     return " ".join((sql or "").split())
 
 
-def _objects(conn: sqlite3.Connection) -> dict[str, str | None]:
+def objects(conn: sqlite3.Connection) -> dict[str, str | None]:
+    """``{name: CREATE statement}`` of every ``hm_*`` object in ``sqlite_master`` (a read)."""
     return {n: s for n, s in conn.execute("SELECT name, sql FROM sqlite_master WHERE name LIKE 'hm\\_%' ESCAPE '\\'")}
+
+
+_norm, _objects = normalised_sql, objects
 
 
 def meta_get(conn: sqlite3.Connection, key: str) -> str | None:
@@ -548,43 +553,6 @@ def sync(conn: sqlite3.Connection) -> dict[str, Any]:
             report["added"] = full_build(conn, f"index damaged: {exc}")
     report["seconds"] = round(time.perf_counter() - t0, 4)
     return report
-
-
-def in_step(conn: sqlite3.Connection) -> bool:
-    """True when :func:`sync`, :func:`finish_backfill` and a relayout step would all find nothing to
-    do: our objects and triggers are the current ones, our rank is the current one, no build,
-    verification or relayout is pending, our newest indexed row is the newest message, and a
-    read-only probe of both tables (which reads their structure records) raises nothing. Only
-    reads: an open that finds the index in step takes no write lock (another program may hold one).
-    False whenever anything is missing or in doubt (the open then takes the write path)."""
-    have = _objects(conn)
-    if MAIN not in have or CJK not in have or META not in have:
-        return False
-    if any(_norm(have.get(n)) != _norm(sql) for n, sql in (*TRIGGER_SQL.items(), *CHANGE_TRIGGER_SQL.items())):
-        return False
-    keys = ("backfill_next_id", "verify_next_id", hmrelayout.NEXT_KEY, hmrelayout.DROP_KEY)
-    if any(meta_get(conn, k) is not None for k in keys) or hmrelayout.is_old_layout(conn, have.get(MAIN)):
-        return False
-    try:
-        row = conn.execute(f"SELECT v FROM {MAIN}_config WHERE k = 'rank'").fetchone()
-        if row is None or row[0] != rank_value():
-            return False
-        top = conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0
-        if max_indexed(conn) != top:
-            return False
-        for table in (MAIN, CJK):
-            conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH 'probe' LIMIT 1").fetchall()
-    except FTS_ERRORS as exc:
-        if isinstance(exc, sqlite3.OperationalError) and not is_damage(exc):
-            raise  # locked, busy, I/O: not a sign that anything needs writing
-        return False  # damaged (or unreadable) index: the write path probes, checks and rebuilds
-    return True
-
-
-NOTHING_DONE: dict[str, Any] = {"action": "none", "triggers_missing": False, "added": 0, "deleted": 0,
-                                "changed": 0, "verified": 0, "verify_pending": False, "seconds": 0.0,
-                                "backfilled": 0}
-"""The :func:`sync` + :func:`finish_backfill` report of an open that found the index in step."""
 
 
 def _relayout(conn: sqlite3.Connection, have: dict[str, str | None], report: dict[str, Any]) -> None:

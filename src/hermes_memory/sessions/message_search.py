@@ -416,8 +416,7 @@ class MessageSearchMethods(StoreBase):
                     # are rare, or the filters exclude their rows): fill it with the newest rows of
                     # the full query, ranked by their full BM25, so no match is lost.
                     # read lazily (rowid order needs no sorter): the rows past the page are never joined
-                    # the rows already held are left out in SQL: each would be joined with its
-                    # session, its text read and its BM25 computed only to be skipped here
+                    # rows already held are left out in SQL (else joined, read and scored to be skipped)
                     sql, params = build_search_sql("top_up", plan, filters, sort, limit=want - len(hits),
                                                    text=need_text, skip=list(hits))
                     cur = conn.execute(sql, params)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from hermes_memory.sessions import hmindex, refschema
+from hermes_memory.sessions import hmindex, hmstep, refschema
 
 SCHEMA_VERSION = refschema.REFERENCE_SCHEMA_VERSION
 """``schema_version`` written to a NEW database (the reference's current version). An existing
@@ -147,7 +147,7 @@ def current_report(conn: sqlite3.Connection) -> dict[str, Any] | None:
     """What :func:`migrate` (and the open's index steps after it) would report when there is nothing
     to change, found with READS only; ``None`` when anything must be written (a new file, a
     reference or layout-1 database, a missing column, an index to build, catch up, verify, move or
-    repair: :func:`hmindex.in_step`). The caller runs it in one read transaction; it takes no write
+    repair: :func:`hmstep.in_step`). The caller runs it in one read transaction; it takes no write
     lock, so it answers while another process holds a write transaction (``BEGIN IMMEDIATE`` or,
     under WAL, ``BEGIN EXCLUSIVE``). Raises ``sqlite3.Error`` as a read of the file would."""
     objects = {n: (t, s) for t, n, s in conn.execute("SELECT type, name, sql FROM sqlite_master")}
@@ -157,7 +157,7 @@ def current_report(conn: sqlite3.Connection) -> dict[str, Any] | None:
         have = _columns(conn, table)
         if any(name not in have for name, _decl in columns):
             return None
-    if not hmindex.in_step(conn):
+    if not hmstep.in_step(conn):
         return None
     row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
     return {
@@ -165,7 +165,7 @@ def current_report(conn: sqlite3.Connection) -> dict[str, Any] | None:
         "from_version": row[0] if row else None,
         "added_columns": [],
         "restored_reference_fts": [],
-        "index": dict(hmindex.NOTHING_DONE),
+        "index": dict(hmstep.NOTHING_DONE),
         "fts_rebuilt": False,
     }
 
