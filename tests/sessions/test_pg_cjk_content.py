@@ -14,8 +14,8 @@ from typing import Any
 
 import psycopg
 
-from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.pg import schema
+from tests.sessions.engine_parity import found_by_name, found_on_both
 from tests.sessions.pg_old_schema import stored_rows, write_at_schema
 
 BACKENDS = ("postgres",)
@@ -40,23 +40,10 @@ QUERIES = {"東京タワー": ["escaped"], "高さ": ["escaped"], "東京タワ�
 """Each query and the messages (of :func:`_write`) that hold it."""
 
 
-def _found(db: Any, ids: dict[str, int]) -> dict[str, list[str]]:
-    names = {v: k for k, v in ids.items()}
-    return {q: sorted(names[r["id"]] for r in db.search_messages(q, raise_errors=True)) for q in QUERIES}
-
-
 def test_cjk_words_in_escaped_json_content_are_found_on_postgres_as_on_sqlite(pg_url: str, tmp_path: Path) -> None:
-    from hermes_memory.sessions.pg import PgSessionDB
-
-    lite = SessionDB(tmp_path / "state.db")
-    pg = PgSessionDB(pg_url)
-    try:
-        got_lite, got_pg = _found(lite, _write(lite)), _found(pg, _write(pg))
-        assert got_lite == QUERIES
-        assert got_pg == got_lite
-    finally:
-        lite.close()
-        pg.close()
+    got_lite, got_pg = found_on_both(pg_url, tmp_path / "state.db", _write, QUERIES)
+    assert got_lite == QUERIES
+    assert got_pg == got_lite
 
 
 def test_schema_10_reaches_a_version_9_database_changes_no_row_and_finds_escaped_content_cjk(pg_url: str) -> None:
@@ -74,6 +61,6 @@ def test_schema_10_reaches_a_version_9_database_changes_no_row_and_finds_escaped
             stats = conn.execute("SELECT count(*) FROM pg_stats WHERE tablename IN "
                                  "('hm_messages_cjk_trgm', 'hm_messages_cjk_words')").fetchone()
             assert stats is not None and stats[0] == 2, stats
-        assert _found(db, ids) == QUERIES
+        assert found_by_name(db, ids, QUERIES) == QUERIES
     finally:
         db.close()

@@ -14,8 +14,8 @@ from typing import Any
 
 import psycopg
 
-from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.pg import schema
+from tests.sessions.engine_parity import found_by_name, found_on_both
 from tests.sessions.pg_old_schema import stored_rows, write_at_schema
 
 BACKENDS = ("postgres",)
@@ -45,24 +45,11 @@ QUERIES = {"東京タワー": "plain", "大阪城": "escaped", "歴史": "escape
 """Each query and the message (of :func:`_write`) that holds it only in its tool calls."""
 
 
-def _found(db: Any, ids: dict[str, int]) -> dict[str, list[str]]:
-    names = {v: k for k, v in ids.items()}
-    return {q: sorted(names[r["id"]] for r in db.search_messages(q, raise_errors=True)) for q in QUERIES}
-
-
 def test_cjk_words_only_in_tool_call_arguments_are_found_on_postgres_as_on_sqlite(pg_url: str, tmp_path: Path) -> None:
-    from hermes_memory.sessions.pg import PgSessionDB
-
-    lite = SessionDB(tmp_path / "state.db")
-    pg = PgSessionDB(pg_url)
-    try:
-        want = {q: [k] for q, k in QUERIES.items()}
-        got_lite, got_pg = _found(lite, _write(lite)), _found(pg, _write(pg))
-        assert got_lite == want
-        assert got_pg == want
-    finally:
-        lite.close()
-        pg.close()
+    want = {q: [k] for q, k in QUERIES.items()}
+    got_lite, got_pg = found_on_both(pg_url, tmp_path / "state.db", _write, QUERIES)
+    assert got_lite == want
+    assert got_pg == want
 
 
 def test_schema_9_reaches_a_version_8_database_changes_no_row_and_finds_tool_call_cjk(pg_url: str) -> None:
@@ -81,6 +68,6 @@ def test_schema_9_reaches_a_version_8_database_changes_no_row_and_finds_tool_cal
             stats = conn.execute("SELECT count(*) FROM pg_stats WHERE tablename IN "
                                  "('hm_messages_cjk_trgm', 'hm_messages_cjk_words')").fetchone()
             assert stats is not None and stats[0] == 2, stats
-        assert _found(db, ids) == {q: [k] for q, k in QUERIES.items()}
+        assert found_by_name(db, ids, QUERIES) == {q: [k] for q, k in QUERIES.items()}
     finally:
         db.close()

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from hermes_memory.sessions.codec import JSON_CONTENT_PREFIX
-from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.pg import schema
+from tests.sessions.engine_parity import found_by_name, found_on_both
 from tests.sessions.pg_old_schema import stored_rows, write_at_schema
 
 BACKENDS = ("postgres",)
@@ -33,23 +33,10 @@ QUERIES = {"naïve": ["prefixed"], "Müller": ["prefixed"], "東京タワー": [
 """Each query and the messages (of :func:`_write`) that hold it."""
 
 
-def _found(db: Any, ids: dict[str, int]) -> dict[str, list[str]]:
-    names = {v: k for k, v in ids.items()}
-    return {q: sorted(names[r["id"]] for r in db.search_messages(q, raise_errors=True)) for q in QUERIES}
-
-
 def test_prefixed_json_content_with_escapes_is_found_on_postgres_as_on_sqlite(pg_url: str, tmp_path: Path) -> None:
-    from hermes_memory.sessions.pg import PgSessionDB
-
-    lite = SessionDB(tmp_path / "state.db")
-    pg = PgSessionDB(pg_url)
-    try:
-        got_lite, got_pg = _found(lite, _write(lite)), _found(pg, _write(pg))
-        assert got_lite == QUERIES
-        assert got_pg == got_lite
-    finally:
-        lite.close()
-        pg.close()
+    got_lite, got_pg = found_on_both(pg_url, tmp_path / "state.db", _write, QUERIES)
+    assert got_lite == QUERIES
+    assert got_pg == got_lite
 
 
 def test_schema_11_reaches_a_version_10_database_changes_no_stored_value_and_finds_prefixed_content(
@@ -68,6 +55,6 @@ def test_schema_11_reaches_a_version_10_database_changes_no_stored_value_and_fin
         assert db.migration["from_version"] == 10 and db.migration["applied"] == list(range(11, schema.SCHEMA_VERSION + 1))
         assert stored() == before
         assert stored_rows(pg_url, "sessions") == sessions_before
-        assert _found(db, ids) == QUERIES
+        assert found_by_name(db, ids, QUERIES) == QUERIES
     finally:
         db.close()
