@@ -116,15 +116,21 @@ def _jsonrpc_body(response: httpx.Response) -> dict[str, Any]:
     raise AssertionError(f"no JSON-RPC message in {response.text!r}")
 
 
+def _initialised_session(http: httpx.Client, url: str) -> dict[str, str]:
+    """Initialise an MCP session over streamable HTTP at ``url``; the headers every later request of it sends."""
+    init = http.post(url, content=json.dumps(INIT), headers=MCP_HEADERS)
+    assert init.status_code == 200, init.text
+    headers = {**MCP_HEADERS, "mcp-session-id": init.headers["mcp-session-id"],
+               "mcp-protocol-version": _jsonrpc_body(init)["result"]["protocolVersion"]}
+    assert http.post(url, content=json.dumps(INITIALIZED), headers=headers).status_code == 202
+    return headers
+
+
 def test_http_answers_a_lone_surrogate_escape_like_stdio_instead_of_a_parse_error(hermes_home: Path) -> None:
     """The SDK's HTTP transport answered the same body with 400 and -32700 although it is JSON Python
     reads; it is answered as over stdio, and bodies that are not JSON still get the SDK's parse error."""
     with HttpServer(hermes_home) as srv, httpx.Client(timeout=REPLY_WAIT_S) as http:
-        init = http.post(srv.url, content=json.dumps(INIT), headers=MCP_HEADERS)
-        assert init.status_code == 200, init.text
-        headers = {**MCP_HEADERS, "mcp-session-id": init.headers["mcp-session-id"],
-                   "mcp-protocol-version": _jsonrpc_body(init)["result"]["protocolVersion"]}
-        assert http.post(srv.url, content=json.dumps(INITIALIZED), headers=headers).status_code == 202
+        headers = _initialised_session(http, srv.url)
         found = http.post(srv.url, content=SURROGATE_SEARCH, headers=headers)
         assert found.status_code == 200, found.text
         answer = _jsonrpc_body(found)
@@ -139,19 +145,19 @@ def test_http_answers_a_lone_surrogate_escape_like_stdio_instead_of_a_parse_erro
 
 def test_http_answers_json_that_is_no_json_rpc_message_with_invalid_request_and_id_null(hermes_home: Path) -> None:
     """The SDK answered ``[1,2]``, ``"x"`` and ``{}`` with -32602 and a request with an object or array
-    id with 202 and no reply; JSON-RPC 2.0 says -32600 with id null. Valid requests still answered."""
+    id with 202 and no reply; JSON-RPC 2.0 says -32600 with id null, and the message speaks of the
+    body (it said "the line", stdio's wording). Valid requests still answered."""
     with HttpServer(hermes_home) as srv, httpx.Client(timeout=REPLY_WAIT_S) as http:
-        init = http.post(srv.url, content=json.dumps(INIT), headers=MCP_HEADERS)
-        assert init.status_code == 200, init.text
-        headers = {**MCP_HEADERS, "mcp-session-id": init.headers["mcp-session-id"],
-                   "mcp-protocol-version": _jsonrpc_body(init)["result"]["protocolVersion"]}
-        assert http.post(srv.url, content=json.dumps(INITIALIZED), headers=headers).status_code == 202
+        headers = _initialised_session(http, srv.url)
         for body in ("[1, 2]", '"x"', "{}", '{"jsonrpc":"2.0","id":{"no":"objects"},"method":"tools/list"}',
                      '{"jsonrpc":"2.0","id":[1],"method":"tools/list"}'):
             refused = http.post(srv.url, content=body, headers=headers)
             assert refused.status_code == 400, (body, refused.status_code, refused.text)
             error = _jsonrpc_body(refused)
             assert error["error"]["code"] == -32600 and error["id"] is None, (body, error)
+            assert "line" not in error["error"]["message"], (body, error)  # stdio's wording: a body here
+            if '"id"' not in body:
+                assert error["error"]["message"].startswith("Invalid Request: the body is JSON"), (body, error)
         listed = http.post(srv.url, content=json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}),
                            headers=headers)
         assert listed.status_code == 200 and _jsonrpc_body(listed)["id"] == 8

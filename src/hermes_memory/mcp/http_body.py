@@ -45,7 +45,7 @@ def invalid_request(body: bytes) -> bytes | None:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    _, refusal = repair_line(text)
+    _, refusal = repair_line(text, unit="body")
     if refusal is None or refusal.error.code != types.INVALID_REQUEST:
         return None
     reply = {**refusal.model_dump(by_alias=True, exclude_none=True), "id": refusal.id}  # id null stays

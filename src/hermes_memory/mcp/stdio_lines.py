@@ -62,13 +62,14 @@ def _error(id_: int | str | None, code: int, message: str) -> types.JSONRPCError
     return types.JSONRPCError(jsonrpc="2.0", id=id_, error=types.ErrorData(code=code, message=message))
 
 
-def repair_line(line: str) -> tuple[str | None, types.JSONRPCError | None]:
-    """Check one line read from stdin (its newline may still be on it).
+def repair_line(line: str, unit: str = "line") -> tuple[str | None, types.JSONRPCError | None]:
+    """Check one line read from stdin (its newline may still be on it), or one HTTP body.
 
     Returns ``(line_for_the_sdk, None)`` when the SDK's reader can take the line (unchanged when it
     already could; re-encoded JSON with lone surrogates replaced by U+FFFD when that is what made it
     unparseable), else ``(None, error)``: the JSON-RPC error to send back instead (-32700 with id
-    null for invalid JSON, -32600 with the line's id where it has a usable one). Never raises.
+    null for invalid JSON, -32600 with the line's id where it has a usable one). ``unit``: what the
+    error messages call the text (``"line"`` over stdio, ``"body"`` over HTTP). Never raises.
     """
     try:
         message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
@@ -83,14 +84,14 @@ def repair_line(line: str) -> tuple[str | None, types.JSONRPCError | None]:
     try:
         parsed = json.loads(line, parse_constant=no_constants)
     except ValueError as exc:
-        return None, _error(None, types.PARSE_ERROR, f"Parse error: the line is not JSON ({exc}); "
-                                                     "send one JSON-RPC message per line")
+        return None, _error(None, types.PARSE_ERROR, f"Parse error: the {unit} is not JSON ({exc}); "
+                                                     f"send one JSON-RPC message per {unit}")
     cleaned = without_surrogates(parsed)
     try:
         message = types.jsonrpc_message_adapter.validate_python(cleaned, by_name=False)
     except ValueError:
         return None, _error(_usable_id(cleaned), types.INVALID_REQUEST,
-                            'Invalid Request: the line is JSON but no JSON-RPC 2.0 message (it needs "jsonrpc": "2.0" '
+                            f'Invalid Request: the {unit} is JSON but no JSON-RPC 2.0 message (it needs "jsonrpc": "2.0" '
                             'and a "method", or a "result"/"error" with an "id")')
     refusal = _bad_id(cleaned, message)
     return (None, refusal) if refusal else (json.dumps(cleaned) + "\n", None)
