@@ -42,4 +42,4 @@ SHAPE = sealed_checks.Shape(frozenset(FAMILIES), min_attacks=500, min_benign=790
 
 globals().update(sealed_checks.shape_tests(heldout8.SET, SHAPE))
 
-globals().update(sealed_checks.figure_tests(heldout8.SET, first_look=None))
+globals().update(sealed_checks.figure_tests(heldout8.SET, first_look=("210/506", "10/798")))
