@@ -1,5 +1,6 @@
-"""The bounded recomputation of the rows whose search values a new ``hm_json_text`` changes (schema
-version 11).
+"""Decoded JSON text on PostgreSQL as SQLite's :func:`hermes_memory.sessions.jsontext.decoded` reads it
+(schema version 12), and the bounded recomputation of the rows whose search values a new
+``hm_json_text`` changes (schema versions 11 and 12).
 
 **Recomputation.** ``search_vector`` and the CJK indexes read ``hm_json_text(content)`` and
 ``hm_json_text(tool_calls)``; a migration that replaces the function leaves every stored row with
@@ -22,6 +23,28 @@ computed by the new function when written. Until a row's step has run, search fi
 text the previous function gave it (as before the upgrade). Only one process works at a time (the
 mark is taken ``FOR UPDATE SKIP LOCKED``; another opener finds it taken and goes on at once), and
 a write to a row of the current step waits for that step only.
+
+**Parity** (migration 12, :data:`JSON_TEXT_FUNCTION`). Schema 11's function returned content
+behind the ``\\x1ejson:`` prefix as stored unless its JSON was a list or object, and decoded a JSON
+string nested in a string only one level with ``jsonb::text`` (which writes newlines, quotes and
+backslashes escaped again, so ``first\\nwalrus`` two levels down gave no word ``walrus``). Schema 12's
+function reads JSON as SQLite's ``json_tree`` does: object keys and leaf values in document order
+(duplicate keys kept), separated by spaces, a string leaf that is itself JSON holding a backslash and
+starting with ``{``/``[`` read the same way once more, ``true``/``false``/``null`` as SQLite writes
+them (``1``, ``0``, nothing), a text holding ``\\u0000`` or a lone surrogate indexed as stored.
+Where it still differs from SQLite (docs/architecture.md, "The same sessions on PostgreSQL"):
+
+* tool calls stored as a bare JSON string (``"caf\\u00e9"``, not a list): SQLite decodes them,
+  PostgreSQL indexes them as stored. The one function serves content and tool calls, and content
+  that is not JSON behind the prefix or starting with ``{``/``[`` must stay as stored on both
+  engines; telling the two columns apart means a second function in ``search_vector``'s expression,
+  which PostgreSQL can only change by re-creating the column (a rewrite of ``messages`` under an
+  exclusive lock, as migration 8 was). The reference and this store write tool calls as lists.
+* numbers in exponent form or with more than 15 significant digits (``1e20``, ``0.1000000000000001``):
+  SQLite writes its own rounding (``1.0e+20``), PostgreSQL the shortest exact form (``1e+20``), so
+  those words differ; plain integers and decimals agree (``1.50`` is ``1.5`` on both).
+* JSON nested deeper than :data:`JSON_MAX_DEPTH` levels: indexed as stored (SQLite decodes it).
+* the reference agent's ``\\x00json:`` prefix: PostgreSQL text cannot hold NUL.
 """
 
 from __future__ import annotations
@@ -29,7 +52,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from hermes_memory.sessions.pg.search_schema import PREFIXED_JSON_TEXT_FUNCTION
+from hermes_memory.sessions.pg.search_schema import JSON_TEXT_MAX_CHARS, PREFIXED_JSON_TEXT_FUNCTION
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +73,112 @@ PREFIXED_MIGRATION_SQL = PREFIXED_JSON_TEXT_FUNCTION + MARK_SQL
 :func:`recompute`. Until this version it rewrote those rows (and ran ``ANALYZE``) in the
 migration transaction; a database it already upgraded that way has nothing pending, and one
 upgraded now ends with the same stored rows and search values once :func:`recompute` is done."""
+JSON_MAX_DEPTH = 32
+"""JSON nested deeper than this (containers below this many levels) is indexed as stored. The walk
+(``json_each`` per container) reads each container's text again at every level, so its cost is the
+value's length times its depth: measured on a 574 kB value of 300 arrays nested 900 deep, 25 s
+unbounded, 0.53 s bounded at 32 levels (schema 11's ``jsonb`` walk: 7.5-8.8 s); a 678 kB list of
+20,000 small objects takes 0.38 s (schema 11: 0.27 s). Tool calls and tools' JSON output nest a few levels (a call's arguments:
+5); SQLite decodes up to its own limit of 1,000 levels."""
 _NEEDS = "(strpos(content, chr(92)) > 0 OR strpos(tool_calls, chr(92)) > 0)"
+
+JSON_TEXT_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION hm_json_nodes(j json) RETURNS TABLE (key text, kind text, val json, depth int)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $hm$
+WITH RECURSIVE n(path, key, val) AS (
+    SELECT ARRAY[]::int[], NULL::text, j
+    UNION ALL
+    SELECT n.path || c.ord::int, c.key, c.val FROM n, LATERAL (
+        SELECT e.key, e.value AS val, e.ord FROM json_each(CASE WHEN json_typeof(n.val) = 'object' THEN n.val ELSE '{{}}' END)
+            WITH ORDINALITY AS e(key, value, ord)
+        UNION ALL
+        SELECT NULL, e.value, e.ord FROM json_array_elements(CASE WHEN json_typeof(n.val) = 'array' THEN n.val ELSE '[]' END)
+            WITH ORDINALITY AS e(value, ord)
+    ) AS c
+    WHERE cardinality(n.path) < {JSON_MAX_DEPTH}
+)
+SELECT key, json_typeof(val), val, cardinality(path) FROM n ORDER BY path
+$hm$;
+
+CREATE OR REPLACE FUNCTION hm_json_atom(kind text, val json) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $hm$
+SELECT CASE kind
+    WHEN 'string' THEN val #>> '{{}}'
+    WHEN 'number' THEN CASE
+        WHEN val::text ~ '^-?[0-9]+$' THEN val::text
+        WHEN abs(val::text::float8) < 1e15 AND val::text::float8 = trunc(val::text::float8)
+            THEN trunc(val::text::float8)::bigint::text || '.0'
+        ELSE val::text::float8::text END
+    WHEN 'boolean' THEN CASE WHEN val::text = 'true' THEN '1' ELSE '0' END
+    ELSE '' END
+$hm$;
+
+CREATE OR REPLACE FUNCTION hm_json_text(t text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $hm$
+DECLARE
+    body text := t;
+    nested json;
+    r record;
+    s text;
+    parts text[] := ARRAY[]::text[];
+BEGIN
+    IF t IS NULL OR strpos(t, chr(92)) = 0 OR octet_length(t) > {JSON_TEXT_MAX_CHARS} THEN
+        RETURN t;
+    END IF;
+    IF left(t, 6) = chr(30) || 'json:' THEN
+        body := substr(t, 7);  -- list/dict content behind our prefix
+    ELSIF left(ltrim(t), 1) NOT IN ('{{', '[') THEN
+        RETURN t;
+    END IF;
+    IF strpos(t, chr(92) || 'u0000') > 0 THEN
+        RETURN t;  -- as SQLite: its text would end at the NUL
+    END IF;
+    BEGIN
+        FOR r IN SELECT * FROM hm_json_nodes(body::json) LOOP
+            IF r.depth = {JSON_MAX_DEPTH} AND r.kind IN ('object', 'array') THEN
+                RETURN t;  -- nested deeper than the walk goes: indexed as stored
+            END IF;
+            s := hm_json_atom(r.kind, r.val);
+            IF r.kind = 'string' AND strpos(s, chr(92)) > 0 AND left(ltrim(s), 1) IN ('{{', '[') THEN
+                nested := NULL;
+                BEGIN
+                    nested := s::json;
+                EXCEPTION WHEN invalid_text_representation THEN
+                    NULL;  -- not JSON: the string as it is
+                END;
+                IF nested IS NOT NULL THEN
+                    IF EXISTS (SELECT 1 FROM hm_json_nodes(nested) AS x
+                               WHERE x.depth = {JSON_MAX_DEPTH} AND x.kind IN ('object', 'array')) THEN
+                        RETURN t;
+                    END IF;
+                    s := (SELECT string_agg(coalesce(x.key || ' ', '') || hm_json_atom(x.kind, x.val), ' ')
+                          FROM hm_json_nodes(nested) AS x);
+                END IF;
+            END IF;
+            parts := parts || (coalesce(r.key || ' ', '') || coalesce(s, ''));
+        END LOOP;
+    EXCEPTION WHEN others THEN
+        RETURN t;  -- not JSON, or a lone surrogate (as SQLite): indexed as stored
+    END;
+    RETURN array_to_string(parts, ' ');
+END
+$hm$;
+"""
+"""``hm_json_text(text)`` from schema 12 (see the module doc), with its helpers ``hm_json_nodes(json)``
+(every node of a JSON value in document order: key or NULL, ``json_typeof``, value) and
+``hm_json_atom(kind, value)`` (a node's text as SQLite's ``json_tree`` atom casts it: strings
+decoded, ``true`` ``1``, ``false`` ``0``, ``null`` and containers empty, a real that is a whole
+number with ``.0``). Values holding no backslash, longer than :data:`JSON_TEXT_MAX_CHARS` bytes
+(SQLite's :data:`hermes_memory.sessions.jsontext.DECODE_MAX_BYTES`), neither behind the prefix
+nor starting with ``{``/``[``, holding ``\\u0000``, not JSON, or decoding to a lone surrogate are
+returned as stored. Never raises; IMMUTABLE (a generated column and indexes call it)."""
+
+PARITY_MIGRATION_NAME = "hm_json_text reads JSON as SQLite's json_tree (prefixed JSON strings, strings nested twice), rows recomputed in bounded steps"
+PARITY_MIGRATION_SQL = JSON_TEXT_FUNCTION + MARK_SQL
+"""Migration 12: :data:`JSON_TEXT_FUNCTION`, the rows marked for :func:`recompute` (:data:`MARK_SQL`).
+No row is rewritten and nothing is analysed in the migration transaction (it holds the migration
+lock, which every opener waits for): the ``ANALYZE`` follows the last step (:func:`recompute`)."""
+
 
 def recompute_step(conn: Any) -> dict[str, Any]:
     """Recompute the search values of the rows of the next :data:`RECOMPUTE_CHUNK` ids of the
