@@ -101,3 +101,31 @@ def test_a_killed_recomputation_resumes_writes_proceed_meanwhile_and_no_stored_v
         db.close()
     after = [r for r in stored_rows(pg_url, "messages", ("search_vector",)) if r["id"] != appended]
     assert after == before
+
+
+def test_a_step_that_waits_out_its_lock_timeout_pauses_the_recomputation_and_the_open_succeeds(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_memory.sessions.pg import PgSessionDB
+
+    ids = write_at_schema(pg_url, 10, _write)
+    before = stored_rows(pg_url, "messages", ("search_vector",))
+    monkeypatch.setattr(decoded_schema, "RECOMPUTE_CHUNK", CHUNK)
+    monkeypatch.setattr(decoded_schema, "STEP_LOCK_TIMEOUT_MS", 200)
+    with psycopg.connect(pg_url, autocommit=True) as writer:
+        with writer.transaction():  # a writer's long transaction holds a row of the second step
+            writer.execute("UPDATE messages SET observed = observed WHERE id = %s", (ids[CHUNK + 1],))
+            db = PgSessionDB(pg_url)
+            try:
+                assert db.migration["applied"][:2] == [11, 12] and db.migration["json_text_recomputed"] == CHUNK
+                assert _mark(writer) == f"{ids[CHUNK]} {ids[-1]}"  # paused where the step that waited began
+                assert _found(db, "Paris") == set(ids)
+            finally:
+                db.close()
+    db = PgSessionDB(pg_url)
+    try:
+        assert db.migration["json_text_recomputed"] == ROWS - CHUNK
+        assert _found(db, "walrus") == set(ids[:ROWS])
+    finally:
+        db.close()
+    assert stored_rows(pg_url, "messages", ("search_vector",)) == before

@@ -52,6 +52,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import psycopg
+
 from hermes_memory.sessions.pg.search_schema import JSON_TEXT_MAX_CHARS, PREFIXED_JSON_TEXT_FUNCTION
 
 logger = logging.getLogger(__name__)
@@ -59,6 +61,10 @@ logger = logging.getLogger(__name__)
 RECOMPUTE_CHUNK = 2_000
 """Ids per recomputation step (one transaction), as migration 3's context fill
 (:data:`hermes_memory.sessions.pg.context_schema.BACKFILL_CHUNK`)."""
+STEP_LOCK_TIMEOUT_MS = 5_000
+"""The longest a step waits for a row another transaction holds (``SET LOCAL lock_timeout``); then
+:func:`recompute` stops and leaves the rest to the next open, so an open never hangs behind a
+writer's long transaction (a ``batch()``) nor fails because of one."""
 MARK_KEY = "json_text_next"
 """``hm_meta`` key of the pending recomputation: ``"<next id> <last id>"``; absent when none is pending."""
 MARK_SQL = (
@@ -193,6 +199,7 @@ def recompute_step(conn: Any) -> dict[str, Any]:
         if row is None:
             busy = conn.execute("SELECT count(*) FROM hm_meta WHERE key = %s", (MARK_KEY,)).fetchone()[0] > 0
             return {"recomputed": 0, "pending": busy, "busy": busy}
+        conn.execute(f"SET LOCAL lock_timeout = {int(STEP_LOCK_TIMEOUT_MS)}")
         start, last = (int(x) for x in str(row[0]).split())
         ids = [r[0] for r in conn.execute("SELECT id FROM messages WHERE id >= %s AND id <= %s ORDER BY id LIMIT %s",
                                           (start, last, RECOMPUTE_CHUNK)).fetchall()]
@@ -209,14 +216,21 @@ def recompute_step(conn: Any) -> dict[str, Any]:
 
 def recompute(conn: Any) -> int:
     """Run :func:`recompute_step` until no marked row is left or another process holds the mark;
-    returns the rows rewritten by this call. Other connections write between steps. After the last
+    returns the rows rewritten by this call. Other connections write between steps. A step that
+    waits out :data:`STEP_LOCK_TIMEOUT_MS` or is chosen as a deadlock's victim is rolled back and
+    ends the call (logged; the mark stays, the next open goes on from it). After the last
     step, ``ANALYZE messages``: the planner's statistics of the CJK indexes' expressions, which call
     ``hm_json_text`` (a sample of 30,000 rows, seconds on a big table, under a
     lock that blocks only VACUUM and schema changes; a process killed before it leaves them to
     autovacuum)."""
     done = 0
     while True:
-        step = recompute_step(conn)
+        try:
+            step = recompute_step(conn)
+        except (psycopg.errors.LockNotAvailable, psycopg.errors.DeadlockDetected, psycopg.errors.TransactionRollback) as exc:
+            logger.warning("hermes-memory: recomputing search values paused (%s); the next open resumes",
+                           str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+            break
         done += step["recomputed"]
         if step.get("finished"):
             conn.execute("ANALYZE messages")
