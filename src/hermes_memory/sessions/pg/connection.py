@@ -44,7 +44,7 @@ from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from hermes_memory.errors import SessionStoreError, StorageUnavailableError
 from hermes_memory.sessions.connection import BATCH_WRITES, CLOSED_MESSAGE, RETRY_SLEEP_RANGE, WRITE_RETRIES
-from hermes_memory.sessions.pg import context_schema
+from hermes_memory.sessions.pg import context_schema, decoded_schema
 from hermes_memory.sessions.pg.dsn import check_url, redact_line, redact_url
 from hermes_memory.sessions.pg.schema import HIDDEN_COLUMNS, migrate
 from hermes_memory.storage import PG_FIX_HINT, open_pg_pool
@@ -263,6 +263,7 @@ class PgStore:
         def prepare(conn: psycopg.Connection[Any]) -> dict[str, Any]:
             migration = migrate(conn)
             migration["context_backfilled"] = context_schema.backfill(conn)
+            migration["json_text_recomputed"] = decoded_schema.recompute(conn)
             return migration
 
         try:

@@ -36,7 +36,10 @@ the transactions that change messages (:data:`~hermes_memory.sessions.pg.search_
 7 indexes the recency window (:data:`~hermes_memory.sessions.pg.search_schema.WINDOW_MIGRATION_SQL`),
 8 indexes JSON text with its escapes decoded (:data:`~hermes_memory.sessions.pg.search_schema.DECODED_MIGRATION_SQL`),
 9 extends the CJK indexes to the decoded tool-call text (:data:`~hermes_memory.sessions.pg.search_schema.CALLS_CJK_MIGRATION_SQL`),
-10 makes them read the decoded content too (:data:`~hermes_memory.sessions.pg.search_schema.CONTENT_CJK_MIGRATION_SQL`).
+10 makes them read the decoded content too (:data:`~hermes_memory.sessions.pg.search_schema.CONTENT_CJK_MIGRATION_SQL`),
+11 decodes content behind the ``\\x1ejson:`` prefix and 12 decodes JSON as SQLite does
+(:mod:`~hermes_memory.sessions.pg.decoded_schema`: both replace ``hm_json_text``; the rows it changes
+are recomputed after the migration, in bounded steps, by :func:`~hermes_memory.sessions.pg.decoded_schema.recompute`).
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_memory.errors import SessionStoreError
-from hermes_memory.sessions.pg import context_schema, search_schema
+from hermes_memory.sessions.pg import context_schema, decoded_schema, search_schema
 
 MIGRATION_LOCK_KEY = 0x68_6D_73_65_73_73  # "hmsess": the advisory lock around migrations
 """``pg_advisory_xact_lock`` key held while migrating (advisory locks are per database)."""
@@ -182,7 +185,8 @@ MIGRATIONS: list[Migration] = [
     Migration(8, search_schema.DECODED_MIGRATION_NAME, search_schema.DECODED_MIGRATION_SQL),  # pg/search_schema.py
     Migration(9, search_schema.CALLS_CJK_MIGRATION_NAME, search_schema.CALLS_CJK_MIGRATION_SQL),  # pg/search_schema.py
     Migration(10, search_schema.CONTENT_CJK_MIGRATION_NAME, search_schema.CONTENT_CJK_MIGRATION_SQL),  # pg/search_schema.py
-    Migration(11, search_schema.PREFIXED_MIGRATION_NAME, search_schema.PREFIXED_MIGRATION_SQL),  # pg/search_schema.py
+    Migration(11, search_schema.PREFIXED_MIGRATION_NAME, decoded_schema.PREFIXED_MIGRATION_SQL),  # pg/decoded_schema.py
+    Migration(12, decoded_schema.PARITY_MIGRATION_NAME, decoded_schema.PARITY_MIGRATION_SQL),  # pg/decoded_schema.py
 ]
 """Every schema version, oldest first (append only)."""
 

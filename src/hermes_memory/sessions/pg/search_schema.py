@@ -391,13 +391,5 @@ reference agent's NUL prefix cannot be stored in PostgreSQL text (copy replaces 
 if PREFIXED_JSON_TEXT_FUNCTION.count("body") != 6 or "chr(34)" not in PREFIXED_JSON_TEXT_FUNCTION:  # every replacement above found its text
     raise AssertionError("PREFIXED_JSON_TEXT_FUNCTION: JSON_TEXT_FUNCTION changed; rewrite the replacements")
 PREFIXED_MIGRATION_NAME = "decode JSON content behind the \\x1ejson: prefix for search (as SQLite layout 4)"
-PREFIXED_MIGRATION_SQL = PREFIXED_JSON_TEXT_FUNCTION + """
-UPDATE messages SET content = content
- WHERE strpos(content, chr(92)) > 0 OR strpos(tool_calls, chr(92)) > 0;
-ANALYZE messages;
-"""
-"""Migration 11: ``hm_json_text`` replaced by :data:`PREFIXED_JSON_TEXT_FUNCTION`, then only the rows
-whose derived values may change (content or tool calls holding a backslash) rewritten with their stored
-values: ``search_vector`` (generated) is recomputed and, the update not being HOT, every index on
-``hm_json_text(content)`` gets the row's new entry. No stored value of another column changes; the
-change counter (migration 6) moves once when such rows exist, so cached frequencies are re-read."""
+"""Migration 11's name; its SQL, :data:`PREFIXED_JSON_TEXT_FUNCTION` and the rows marked for a
+bounded recomputation, is :data:`hermes_memory.sessions.pg.decoded_schema.PREFIXED_MIGRATION_SQL`."""
