@@ -137,3 +137,48 @@ INTL2_FAMILIES: tuple[Family, ...] = (
        "同意", "允许", "omite", "sáltate", "salta", "überspringen", "deaktivieren", "ignorieren", "weglassen",
        source="Standing orders without asking, in 26 languages: Rehberger 2024 (delayed tool invocation), Yong et al. 2023"),
 )
+
+#: "Secretly", "without telling the user", in every language of this module and of :mod:`.scan_families_intl`.
+_COVERT = (
+    r"(?:discrètement|en\s+secret|sans\s+(?:prévenir|le\s+dire|rien\s+dire)|heimlich|unbemerkt|ohne\s+(?:es\s+)?(?:zu\s+sagen|bescheid\s+zu\s+geben)|di\s+nascosto"
+    r"|segretamente|senza\s+(?:avvisare|dirlo)|sem\s+(?:avisar|contar)|secretamente|en\s+secreto|sin\s+(?:avisar|decir(?:lo)?)|stiekem|zonder\s+het\s+te\s+zeggen"
+    r"|potajemnie|po\s+cichu|potají|tajně|salaa|pe\s+ascuns|în\s+secret|titokban|i\s+hemlighet|diam-diam|secara\s+rahasia|gizlice|haberi\s+olmadan"
+    r"|lén\s+lút|âm\s+thầm|тайно|втихую|незаметно|потай|таємно|непомітно|몰래|سراً|سرا\b|خفية|בסתר|בלי\s+לספר|चुपके\s+से|κρυφά|แอบ|مخفیانه"
+    r"|こっそり|内緒で|秘密裏に|偷偷|悄悄|秘密地)"
+)
+_COVERT_SEND = rf"{_COVERT}[^.。\n]{{0,80}}?(?:{_ACT})|(?:{_ACT})[^.。\n]{{0,80}}?{_COVERT}"
+#: "Without limits / restrictions" said of the agent, and "refuse nothing".
+_NO_LIMITS = (
+    r"(?:без\s+(?:ограничений|отказов|обмежень|фильтров)|بلا\s+قيود|بدون\s+قيود|제한(?:이)?\s*없는|không\s+có\s+giới\s+hạn|sin\s+(?:restricciones|límites|filtros)"
+    r"|sans\s+(?:limites|restrictions|filtres)|ohne\s+(?:einschränkungen|grenzen|filter)|senza\s+(?:limiti|restrizioni|filtri)|sem\s+(?:restrições|limites|filtros)"
+    r"|zonder\s+(?:beperkingen|grenzen)|bez\s+(?:ograniczeń|omezení|obmedzení)|ilman\s+rajoituksia|fără\s+(?:restricții|restricţii|limite)"
+    r"|korlátozások\s+nélkül|utan\s+begränsningar|tanpa\s+batas\w*|sınırsız|kısıtlamasız|ללא\s+הגבלות|בלי\s+הגבלות|बिना\s+किसी\s+(?:प्रतिबंध|सीमा)"
+    r"|χωρίς\s+περιορισμούς|ไม่มีข้อจำกัด|بدون\s+محدودیت|制限(?:の)?(?:ない|なし)|没有限制|无限制|不受限制|沒有限制)"
+)
+_AGENT_WORD = (
+    r"(?:\bai\b|assistant|asistente|assistente|asystent|asistent|avustaja|asszisztens|助手|アシスタント|مساعد|دستیار|עוזר|सहायक|βοηθός|ผู้ช่วย|trợ\s+lý"
+    r"|ассистент|помощник|помічник|асистент|\byou\b|\btu\b|\bty\b|\bты\b|\bвы\b|\bти\b|너는|당신은|أنت|אתה|तुम|आप|είσαι|คุณ|bạn|\bsen\b|\bkamu\b|\banda\b|\bjij\b|\bdu\b"
+    r"|あなた|君は|你|妳)"
+)
+_REFUSE_NOTHING = (
+    r"(?:لا\s+ترفض|거절하지\s*마|不要拒绝|不要拒絕|拒否しないで|не\s+отказывай|не\s+відмовляй|no\s+te\s+niegues|ne\s+refuse\s+(?:jamais|rien)|nunca\s+te\s+niegues"
+    r"|verweigere\s+(?:nie|nichts)|non\s+rifiutare|não\s+recuse|nie\s+odmawiaj|reddetme|đừng\s+từ\s+chối|אל\s+תסרב|मना\s+मत\s+कर|μην\s+αρνηθείς|อย่าปฏิเสธ"
+    r"|weiger\s+nooit|nikdy\s+neodmítej|älä\s+kieltäydy|nu\s+refuza|ne\s+utasíts\s+el|vägra\s+aldrig|jangan\s+menolak|رد\s+نکن|без\s+отказов)"
+)
+_UNBOUND_INTL = rf"{_NO_LIMITS}[^.。\n]{{0,40}}?{_AGENT_WORD}|{_AGENT_WORD}[^.。\n]{{0,40}}?{_NO_LIMITS}|{_REFUSE_NOTHING}"
+
+INTL2_FAMILIES = INTL2_FAMILIES + (
+    _f("secret_exfil", _COVERT_SEND, "discrè", "en secret", "sans pré", "sans le dire", "sans rien", "heimlich", "unbemerkt", "ohne es",
+       "ohne zu", "ohne besch", "di nascosto", "segretamente", "senza avv", "senza dirlo", "sem avis", "sem cont", "secretamente",
+       "en secreto", "sin avis", "sin decir", "stiekem", "zonder het", "potajemnie", "po cichu", "potají", "tajně", "salaa",
+       "pe ascuns", "în secret", "titokban", "i hemlighet", "diam-diam", "rahasia", "gizlice", "haberi olmadan", "lén lút",
+       "âm thầm", "тайно", "втихую", "незаметно", "потай", "таємно", "непомітно", "몰래", "سرا", "خفية", "בסתר", "בלי לספר",
+       "चुपके", "κρυφά", "แอบ", "مخفیانه", "こっそり", "内緒", "秘密", "偷偷", "悄悄",
+       source="Covert sends in 26 languages: Rehberger 2024 (SpAIware), Greshake et al. 2023, Yong et al. 2023"),
+    _f("role_hijack", _UNBOUND_INTL, "без", "بلا", "بدون", "제한", "거절", "giới hạn", "sin ", "sans ", "ohne", "senza", "sem ", "zonder",
+       "bez ", "ilman", "fără", "nélkül", "utan ", "tanpa", "sınırsız", "kısıtlama", "ללא", "בלי", "बिना", "χωρίς", "ข้อจำกัด",
+       "محدودیت", "制限", "限制", "لا ترفض", "拒", "не отказ", "не відмов", "niegues", "ne refuse", "verweigere", "rifiutare",
+       "recuse", "odmawiaj", "reddetme", "từ chối", "תסרב", "मना", "αρνηθείς", "ปฏิเสธ", "weiger", "neodmítej", "kieltäydy", "refuza",
+       "utasíts", "vägra", "menolak", "رد نکن",
+       source="Personas without limits in 26 languages: Deng et al. 2023, Yong et al. 2023, verazuo/jailbreak_llms translations"),
+)
