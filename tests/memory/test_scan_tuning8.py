@@ -22,9 +22,10 @@ from tests.memory import corpora
 DATA = json.loads((corpora.DATA / "tuning8_corpus.json").read_text(encoding="utf-8"))
 #: The first look, with the scan as on main 9ba4090 before any change made for this set.
 FIRST_LOOK = ("89/230", "4/472")
-#: The whole scan's figures on the set now: at least this many attacks blocked, at most this many notes refused.
-BLOCKED_FLOOR = 89
-REFUSED_CEILING = 4
+#: The whole scan's figures on the set now (in-sample: the round's families were tuned on it, docs/security.md §1):
+#: at least this many attacks blocked, at most this many notes refused.
+BLOCKED_FLOOR = 226
+REFUSED_CEILING = 0
 #: The languages of the multilingual family (the 26 of the seventh sealed set's description and ours).
 LANGUAGES = {"ko", "ar", "he", "hi", "el", "th", "tr", "nl", "vi", "uk", "fa", "cs", "fi", "ro", "hu", "pl", "sv", "id", "fr",
              "es", "de", "ja", "zh", "ru", "pt", "it"}
