@@ -10,6 +10,11 @@ detection rule, an office notice correcting an earlier instruction).
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from hermes_memory.memory.scan import find_threats, scan_memory_content
@@ -88,3 +93,16 @@ def test_notes_the_scan_used_to_refuse_are_stored(note: str) -> None:
 ])
 def test_the_same_words_aimed_at_the_agent_are_still_refused(attack: str) -> None:
     assert scan_memory_content(attack) is not None
+
+
+def test_memory_show_marks_an_entry_poisoned_by_a_new_shape_and_keeps_its_neighbour(tmp_path: Path) -> None:
+    attack, note = PAIRS[0][1], PAIRS[0][2]
+    mem = tmp_path / "memories"
+    mem.mkdir()
+    (mem / "MEMORY.md").write_text(f"{note}\n§\n{attack}", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "hermes_memory", "memory", "show", "--target", "memory"],
+                         env={**os.environ, "HERMES_HOME": str(tmp_path), "COLUMNS": "200"},
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert f"{attack} ⚠ [BLOCKED: unsafe_preference]" in out.stdout  # listed so it can be removed, marked
+    assert note in out.stdout and f"{note} ⚠" not in out.stdout

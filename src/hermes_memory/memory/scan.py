@@ -36,6 +36,10 @@ Checks in this order, first hit wins:
    extraction. A match described by someone else (:data:`_DESCRIBED`), quoted after a cue or glossed
    is a mention, unless the note then tells the agent to act on it (:data:`_ENDORSED`).
 
+   Outward shapes (:mod:`.scan_families_outward`, :mod:`.scan_families_intl2`): attacks posing as
+   preferences, the agent's checks dropped or retired, planted sources, private data handed outside,
+   tool grants, split payloads, and the same word classes in eighteen more languages.
+
 5. The learned layer (:mod:`.scan_learned`), when no family matched: a linear classifier over
    n-grams of the same normalised text (and of decoded payloads); a score over its threshold is a
    refusal naming ``learned:<family>`` and the n-grams that weighed most (docs/security.md §1).
