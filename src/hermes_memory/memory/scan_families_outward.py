@@ -89,7 +89,9 @@ _UNSAFE_ACT = (
     r"(?:every|each|all)\s+(?:of\s+(?:my|our)\s+)?(?:conversations?|chats?|sessions?|messages?)\s+(?:on|to|at)\b"
     r"|\brun\s+(?:\w+\s+){0,2}?(?:install\s+)?scripts?\s+(?:straight\s+away|right\s+away|immediately|directly))"
 )
-_UNSAFE_PREFERENCE = rf"{_PREF}[^.\n]{{0,120}}?{_UNSAFE_ACT}"
+#: The gap between a preference and its act, word by word (the act's alternation is tried at word starts only,
+#: so a 64 KiB run of "the user prefers you to ..." costs a few word starts per marker, not every character).
+_UNSAFE_PREFERENCE = rf"{_PREF}\s*(?:[^\s.]+\s+){{0,16}}?{_UNSAFE_ACT}"
 
 #: The agent's own checks.
 _CHECKS = (

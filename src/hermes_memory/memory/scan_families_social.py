@@ -94,8 +94,9 @@ _SCAM_SINK = (
     r"|\bwith\s+(?:you|the\s+assistant)\b|\bto\s+you\b|\bin\s+(?:the\s+)?chat\b|\bwallet\b|\biban\b|\+?\d[\d\s().-]{6,}\d|\badmin\s+rights\b)"
 )
 _SOCIAL_CLAIM = (
-    rf"\b{_TELL}\b[^.\n]{{0,120}}?\b(?:must|need\s+to|needs\s+to|has\s+to|have\s+to|should|requires?|the\s+only\s+(?:fix|way)|the\s+fastest\s+way"
-    rf"|is\s+(?:safe|correct|routine|mandatory|encrypted))\b[^.\n]{{0,80}}?\b{_PRESSED_ACT}\b[^.\n]{{0,80}}?{_SCAM_SINK}"
+    # word-by-word gaps (each class is tried at word starts only: linear with a small constant on 64 KiB runs)
+    rf"\b{_TELL}\s+(?:[^\s.]+\s+){{0,20}}?(?:must|need\s+to|needs\s+to|has\s+to|have\s+to|should|requires?|the\s+only\s+(?:fix|way)|the\s+fastest\s+way"
+    rf"|is\s+(?:safe|correct|routine|mandatory|encrypted))\s+(?:[^\s.]+\s+){{0,14}}?{_PRESSED_ACT}\b\s*(?:[^\s.]+\s+){{0,14}}?{_SCAM_SINK}"
     rf"|\b(?:share|send|type|paste|enter|read\s+out|give)\w*\s+(?:\w+\s+){{0,3}}?{_USER_SECRET}\s+(?:with|to)\s+(?:you|the\s+assistant)\b"
     r"|\b(?:ask|get)\s+(?:the\s+)?(?:user|them)\s+for\s+(?:the\s+)?(?:six|6|\d)-digit\s+codes?"
     r"|\b(?:discourage|dissuade|prevent|stop)\s+(?:the\s+user|them)\s+from\s+(?:calling|contacting|telling|reporting|checking|asking)"
