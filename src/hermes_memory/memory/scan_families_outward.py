@@ -129,12 +129,10 @@ _CHECKS = _CHECKS.replace("{own}", _OWN_PROTECTION)
 #: An act carried out by the agent.
 _AGENT_ACT = r"(?:hand\s+over|send|transfer|wire|pay|push|approve|delete|share|give|merge|deploy|upload)"
 _DROP_CHECKS = (
-    rf"(?<!never\s)(?<!not\s)(?<!n't\s)\b(?:so\s+|just\s+)?{_DROP}\s+(?:\w+\s+){{0,3}}?{_CHECKS}"
+    rf"\b(?<!never\s)(?<!not\s)(?<!n't\s)(?:so\s+|just\s+)?{_DROP}\s+(?:\w+\s+){{0,3}}?{_CHECKS}"
     rf"|\b(?:without|no)\s+(?:the\s+|any\s+|more\s+)?(?:usual\s+)?(?:verification|approval|confirmation|confirming|verifying|asking)\b"
     rf"[^.\n]{{0,40}}?(?:\b(?:hand\s+over|send|transfer|wire|pay|push|run|approve|execute|open|delete|share|install|give)\b)"
     r"|\b(?:so\s+)?stop\s+checking\s+and\b|\bdon't\s+verify\s+the\s+(?:recipient|sender|payee|account)"
-    rf"|{_CHECKS}[^.\n]{{0,50}}?\b{_RETIRED}"
-    rf"|\b(?:removed|retired|withdrawn|deprecated|disabled)\s*:\s*(?:the\s+)?{_CHECKS}"
     r"|\bstop\s+asking\s+(?:me\s+|the\s+user\s+|them\s+)?(?:before|for\s+(?:approval|confirmation|permission))|\bstop\s+confirming\b"
     r"|\bno\s+need\s+to\s+ask\s+(?:me\s+)?first\b|\bno\s+questions\s+asked\b"
     r"|\b(?:no\s+need\s+to|don't\s+bother\s+to)\s+(?:show|ask|confirm|check|tell|review)\s+(?:me\s+|the\s+user\s+|them\s+)?(?:[\w-]+\s+){0,2}?"
@@ -244,19 +242,23 @@ _DATA_TO_OUTSIDER = (
 _TOOL_GRANT = (
     r"\badd\s+(?:the\s+)?(?:\w+\s+)?(?:user\s+)?\S+\s+as\s+(?:an?\s+)?(?:admin|owner|maintainer)\b(?:\s+collaborator)?[^.\n]{0,40}?\b(?:every|all|each|any)\b"
     r"|\bmerge\s+(?:it|them|the\s+pr|prs|pull\s+requests)\s+(?:anyway|without\s+(?:waiting\s+for\s+)?(?:ci|review|checks|tests)|with\s+the\s+admin\s+override)"
-    r"|\b(?:unlock|open|disarm)\s+(?:the\s+)?(?:front\s+|back\s+|garage\s+)?(?:door|doors|garage|alarm|lock|gate)\b[^.\n]{0,60}?\bwhenever\b"
-    r"|\bpay\s+(?:any|every|all)\s+(?:\w+\s+)?(?:invoices?|bills?)\b[^.\n]{0,60}?\b(?:no\s+need|without)\b"
     r"|--visibility\s+public\b|\banyone\s+with\s+the\s+link\s+(?:edit|write)|\baccept\s+(?:every|all|any)\s+(?:meeting\s+)?invites?\s+from\b[^\n]{0,80}?\bshare\b"
     r"|\bdisable\s+branch\s+protection\b|\badd\s+the\s+payee\b|\binvite\s+\S*(?:external|guest|@)\S*\s+to\b"
-    r"|\balso\s+(?:invite|add|cc|bcc|include)\s+[\w.+-]+@[\w-]+\.[\w.]+"
-    r"|\b(?:grant|give)\s+(?:the\s+)?(?:[\w'’-]+\s+){0,4}?(?:write|admin|full|owner|edit|read-write|push|maintainer)\s+(?:access|rights|permissions?)\s+"
-    r"(?:to|on|for)\s+(?:all|every|the\s+whole|each)\b"
     r"|\bforward\s+a\s+copy\s+to\s+[\w.+-]+@[\w-]+\.[\w.]+|\bset\s+(?:them|it|all\s+\w+)\s+to\s+public\b"
     r"|\b(?:invoices?|bills?)\b[^.\n]{0,60}?\b(?:should\s+be|must\s+be|get)\s+paid\s+(?:immediately|automatically|right\s+away)"
     r"|\b(?:a\s+)?(?:text|message|sms|email)\s+(?:arrives|comes\s+in)\s+saying\b[^.\n]{0,60}?\b(?:open|unlock|disarm|pay|send|transfer)\b"
     r"|\bif\s+(?:a|the|any)\s+(?:[\w-]+\s+){0,2}?(?:message|text|chat|email|doorbell\s+message)\s+says\b[^.\n]{0,60}?\b(?:open|unlock|disarm|pay|send|transfer)\b"
-    r"|\badd\s+an?\s+(?:[\w'’-]+\s+){0,3}?(?:transfer|payment|fee|charge|tip)\s+to\s+(?:account|iban|[\w.+-]+@)"
     r"|\bsend\s+the\s+difference\s+to\b|\bgrant\s+(?:the\s+app\s+)?\S+\s+full\s+access\b"
+)
+
+#: The branches of :data:`_TOOL_GRANT` that start with common verbs (open, pay, also, give, add): gated apart, on their objects.
+_TOOL_GRANT_COMMON = (
+    r"\b(?:unlock|open|disarm)\s+(?:the\s+)?(?:front\s+|back\s+|garage\s+)?(?:door|doors|garage|alarm|lock|gate)\b[^.\n]{0,60}?\bwhenever\b"
+    r"|\bpay\s+(?:any|every|all)\s+(?:\w+\s+)?(?:invoices?|bills?)\b[^.\n]{0,60}?\b(?:no\s+need|without)\b"
+    r"|\balso\s+(?:invite|add|cc|bcc|include)\s+[\w.+-]+@[\w-]+\.[\w.]+"
+    r"|\b(?:grant|give)\s+(?:the\s+)?(?:[\w'’-]+\s+){0,4}?(?:write|admin|full|owner|edit|read-write|push|maintainer)\s+(?:access|rights|permissions?)\s+"
+    r"(?:to|on|for)\s+(?:all|every|the\s+whole|each)\b"
+    r"|\badd\s+an?\s+(?:[\w'’-]+\s+){0,3}?(?:transfer|payment|fee|charge|tip)\s+to\s+(?:account|iban|[\w.+-]+@)"
 )
 
 _TRANSLATE_THEN_DO = (
@@ -280,6 +282,7 @@ OUTWARD_FAMILIES: tuple[Family, ...] = (
        source="Checks dropped under authority, urgency, politeness or a fake notice: Greshake et al. 2023, Lakera PINT and "
        "Gandalf, Zeng et al. 2024 (persuasive adversarial prompts), Hermes Agent fake_update"),
     _f("drop_checks", _RETIRED_CHECKS, "retired", "removed", "disabled", "deprecated", "withdrawn", "lifted", "rolled back", "dropped",
+       "waived", "sunset", "relaxed", "suspended", "void",
        "switched off", "turned off", "obsolete", "no longer", "apply", "should no longer", "phased out", "outrank", "override",
        "supersede", "precedence", "authoritative",
        also=("confirm", "approv", "verif", "safety", "security", "permission", "two-factor", "2fa", "mfa", "access control", "review",
@@ -325,10 +328,13 @@ OUTWARD_FAMILIES: tuple[Family, ...] = (
              "my friend", "comparison"),
        source="Private data handed out with the agent's tools: AgentDojo data theft, Greshake et al. 2023, Rehberger's Slack AI "
        "and markdown exfiltration write-ups, OWASP LLM02"),
-    _f("tool_grant", _TOOL_GRANT, "admin", "owner", "maintainer", "merge", "unlock", "open", "disarm", "pay", "visibility",
-       "anyone with", "invite", "branch protection", "payee", "difference", "full access", "also", "grant", "message says",
-       "text says", "chat says", "email says", "add a", "add an", "give", "forward a copy", "to public", "paid", "arrives",
-       "comes in",
+    _f("tool_grant", _TOOL_GRANT, "admin", "owner", "maintainer", "merge", "visibility", "anyone with", "invite",
+       "branch protection", "payee", "difference", "full access", "message says", "text says", "chat says", "email says",
+       "forward a copy", "to public", "paid", "arrives", "comes in",
+       source="Agent tools misused: InjecAgent (Zhan et al. 2024), AgentDojo (Debenedetti et al. 2024), Greshake et al. 2023"),
+    _f("tool_grant", _TOOL_GRANT_COMMON, "unlock", "open", "disarm", "pay", "also", "grant", "give", "add a", "add an",
+       also=("door", "garage", "alarm", "lock", "gate", "invoice", "bill", "@", "access", "rights", "permission", "transfer",
+             "payment", "fee", "charge", "tip"),
        source="Agent tools misused: InjecAgent (Zhan et al. 2024), AgentDojo (Debenedetti et al. 2024), Greshake et al. 2023"),
     _f("split_payload", _SPLIT_PAYLOAD, "=", "+", "[",
        also=("execute", "run", "evaluat", "eval", "do", "carry", "act on", "follow", "obey", "standing task"),
