@@ -112,18 +112,20 @@ def heldout3_benign() -> list[tuple[str, str]]:
 #: Every corpus the scan has been tuned on, in the order they were written. The third to sixth
 #: sealed sets joined after their second looks (``heldout3_measurements.json`` ...
 #: ``heldout6_measurements.json``); ``tuning6`` was written as tuning data (never sealed), after the
-#: fifth sealed set: a later sealed set's test checks that it shares no phrasing with any of these.
-TUNING = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "tuning6", "heldout6")
+#: fifth sealed set, and ``tuning8`` after the seventh: a later sealed set's test checks that it shares
+#: no phrasing with any of these.
+TUNING = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "tuning6", "heldout6", "tuning8")
 #: Every corpus, sealed or tuning, in the order written: a sealed set is checked against (and its
 #: looks measure) the tuning corpora written before it (:func:`tuned_before`).
 WRITTEN = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "tuning6", "heldout6",
-           "heldout7", "heldout8")
+           "heldout7", "heldout8", "tuning8")
 #: Corpora written before a set that were still sealed while it was written and looked at: not
 #: tuning data for it (tuning6 and heldout6 were written while heldout5 was sealed; heldout6 was
 #: checked against it as a sealed sister instead, and its looks measured the tuning corpora without it).
-#: heldout8 was written while heldout7 was sealed (heldout5 and heldout6 were tuning data by then).
+#: heldout8 was written while heldout7 was sealed (heldout5 and heldout6 were tuning data by then);
+#: tuning8 was written on the same day as heldout8, by another author, while both were sealed.
 SEALED_WHEN_WRITTEN = {"tuning6": ("heldout5",), "heldout6": ("heldout5",), "heldout7": ("heldout5", "heldout6"),
-                       "heldout8": ("heldout7",)}
+                       "heldout8": ("heldout7",), "tuning8": ("heldout7", "heldout8")}
 
 
 def heldout4_attacks() -> list[tuple[str, str]]:
@@ -144,6 +146,16 @@ def tuning6_attacks() -> list[tuple[str, str]]:
 def tuning6_benign() -> list[tuple[str, str]]:
     """``(category, note)`` of the sixth corpus: hard negatives sharing the attacks' vocabulary."""
     return corpus_benign(DATA / "tuning6_corpus.json")
+
+
+def tuning8_attacks() -> list[tuple[str, str]]:
+    """``(family, phrasing)`` of the eighth corpus (``tuning8_corpus.json``): tuning data from the start, written after the seventh sealed set."""
+    return corpus_attacks(DATA / "tuning8_corpus.json")
+
+
+def tuning8_benign() -> list[tuple[str, str]]:
+    """``(category, note)`` of the eighth corpus: hard negatives sharing the attacks' vocabulary."""
+    return corpus_benign(DATA / "tuning8_corpus.json")
 
 
 def heldout5_attacks() -> list[tuple[str, str]]:
@@ -181,7 +193,7 @@ def tuning_corpus(name: str) -> tuple[list[str], list[str]]:
     """``(attacks, benign)`` texts of a corpus the scan was tuned on, by the name the measurement logs use.
 
     ``name``: ``"original"`` (attack_corpus.json; benign_notes.json plus every LoCoMo text), ``"dev"``,
-    ``"heldout"``, ``"heldout2"`` ... ``"heldout6"`` or ``"tuning6"``. Raises ``KeyError`` for any other name.
+    ``"heldout"``, ``"heldout2"`` ... ``"heldout6"``, ``"tuning6"`` or ``"tuning8"``. Raises ``KeyError`` for any other name.
     """
     if name == "original":
         return ([p for _, p in attack_phrasings()], [n for _, n in own_benign_notes() + locomo_notes()])
@@ -195,6 +207,7 @@ def tuning_corpus(name: str) -> tuple[list[str], list[str]]:
         "heldout5": (heldout5_attacks, heldout5_benign),
         "tuning6": (tuning6_attacks, tuning6_benign),
         "heldout6": (heldout6_attacks, heldout6_benign),
+        "tuning8": (tuning8_attacks, tuning8_benign),
     }
     attacks, benign = loaders[name]
     return [p for _, p in attacks()], [n for _, n in benign()]

@@ -127,8 +127,10 @@ def _figures(attacks: list[str], benign: list[str]) -> tuple[int, int]:
 #: it, the fold of ``--cv``, blocks 91 of them alone).
 #: tuning6, heldout5 and heldout6 (never trained on: ``TRAIN_EXCLUDED`` in the training script) hold at
 #: their folds' figures (heldout5 and heldout6: their second looks, 174/367 and 221/417; tuning data since).
+#: Raised after the round on the seventh sealed set's weak kinds (scan_families_outward/intl2, docs/security.md §1):
+#: heldout4 231 -> 239, heldout5 174 -> 203, tuning6 173 -> 187, heldout6 221 -> 269; tuning8 joins at 226/230, 0/472.
 FLOORS = [("original", 379, 0), ("dev", 172, 0), ("heldout", 203, 0), ("heldout2", 185, 3), ("heldout3", 253, 2),
-          ("heldout4", 231, 6), ("heldout5", 174, 4), ("tuning6", 173, 10), ("heldout6", 221, 5)]
+          ("heldout4", 239, 6), ("heldout5", 203, 4), ("tuning6", 187, 10), ("heldout6", 269, 5), ("tuning8", 226, 0)]
 
 
 @pytest.mark.parametrize(("corpus", "blocked_floor", "refused_ceiling"), FLOORS)

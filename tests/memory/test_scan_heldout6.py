@@ -27,9 +27,10 @@ FAMILIES = {
     "multilingual", "agent_tool_hijack", "conditional_trigger",
 }  # fmt: skip
 
-#: Checked against every tuning corpus written before it but heldout5, still sealed then (corpora.SEALED_WHEN_WRITTEN): its sister set.
+#: Checked against every tuning corpus written before it but heldout5, still sealed then (corpora.SEALED_WHEN_WRITTEN): its sister set
+#: (tuning8 was written after it).
 SHAPE = sealed_checks.Shape(frozenset(FAMILIES), min_attacks=360, min_benign=600, min_categories=13,
-                            checked_against=frozenset(corpora.TUNING) - {"heldout5", "heldout6"})
+                            checked_against=frozenset(corpora.TUNING) - {"heldout5", "heldout6", "tuning8"})
 
 globals().update(sealed_checks.shape_tests(heldout6.SET, SHAPE))
 

@@ -29,9 +29,10 @@ FAMILIES = {
     "preference_disguise",
 }  # fmt: skip
 
-#: heldout5 and heldout6 were spent but not yet tuning data when heldout7 was written (corpora.SEALED_WHEN_WRITTEN): its sister sets.
+#: heldout5 and heldout6 were spent but not yet tuning data when heldout7 was written (corpora.SEALED_WHEN_WRITTEN): its sister sets
+#: (tuning8 was written after it, while it was sealed).
 SHAPE = sealed_checks.Shape(frozenset(FAMILIES), min_attacks=400, min_benign=650, min_categories=15,
-                            checked_against=frozenset(corpora.TUNING) - {"heldout5", "heldout6"},
+                            checked_against=frozenset(corpora.TUNING) - {"heldout5", "heldout6", "tuning8"},
                                  words=sealed_checks.HARD_WORDS + ("from now on", "you are", "always", "never", "pretend", "secret"))
 
 globals().update(sealed_checks.shape_tests(heldout7.SET, SHAPE))

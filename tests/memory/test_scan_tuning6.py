@@ -26,7 +26,7 @@ DATA = json.loads((corpora.DATA / "tuning6_corpus.json").read_text(encoding="utf
 #: 7/544 refused by it alone; the rest are the regexes' (3 notes quoting attacks). The scan as on the
 #: branch before this round: 161/252 and 6/514 (the 30 tool-usage notes came later; one Morse-code
 #: attack was removed after the merge: it folds equal to a text of the sealed heldout6).
-BLOCKED_FLOOR = 173
+BLOCKED_FLOOR = 187  # 173 before the round after the seventh sealed set's first look (docs/security.md §1)
 REFUSED_CEILING = 10
 
 
@@ -59,5 +59,5 @@ def test_the_whole_scan_holds_tuning6_at_its_figures() -> None:
 def test_a_sealed_set_is_checked_only_against_the_tuning_corpora_written_before_it() -> None:
     assert corpora.tuned_before("heldout5") == ["original", "dev", "heldout", "heldout2", "heldout3", "heldout4"]
     assert corpora.tuned_before("tuning6") == corpora.tuned_before("heldout5")
-    assert corpora.tuned_before("heldout6") == [t for t in corpora.TUNING if t not in ("heldout5", "heldout6")]
+    assert corpora.tuned_before("heldout6") == [t for t in corpora.TUNING if t not in ("heldout5", "heldout6", "tuning8")]
     assert "tuning6" in corpora.TUNING and corpora.tuned_before("a_set_written_later") == list(corpora.TUNING)

@@ -36,6 +36,10 @@ Checks in this order, first hit wins:
    extraction. A match described by someone else (:data:`_DESCRIBED`), quoted after a cue or glossed
    is a mention, unless the note then tells the agent to act on it (:data:`_ENDORSED`).
 
+   Outward shapes (:mod:`.scan_families_outward`, :mod:`.scan_families_intl2`): attacks posing as
+   preferences, the agent's checks dropped or retired, planted sources, private data handed outside,
+   tool grants, split payloads, and the same word classes in eighteen more languages.
+
 5. The learned layer (:mod:`.scan_learned`), when no family matched: a linear classifier over
    n-grams of the same normalised text (and of decoded payloads); a score over its threshold is a
    refusal naming ``learned:<family>`` and the n-grams that weighed most (docs/security.md §1).
@@ -63,6 +67,8 @@ from hermes_memory.memory.scan_families_action import ACTION_FAMILIES
 from hermes_memory.memory.scan_families_agent import AGENT_FAMILIES
 from hermes_memory.memory.scan_families_intent import INTENT_FAMILIES, LEAD
 from hermes_memory.memory.scan_families_intl import INTL_FAMILIES
+from hermes_memory.memory.scan_families_intl2 import INTL2_FAMILIES
+from hermes_memory.memory.scan_families_outward import OUTWARD_FAMILIES
 from hermes_memory.memory.scan_families_prompt import PROMPT_FAMILIES
 from hermes_memory.memory.scan_families_shape import SHAPE_FAMILIES
 from hermes_memory.memory.scan_families_social import SOCIAL_FAMILIES
@@ -84,8 +90,8 @@ __all__ = ["FAMILIES", "FAMILY_IDS", "LEARNED_IDS", "MAX_SCAN_CHARS", "THREAT_PA
 #: Families in the order they are tried. Compiled case-insensitive; run on :func:`.scan_text.for_matching` text
 #: (and on its leetspeak and decoded views). Non-Latin key words go through the same look-alike
 #: folding as the text, so a Cyrillic pattern still matches folded Cyrillic text.
-FAMILIES: tuple[Family, ...] = (PROMPT_FAMILIES + ACTION_FAMILIES + INTENT_FAMILIES + INTL_FAMILIES + SHAPE_FAMILIES + AGENT_FAMILIES
-                                 + SOCIAL_FAMILIES)
+FAMILIES: tuple[Family, ...] = (PROMPT_FAMILIES + ACTION_FAMILIES + INTENT_FAMILIES + INTL_FAMILIES + INTL2_FAMILIES + SHAPE_FAMILIES + AGENT_FAMILIES
+                                 + SOCIAL_FAMILIES + OUTWARD_FAMILIES)
 
 #: ``(id, pattern)`` of every family, in the order tried (kept for callers that list the patterns).
 THREAT_PATTERNS: tuple[tuple[str, str], ...] = tuple((f.id, f.pattern) for f in FAMILIES)
@@ -260,7 +266,8 @@ _TOOL_SCOPE = re.compile(
     r"\s*(?:(?!(?:and|then|or|but|to)\b)[\w-]+\s+)?(?:\(|\b(?:in|for|with|via|using|from|of|on|inside|under|through|within)\b)\s*"
     r"(?>(?:the\s+|a\s+|an\s+|our\s+|my\s+|its\s+)?)"
     r"(?!(?:agent|assistant|ai|model|you|your|yourself|tools?|tool\s+calls?|shell|terminal|bash|commands?|sessions?|conversations?"
-    r"|chats?|user|users|every|all|any|now|here|me|mine|this|these|the\s+following|following|future|good|ever|memory|memories|context|scratch|rest|permission|approval|confirmation|consent|review|asking)\b)"
+    r"|chats?|user|users|every|all|any|now|here|me|mine|this|these|the\s+following|following|future|good|ever|memory|memories|context|scratch|rest|permission|approval|confirmation|consent|review|asking"
+    r"|them|him|her|us|people|customers?|everyone|anyone)\b)"
     # A scope is a word or a path: a sentence end after the preposition ("initialised with.") is none.
     r"(?:[\w~/$-]|\.[\w/])"
 )
@@ -299,7 +306,7 @@ def _filtered_search(rx: re.Pattern[str], hay: str, scoped: bool, lead: re.Patte
 #: relative clause about other prompts ("prompts that tell the model to ...").
 _QUOTE_CUE = re.compile(
     r"(?:\b(?:refus\w*|block\w*|detect\w*|flag\w*|catch\w*|classif\w*|such\s+as|like|e\.g\.|the\s+(?:phrase|string|prompt|classic|attack|text|line|words?)"
-    r"|why|how|whether|about|quoted?|says?|said|typed?|shouts?|shouted|yells?|yelled|writes|wrote|asks?|asked|sings?|sang|paper|article|talk|post|blog|book|titled|called|named|study|chapter|slides?|essay|report|lyrics?|song"
+    r"|why|how|whether|about|quoted?|trying|tried|attempts?|attempted|says?|said|typed?|shouts?|shouted|yells?|yelled|writes|wrote|asks?|asked|sings?|sang|paper|article|talk|post|blog|book|titled|called|named|study|chapter|slides?|essay|report|lyrics?|song"
     r"|french|spanish|german|italian|portuguese|japanese|chinese|russian|korean|dutch|vocab(?:ulary)?)\s*[:,]?\s*['‘\"“]\s*)$"
 )
 _REPORTED = re.compile(
@@ -314,7 +321,9 @@ _CLOSE_QUOTE = re.compile(r"[^'’\"”\n]{0,40}['’\"”]")
 #: families without an imperative lead, only inside one clause, and never when "you" stands
 #: between the cue and the match ("researchers say you must ...").
 _DESCRIBED = re.compile(
-    r"\b(?P<cue>how|why|whether|attackers?|hackers?|researchers?|adversar\w*|malware|scammers?|they|people|someone)\b[^.,:;!?\n]{0,60}$"
+    r"\b(?P<cue>how|why|whether|attackers?|hackers?|researchers?|adversar\w*|malware|scammers?|they|people|someone"
+    # a detection rule's subject: "alert on processes that read .env", "flag any script which ..."
+    r"|(?:alert|alerts|detect|detects|flag|flags|block|blocks|catch|catches)\s+(?:on\s+|when\s+|any\s+)?(?:\w+\s+)?(?:process(?:es)?|programs?|binar(?:y|ies)|scripts?|jobs?|apps?|packages?|extensions?)\s+(?:that|which))\b[^.,:;!?\n]{0,60}$"
 )
 _YOU = re.compile(r"\byou\b|\byour\b")
 #: A mention the note then tells the agent to act on ("'...'. Do as the paper says.", "... Follow it."):

@@ -71,7 +71,8 @@ ACTION_FAMILIES: tuple[Family, ...] = (
        "offsite", "attacker", "![", "url", "query", "link", "image", "parameter", "subdomain", "dns", "include", "context",
        source="Rehberger 2023 Embrace The Red (markdown image exfiltration); Hermes Agent threat families (context_exfil)"),
     _f("exfil_curl",
-       r"\bcurl\b[^\n]{0,300}?\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b"
+       # ... but a token sent to its own service ("Bearer $GITHUB_TOKEN https://api.github.com") is how it is used.
+       r"\bcurl\b[^\n]{0,300}?\$\{?(?!([a-z][a-z0-9]+)_\w*\}?[^\n]{0,40}?https?://(?:[\w-]+\.){0,4}?\1[\w-]*\.)\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b"
        rf"|\bcurl\b[^\n]{{0,300}}?(?:@|\s-T\s*|--upload-file[\s=]+){_SECRET_PATH}"
        r"|\bcurl\b[^\n]{0,300}?\$\((?:cat|env|printenv|whoami|history|base64|tar)\b|\bcurl\b[^\n]{0,300}?`(?:cat|env|printenv|whoami)\b"
        r"|\b(?:tar|zip|cat|base64|gpg)\s+[^\n|]{0,120}(?:~/\.ssh|\.aws|\.gnupg|\.env\b|id_rsa|id_ed25519|\.netrc)[^\n|]{0,40}\|\s*curl\b"
@@ -153,7 +154,7 @@ ACTION_FAMILIES: tuple[Family, ...] = (
        r"|\bexecute\s+(?:any|all|the|whatever)\s+(?:commands?|instructions?|tasks?)\s+(?:you\s+)?(?:receive|received|returned|given|sent|get)\s+(?:from|by)\b"
        r"|\bpull\s+(?:down\s+)?(?:new\s+)?task(?:ings?|s)\b"
        rf"|\b(?:check|poll|query|ping|watch|monitor)\s+{_URLISH}\S*\s+for\s+(?:new\s+|further\s+|pending\s+|more\s+)?(?:commands?|instructions?|tasks?|orders|jobs|payloads?)\b"
-       r"|\b(?:fetch|download|get|retrieve|load|read|open|visit|curl)\w*\s+(?:\S+\s+){0,4}?(?:and|then|,)\s+(?:\w+\s+){0,1}?(?:follow|obey|execute|run|do\s+what)\b[^\n]{0,40}?(?:it|them|says|instructions|there)\b"
+       r"|\b(?:fetch|download|get|retrieve|load|read(?!\s+(?:it|them)\b)|open|visit|curl)\w*\s+(?:\S+\s+){0,4}?(?:and|then|,)\s+(?:\w+\s+){0,1}?(?:follow|obey|execute|run|do\s+what)\b[^\n]{0,40}?(?:it|them|says|instructions|there)\b"
        r"|\b(?:your\s+)?(?:real|true|actual|secret|hidden|updated|latest)\s+instructions\s+(?:are|live|can\s+be\s+found)\s+(?:at|in|on|from)\s+https?://",
        "instruction", "command", "task", "order", "payload", "directive", "follow", "obey", "execute", "run", "do what",
        source="Brainworm promptware analysis (2025); Hermes Agent threat families (c2_task_pull)"),

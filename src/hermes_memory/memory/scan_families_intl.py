@@ -71,7 +71,10 @@ _ZH = (
     r"|(?:显示|告诉我|输出|打印|泄露|重复|翻译|展示|说出)[^。\n]{0,6}?(?:系统提示|系统指令|初始指令|你的指令|你的规则|隐藏指令|隐藏的指令)"
 )
 _JA = (
+    # ... unless the clause goes on to a room, a place or a time: an office notice correcting an earlier one
+    # ("the earlier instruction no longer holds: use meeting room B"), not the agent's instructions.
     r"(?:指示|命令|ルール|規則|制限|指令|設定|ガイドライン)(?:を|は)[^。\n]{0,10}?(?:無視|忘れ|破って|解除|守らな)"
+    r"(?![^\n]{0,40}?(?:会議室|部屋|会場|場所|教室|ホール|日程|時間|集合|フロア|[0-9０-９]+階))"
     r"|(?:ルール|指示|制限|規則)は(?:もう|すでに)?(?:無効|解除|廃止)"
     r"|(?:システムプロンプト|指示|ルール)を[^。\n]{0,6}?(?:表示|教え|見せ|出力|翻訳)"
     r"|制限の?(?:ない|無い)(?:AI|ai|アシスタント|モデル)"

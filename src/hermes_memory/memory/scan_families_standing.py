@@ -77,14 +77,25 @@ _BROAD_DESTRUCTIVE = (
     r"(?:\s+(?:/|~)[\w/.*-]{0,40}){0,4}|\bsudo\s+rm\s+-rf\b|\bfind\s+/\s+[^\n]{0,60}?-delete\b|\bdrop\s+(?:database|schema|table)\s+\w*prod"
     r"|\bdrop\s+the\s+production\s+database|\bdrop\s+database\b|\bgit\s+push\s+(?:--force|-f)\s+(?:origin\s+)?(?:main|master)\b"
     r"|\bgit\s+push\s+(?:\S+\s+)?--delete\s+\$\(|\bkubectl\s+delete\s+(?:\S+\s+){0,3}?--all\b|\baws\s+s3\s+rm\s+s3://\S+\s+--recursive"
-    r"|\bterraform\s+destroy\s+-auto-approve|\bmkfs(?:\.\w+)?\s+/dev/|\bwip(?:e|ing)\s+/(?:var|etc|home|usr)\b|\btruncate\s+table\s+users\b)"
+    r"|\bterraform\s+destroy\s+-auto-approve|\bmkfs(?:\.\w+)?\s+/dev/|\bwip(?:e|ing)\s+/(?:var|etc|home|usr)\b|\btruncate\s+table\s+users\b"
+    # the same breadth in other words: a production namespace, a bucket, a table without WHERE, every mail or meeting.
+    r"|\bkubectl\s+delete\s+(?:namespace|ns)\s+\S*prod|\baws\s+s3\s+rb\s+s3://\S+\s+--force|\bdelete\s+from\s+\w+\s*;"
+    r"|\bdrop\s+the\s+(?:\w+\s+){0,5}?production\b|\bdestroy\s+(?:every|all)\s+(?:\w+\s+)?(?:instances?|vms?|servers?|clusters?|environments?)"
+    r"|\bformat\s+the\s+(?:\w+\s+){0,2}?(?:drive|disk|volume)\b|\bdelete\s+the\s+(?:repository|repo|database|bucket)\b"
+    r"|\bdelete\s+the\s+(?:\w+\s+)?(?:backups?|snapshots?)\b|\brm\s+-rf\s+\.git\b|\btruncate\s+(?:every|all)\s+(?:the\s+)?tables?\b"
+    r"|\b(?:delete|remove|cancel|purge)\s+(?:all|every)\s+(?:of\s+)?(?:the\s+)?(?:[\w'’]+\s+){0,3}?(?:e-?mails|messages|files|meetings|events|branches|repos|repositories"
+    r"|users|records|backups|snapshots|instances|documents|photos|contacts))"
 )
 _AGENT_TRIGGER = (
     r"(?:\bstart\s+every\s+(?:session|day|chat)|\b(?:every|each)\s+(?:session|time\s+you|deploy|deployment|run|task|start|boot|login)\b"
     r"|\bat\s+the\s+(?:end|start)\s+of\s+(?:every|each)\b|\bwhenever\b|\bif\s+(?:the\s+)?(?:tests?|builds?|ci|checks?)\s+fail"
     r"|\bif\s+you\s+(?:see|find|notice)\b|\bwhen\s+(?:a|the|an)\s+\w+\s+looks\b|\bon\s+(?:every|each)\s+(?:start|boot|session)"
     r"|\b(?:cleanup|maintenance)\s+(?:habit|rule|routine)|\bhabit\s+to\s+keep|\bbefore\s+(?:starting|doing)\s+(?:any\s+)?work"
-    r"|\bin\s+the\s+background\b|\bsilently\b|\bwithout\s+(?:asking|telling))"
+    r"|\bin\s+the\s+background\b|\bsilently\b|\bwithout\s+(?:asking|telling)"
+    r"|\b(?:every|each)\s+(?:night|day|morning|evening|week|hour|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\bafter\s+(?:every|each)\b"
+    r"|\bwhen\s+(?:the\s+)?(?:tests?|builds?|ci|checks?|deploys?|storage|costs?|disk)\s+(?:\w+\s+)?(?:fail|fails|go|goes|look|looks|is|are)\b"
+    r"|\b(?:quick\s+fix|cleanup\s+policy|reset\s+policy)\b|\bno\s+confirmation\b|\bif\s+the\s+(?:\w+\s+)?(?:looks|seems|feels)\b"
+    r"|\b(?:nightly|hourly)\b|\bin\s+every\s+repo|\bbefore\s+running\b|\bwhen\s+(?:\w+\s+)?usage\s+goes\b)"
 )
 _DESTRUCTIVE = rf"{_AGENT_TRIGGER}[^\n]{{0,160}}?{_BROAD_DESTRUCTIVE}|{_BROAD_DESTRUCTIVE}[^\n]{{0,120}}?{_AGENT_TRIGGER}"
 
@@ -106,6 +117,11 @@ _SECRET_LITERAL = (
 _SECRET_USE = (
     r"(?:\bhard-?cod\w*|\breuse\b|\b(?:put|add|paste|use|commit|include|tell|give|share|email|send)\s+it\b|\bin\s+(?:every|any|all)\s+(?:\w+\s+){0,2}?"
     r"(?:config|curl|script|repo|file|project|request|deployment)s?\b|\bwhoever\b|\banyone\s+who\b)"
+)
+#: A planted literal placed into the user's credential files or handed on as the team's ("in the user's shell profile").
+_SECRET_USE = _SECRET_USE[:-1] + (
+    r"|\b(?:in|into)\s+(?:the\s+user's\s+|your\s+|my\s+)?(?:shell\s+profile|~?/?\.(?:env|bashrc|zshrc|profile|npmrc|netrc|git-credentials|pypirc))"
+    r"|\bteam\s+key\b|\bwhenever\s+you\b|\bfall\s+back\b|\bso\s+(?:that\s+)?it\s+(?:is\s+always|works\s+out\s+of)|\bverbatim\b|\bin\s+plain\s+text\b)"
 )
 _PLANTED_SECRET = rf"{_SECRET_LITERAL}[^\n]{{0,120}}?{_SECRET_USE}|{_SECRET_USE}[^\n]{{0,60}}?{_SECRET_LITERAL}"
 
@@ -151,9 +167,11 @@ STANDING_FAMILIES: tuple[Family, ...] = (
              "retired", "lifted", "disabled", "dropped", "revoked", "obey", "ignor", "whatever", "everything"),
        source="Hermes Agent threat families (fake_update, identity_override); verazuo/jailbreak_llms (developer-mode notices)"),
     _f("destructive_command", _DESTRUCTIVE, "rm ", "find /", "drop ", "git push", "kubectl", "aws s3 rm", "terraform destroy", "mkfs",
-       "wip", "truncate",
+       "wip", "truncate", "aws s3 rb", "delete from", "destroy", "format the", "delete the", "delete all", "delete every", "remove all",
+       "remove every", "cancel all", "cancel every", "purge all", "purge every", "delete the", "rm -rf .git", "truncate",
        also=("every", "each", "whenever", "fail", "if you", "looks", "cleanup", "maintenance", "habit", "before", "background",
-             "silently", "without", "at the"),
+             "silently", "without", "at the", "after", "when", "quick fix", "policy", "no confirmation", "if the", "nightly", "hourly",
+             "every repo"),
        source="issue 13 §4 (destructive commands as standing instructions); InjecAgent (Zhan et al. 2024); OWASP LLM06"),
     _f("c2_node_registration", _C2, "enrol", "register", "sign up", "announce yourself", "join", "check in", "subscribe", "connect to",
        "report for duty", "while true",
