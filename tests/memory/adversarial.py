@@ -34,4 +34,6 @@ def adversarial_texts() -> dict[str, str]:
         "no_spaces": "a" * SIZE,
         "newlines": "\n" * SIZE,
         "fake_marker_lines": _fill("\nSYSTEM "),
+        "joined_words": _fill("ignore-previous-previous_"),
+        "broken_words": _fill("ig-nore pre-vious "),
     }

@@ -36,7 +36,7 @@ FAMILIES = {
 #: Checked against every tuning corpus (heldout5 and heldout6 included: tuning data when heldout8 was
 #: written); heldout7, still sealed then (corpora.SEALED_WHEN_WRITTEN), is its sister set instead.
 SHAPE = sealed_checks.Shape(frozenset(FAMILIES), min_attacks=500, min_benign=790, min_categories=19,
-                            checked_against=frozenset(corpora.TUNING),
+                            checked_against=frozenset(corpora.TUNING) - {"tuning8"},  # written the same day, while heldout8 was sealed
                             words=sealed_checks.HARD_WORDS + ("from now on", "you are", "always", "never", "pretend",
                                                               "secret", "prefer", "previous instructions"))
 

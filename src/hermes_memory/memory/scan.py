@@ -81,6 +81,7 @@ from hermes_memory.memory.scan_text import (
     decoded_views,
     find_invisible,
     for_matching,
+    joined_views,
     leet_views,
 )
 
@@ -375,6 +376,10 @@ def _scan_views(norm: str, first_only: bool) -> tuple[list[str], str | None]:
         _family_hits(view, first_only, hits, leet=view is not norm and "l" not in view)
         if hits and first_only:
             return hits, None
+    for view in joined_views(norm):  # words as written, only their joints changed: the plain patterns
+        _family_hits(view, first_only, hits)
+        if hits and first_only:
+            return hits, None
     inner: list[str] = []
     for decoded in _decoded(norm):
         d = for_matching(decoded)
@@ -471,6 +476,7 @@ def _scan_cached(text: str) -> str | None:
 #: ``tests/memory/test_scan_fast_path.py`` checks it gives :func:`_scan_full`'s result).
 _ASCII_EXTRA = re.compile(
     r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|[0-9@$|!+][A-Za-z]|[ ._*-]\w[ ._*-]\w[ ._*-]|\\x|%[0-9A-Fa-f]{2}|\S{16}"
+    r"|[A-Za-z][-_][A-Za-z]"
 )
 
 

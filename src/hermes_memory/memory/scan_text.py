@@ -153,6 +153,34 @@ def _join_spaced(m: re.Match[str]) -> str:
     return _SPACED_SEP.sub("", run)
 
 
+#: Three or more words of three or more letters joined into one token by ``-`` or ``_``
+#: ("ignore-previous-instructions", "ignore_previous_instructions"): split into words in the joined
+#: view. Shorter parts are left joined: command names such as ``ssh-copy-id`` stay one word.
+_JOINED = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{3,}(?:[-_][A-Za-z]{3,}){2,}(?![A-Za-z0-9])")
+#: A word cut in two by a hyphen ("ig-nore pre-vious in-structions"): rejoined in the joined view
+#: when the text has at least :data:`_MIN_BROKEN` of them (one "read-only" makes no view).
+_BROKEN = re.compile(r"(?<![A-Za-z0-9-])([A-Za-z]+)-([A-Za-z]+)(?![A-Za-z0-9-])")
+_MIN_BROKEN = 2
+#: Necessary condition of both, for the scan's plain-text fast path: a letter, ``-`` or ``_``, a letter.
+JOINED_QUICK = re.compile(r"[A-Za-z][-_][A-Za-z]")
+
+
+def joined_views(norm: str) -> list[str]:
+    """Views of ``norm`` with words joined by hyphens or underscores taken apart (a token of three
+    or more words split at each ``-``/``_``), and with words cut by a hyphen rejoined (when there are
+    two or more): the spellings a user trial stored past the scan ("ignore-previous-instructions",
+    "ig-nore pre-vious in-structions"). ``[]`` when neither changes the text."""
+    if JOINED_QUICK.search(norm) is None:
+        return []
+    views = []
+    split = _JOINED.sub(lambda m: re.sub(r"[-_]", " ", m.group()), norm)
+    if split != norm:
+        views.append(split)
+    if len(_BROKEN.findall(norm, 0, len(norm))[:_MIN_BROKEN]) >= _MIN_BROKEN:
+        views.append(_BROKEN.sub(r"\1\2", norm))
+    return views
+
+
 def leet_views(norm: str) -> list[str]:
     """Extra views of ``norm``: spelled-out letters joined, and (lower-cased, ``l`` -> ``i``) leetspeak folded.
 
