@@ -10,7 +10,10 @@ every line is checked first:
   surrogate replaced by U+FFFD, form a JSON-RPC message goes through re-encoded;
 - anything else never reaches the SDK and is answered here: invalid JSON with a parse error
   (-32700) and id null, valid JSON that is no JSON-RPC message with an invalid-request error (-32600)
-  carrying its id where it has a usable one (JSON-RPC 2.0 section 5.1; the README says so for `serve`).
+  carrying its id where it has a usable one (JSON-RPC 2.0 section 5.1; the README says so for `serve`);
+- a line whose arrays and objects nest deeper than :data:`MAX_NESTING` levels is refused before any
+  parser sees it (Python's recursive parser and walks would raise ``RecursionError`` and end the
+  server): -32600 with its id where the top level reads as a request, else -32700 with id null.
 """
 
 from __future__ import annotations
@@ -30,6 +33,66 @@ from anyio.abc import ObjectSendStream
 from mcp.shared.message import SessionMessage
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+MAX_NESTING = 128
+"""Deepest nesting of arrays and objects a message may have, its own top-level object counted
+(a tool's arguments sit at level 3). Chosen below the depth pydantic's JSON parser (the SDK's
+reader) still accepts, so every message within it parses, and far below Python's recursion limit
+(1,000 frames), so :func:`json.loads` and the recursive walks here never overflow."""
+
+# a JSON string (escapes included) or one bracket; an unterminated string ends the scan
+_NESTING_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|"|[\[\]{}]')
+
+
+def nesting_depth(text: str, limit: int = MAX_NESTING) -> tuple[int, str | None]:
+    """How deep ``text``'s arrays and objects nest, brackets inside JSON strings not counted, and,
+    when that is over ``limit``, the top level with every nested value cut out (``{"id": 77,
+    "params": null}``: JSON :func:`json.loads` reads without recursing, to find the id by), else
+    ``None``. Linear in ``len(text)``; a text with at most ``limit`` brackets is not scanned."""
+    if text.count("[") + text.count("{") <= limit:
+        return 0, None
+    depth = deepest = 0
+    kept: list[str] = []  # the top level, nested values replaced by null
+    start = 0  # where the text not yet copied to ``kept`` begins (while at depth 0 or 1)
+    for match in _NESTING_TOKEN.finditer(text):
+        token = match.group()
+        if token == '"':
+            break  # unterminated string: not JSON; the depth so far stands
+        if token[0] == '"':
+            continue
+        if token in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if depth == 2:
+                kept.append(text[start:match.start()])
+                kept.append("null")
+        else:
+            if depth == 2:
+                start = match.end()
+            depth -= 1
+    if deepest <= limit:
+        return deepest, None
+    if depth <= 1:
+        kept.append(text[start:])
+    return deepest, "".join(kept)
+
+
+def too_deep(text: str, unit: str = "line") -> types.JSONRPCError | None:
+    """The JSON-RPC error for ``text`` when it nests deeper than :data:`MAX_NESTING`, else ``None``:
+    -32600 with the request's id when its top level (nested values cut out) is an object with a
+    usable id, else -32700 with id null. ``unit`` as in :func:`repair_line`. Never raises."""
+    depth, top = nesting_depth(text)
+    if top is None:
+        return None
+    try:
+        id_ = _usable_id(json.loads(top, parse_constant=no_constants))
+    except ValueError:
+        id_ = None
+    message = (f"the {unit} nests arrays and objects {depth:,} levels deep; "
+               f"at most {MAX_NESTING} are read")
+    if id_ is None:
+        return _error(None, types.PARSE_ERROR, f"Parse error: {message}")
+    return _error(id_, types.INVALID_REQUEST, f"Invalid Request: {message}")
 
 
 def no_constants(name: str) -> Any:
@@ -69,8 +132,12 @@ def repair_line(line: str, unit: str = "line") -> tuple[str | None, types.JSONRP
     already could; re-encoded JSON with lone surrogates replaced by U+FFFD when that is what made it
     unparseable), else ``(None, error)``: the JSON-RPC error to send back instead (-32700 with id
     null for invalid JSON, -32600 with the line's id where it has a usable one). ``unit``: what the
-    error messages call the text (``"line"`` over stdio, ``"body"`` over HTTP). Never raises.
+    error messages call the text (``"line"`` over stdio, ``"body"`` over HTTP). A text nesting
+    deeper than :data:`MAX_NESTING` is refused first (:func:`too_deep`). Never raises.
     """
+    refusal = too_deep(line, unit)
+    if refusal is not None:
+        return None, refusal
     try:
         message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValueError:
@@ -83,7 +150,7 @@ def repair_line(line: str, unit: str = "line") -> tuple[str | None, types.JSONRP
         return (None, refusal) if refusal else (line, None)
     try:
         parsed = json.loads(line, parse_constant=no_constants)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: not reached within MAX_NESTING
         return None, _error(None, types.PARSE_ERROR, f"Parse error: the {unit} is not JSON ({exc}); "
                                                      f"send one JSON-RPC message per {unit}")
     cleaned = without_surrogates(parsed)
