@@ -480,7 +480,9 @@ class MemoryServer(ResourcesAndPrompts):
 
         Every stdin line is checked before the SDK parses it (:mod:`hermes_memory.mcp.stdio_lines`):
         a lone surrogate escape is read as U+FFFD, and a line that is no JSON-RPC message gets a
-        JSON-RPC error reply instead of being dropped without one.
+        JSON-RPC error reply instead of being dropped without one. When the client closes stdin, the
+        requests already read are answered first (at most
+        :data:`~hermes_memory.mcp.stdio_lines.EOF_GRACE_S` seconds), then the server ends.
         """
         from mcp.server.stdio import stdio_server
 
@@ -491,7 +493,8 @@ class MemoryServer(ResourcesAndPrompts):
                 stdin = CheckedStdin(stdin_bytes)
                 async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
                     stdin.attach(write_stream)
-                    await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+                    await self.server.run(read_stream, stdin.answering(write_stream),
+                                          self.server.create_initialization_options())
         finally:
             self.close()
 
