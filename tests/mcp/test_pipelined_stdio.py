@@ -49,3 +49,24 @@ def test_requests_read_before_stdin_closed_are_all_answered_before_the_server_ex
     assert sorted(a for a in answers if a != "init") == list(range(5)), answers
     assert all(_result(answers[i])["success"] is True for i in range(5)), answers
     assert sorted(_entries(hermes_home)) == [f"closing entry {i}" for i in range(5)]
+
+
+def test_pipelined_add_replace_pairs_run_in_the_order_sent(hermes_home: Path) -> None:
+    """The SDK runs each request as its own task, so a pipelined replace could run before its add
+    (and fail) and adds landed out of order. 20 add -> replace pairs, sent at once in each of 5
+    server runs: every replace succeeds and MEMORY.md holds the entries in the order sent."""
+    (hermes_home / "config.yaml").write_text("memory:\n  memory_char_limit: 100000\n", encoding="utf-8")
+    expected: list[str] = []
+    for run in range(5):
+        calls = []
+        for i in range(20):
+            name = f"run {run} entry {i:02d}"
+            calls.append(_memory_call(2 * i, action="add", content=f"{name} added"))
+            calls.append(_memory_call(2 * i + 1, action="replace", old_text=f"{name} added",
+                                      content=f"{name} replaced"))
+            expected.append(f"{name} replaced")
+        rc, answers = _pipe(hermes_home, calls)
+        assert rc == 0
+        failed = {i: _result(answers[i]) for i in range(40) if _result(answers[i]).get("success") is not True}
+        assert not failed, (run, failed)
+        assert _entries(hermes_home) == expected, run
