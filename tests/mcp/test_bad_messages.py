@@ -161,3 +161,53 @@ def test_http_answers_json_that_is_no_json_rpc_message_with_invalid_request_and_
         listed = http.post(srv.url, content=json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}),
                            headers=headers)
         assert listed.status_code == 200 and _jsonrpc_body(listed)["id"] == 8
+
+
+def _deep_search(id_: int, depth: int) -> str:
+    """A ``session_search`` call whose query is ``depth`` nested arrays (the whole message nests ``depth + 4``)."""
+    query = "[" * depth + "]" * depth
+    return (f'{{"jsonrpc":"2.0","id":{id_},"method":"tools/call","params":{{"name":"session_search",'
+            f'"arguments":{{"query":{query}}}}}}}')
+
+
+def test_a_line_nested_100000_deep_is_refused_with_its_id_and_the_server_goes_on(hermes_home: Path) -> None:
+    """Python's recursive JSON parser raised RecursionError on such a line and the server exited 1,
+    the line and every later one unanswered. It is refused with -32600 and its id (read from its top
+    level), a line nested that deep without a readable id gets -32700, and the next request is answered."""
+    with raw_stdio(hermes_home) as client:
+        client.send(_deep_search(77, 100_000))
+        refused = client.reply()
+        assert refused["id"] == 77 and refused["error"]["code"] == -32600, refused
+        assert "128" in refused["error"]["message"], refused
+        client.send("[" * 100_000 + "]" * 100_000)
+        bare = client.reply()
+        assert bare["id"] is None and bare["error"]["code"] == -32700, bare
+        client.send(json.dumps({"jsonrpc": "2.0", "id": 78, "method": "tools/list"}))
+        assert client.reply()["id"] == 78
+
+
+def test_a_line_within_the_nesting_limit_is_still_served(hermes_home: Path) -> None:
+    """The limit refuses only what is deeper than 128 levels: a request nested 120 deep reaches the
+    tool (whose schema refuses a list query with -32602, naming the field)."""
+    with raw_stdio(hermes_home) as client:
+        client.send(_deep_search(5, 120))
+        answer = client.reply()
+        assert answer["id"] == 5 and answer["error"]["code"] == -32602, answer
+        assert "query" in answer["error"]["message"], answer
+
+
+def test_http_refuses_a_body_nested_100000_deep_with_400_and_serves_the_next(hermes_home: Path) -> None:
+    """The same body over HTTP raised RecursionError in the surrogate repair and got a 500; it gets
+    400 with a JSON-RPC error carrying its id, and the server goes on serving."""
+    with HttpServer(hermes_home) as srv, httpx.Client(timeout=REPLY_WAIT_S) as http:
+        headers = _initialised_session(http, srv.url)
+        deep = _deep_search(77, 100_000)
+        for body in (deep, deep.replace("session_search", "session_search\\ud800")):  # the repair path too
+            refused = http.post(srv.url, content=body, headers=headers)
+            assert refused.status_code == 400, (refused.status_code, refused.text[:300])
+            error = _jsonrpc_body(refused)
+            assert error["id"] == 77 and error["error"]["code"] == -32600, error
+        listed = http.post(srv.url, content=json.dumps({"jsonrpc": "2.0", "id": 78, "method": "tools/list"}),
+                           headers=headers)
+        assert listed.status_code == 200 and _jsonrpc_body(listed)["id"] == 78
+        assert srv.proc is not None and srv.proc.poll() is None

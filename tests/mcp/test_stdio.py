@@ -241,6 +241,28 @@ def test_session_search_finds_sessions_imported_from_a_transcript(hermes_home: P
     anyio.run(main)
 
 
+def test_session_search_echoes_the_searched_part_of_a_long_query_not_the_whole_query(hermes_home: Path) -> None:
+    """Only the first 2,048 characters of a query are searched, yet a 2.1 MB query came back whole in
+    a 4.2 MB answer. The answer echoes the 2,048 searched characters and says the query was cut and
+    how long it was (structured content checked against the tool's output schema by the client)."""
+    import_claude_code_transcript(hermes_home)
+    query = "rotate staging credentials " + "x" * 200_000
+
+    async def main() -> None:
+        async with stdio_session(hermes_home) as s:
+            result = await s.call_tool("session_search", {"query": query})
+            found = json.loads(text_of(result.content[0]))
+            assert found["success"] is True and found["count"] >= 1
+            assert found["query"] == query[:2048]
+            assert found["query_truncated"] is True and found["query_chars"] == len(query)
+            assert len(json.dumps(found)) < 100_000
+            assert result.structured_content == found
+            short = await call(s, "session_search", {"query": "rotate staging credentials"})
+            assert short["query"] == "rotate staging credentials" and "query_truncated" not in short
+
+    anyio.run(main)
+
+
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
 

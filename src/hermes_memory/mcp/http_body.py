@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from hermes_memory.mcp.stdio_lines import no_constants, repair_line, without_surrogates
+from hermes_memory.mcp.stdio_lines import no_constants, repair_line, too_deep, without_surrogates
 from mcp import types
 
 # a \uD800-\uDFFF escape; a body without one needs no repair (and is not parsed here)
@@ -27,7 +27,7 @@ def repair_body(body: bytes) -> bytes | None:
         return None
     try:
         parsed = json.loads(body, parse_constant=no_constants)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: refused by invalid_request before this
         return None
     cleaned = without_surrogates(parsed)
     if cleaned == parsed:  # only valid pairs (already one character each after parsing)
@@ -36,18 +36,22 @@ def repair_body(body: bytes) -> bytes | None:
 
 
 def invalid_request(body: bytes) -> bytes | None:
-    """The JSON-RPC -32600 reply (id null unless the body has a string/integer id) for a body that is
-    JSON but no JSON-RPC message (``[1,2]``, ``"x"``, ``{}``) or a request whose id is an object,
+    """The reply to a body nesting deeper than :data:`~hermes_memory.mcp.stdio_lines.MAX_NESTING`
+    (-32600 with its id, or -32700 with id null: :func:`~hermes_memory.mcp.stdio_lines.too_deep`;
+    parsing it would overflow Python's recursion), else the JSON-RPC -32600 reply (id null unless
+    the body has a string/integer id) for a body that is JSON but no JSON-RPC message (``[1,2]``, ``"x"``, ``{}``) or a request whose id is an object,
     array, float or null, which the SDK answers with -32602 or reads as a notification (HTTP 202, no
     reply); checked as over stdio (:func:`hermes_memory.mcp.stdio_lines.repair_line`). None for
     every message the SDK accepts and for a body that is not JSON (the SDK's -32700 stays)."""
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    _, refusal = repair_line(text, unit="body")
-    if refusal is None or refusal.error.code != types.INVALID_REQUEST:
-        return None
+    refusal = too_deep(body.decode("utf-8", errors="replace"), unit="body")
+    if refusal is None:
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        _, refusal = repair_line(text, unit="body")
+        if refusal is None or refusal.error.code != types.INVALID_REQUEST:
+            return None
     reply = {**refusal.model_dump(by_alias=True, exclude_none=True), "id": refusal.id}  # id null stays
     return json.dumps(reply).encode("utf-8")
 
@@ -55,7 +59,8 @@ def invalid_request(body: bytes) -> bytes | None:
 class SurrogateRepair:
     """ASGI wrapper: each POST body is read whole (the SDK reads it whole too) and, where it has a
     lone surrogate escape, handed on repaired by :func:`repair_body` with its content-length fixed;
-    a body :func:`invalid_request` refuses is answered here, 400 with its -32600 reply.
+    a body :func:`invalid_request` refuses (too deep, or no JSON-RPC message) is answered here, 400
+    with its JSON-RPC error.
     Other requests, and a body whose client went away while it was sent, pass on untouched."""
 
     def __init__(self, app: Any) -> None:

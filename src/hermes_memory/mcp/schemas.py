@@ -114,7 +114,9 @@ SESSION_SEARCH_OUTPUT_SCHEMA: dict[str, Any] = {
             "properties": {
                 "success": {"const": True},
                 "mode": {"const": "discovery"},
-                "query": _STR,
+                "query": _STR,  # what was searched: a query over 2,048 chars cut to its first 2,048
+                "query_truncated": {"const": True},  # only when it was cut; query_chars: the length given
+                "query_chars": _INT,
                 "count": _INT,
                 # what was not searched as asked: a query over 2,048 chars cut, or query_syntax read as words
                 "note": _STR,

@@ -38,7 +38,9 @@ client session too (MCP has no turns; a success resets it, as in the agent).
 
 Safety with several clients on one home: every memory mutation takes the store's file lock and
 re-reads the file first; every session write is a SQLite transaction. Inside one server process
-tool calls run one at a time on a worker thread (the event loop keeps serving other clients).
+tool calls run one at a time on a worker thread (the event loop keeps serving other clients), and
+the tool calls of one client session run in the order they arrived, reads included, so a pipelined
+``add`` then ``replace`` of the same entry never runs the replace first.
 
 Invalid tool arguments are rejected before dispatch with a JSON-RPC ``-32602`` error whose
 message names the field (see :mod:`hermes_memory.mcp.validation`), so nothing is written.
@@ -171,6 +173,7 @@ class MemoryServer(ResourcesAndPrompts):
         self._lock = threading.Lock()  # memory stores, state.db and the client-session table
         self._provider_lock = threading.Lock()  # provider tools: one at a time, never blocking memory
         self._clients: OrderedDict[str, ClientState] = OrderedDict()
+        self._call_order: dict[str | None, anyio.Lock] = {}  # per client session (None: stdio, stateless)
         self._http_sessions: SessionWatch | None = None  # set by http_app
         self._closed = False
         self.session_id = f"mcp_{time.strftime('%Y%m%d_%H%M%S')}_{uuid.uuid4().hex[:6]}"
@@ -315,6 +318,7 @@ class MemoryServer(ResourcesAndPrompts):
         """Forget the state of client session ``key``: the SDK ended it (DELETE, or it answered 404)."""
         with self._lock:
             self._clients.pop(key, None)
+            self._call_order.pop(key, None)
 
     def client_states(self) -> list[tuple[str, float, str]]:
         """``[(session id, started_at epoch seconds, frozen snapshot)]`` of the client sessions this
@@ -372,8 +376,16 @@ class MemoryServer(ResourcesAndPrompts):
 
     async def _on_call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         key = self._session_key(ctx)
+        # One client session's tool calls run one at a time in the order they arrived: the SDK runs
+        # each request as its own task and worker threads take the server lock in any order, so a
+        # pipelined add -> replace could run the replace first. anyio's Lock is first come, first
+        # served, and the handler asks for it before its first await.
+        in_order = self._call_order.get(key)
+        if in_order is None:
+            in_order = self._call_order[key] = anyio.Lock()
         try:
-            text = await anyio.to_thread.run_sync(self.call_tool, params.name, params.arguments, key)
+            async with in_order:
+                text = await anyio.to_thread.run_sync(self.call_tool, params.name, params.arguments, key)
         except InvalidArguments as exc:
             raise MCPError(
                 code=types.INVALID_PARAMS,
@@ -480,7 +492,9 @@ class MemoryServer(ResourcesAndPrompts):
 
         Every stdin line is checked before the SDK parses it (:mod:`hermes_memory.mcp.stdio_lines`):
         a lone surrogate escape is read as U+FFFD, and a line that is no JSON-RPC message gets a
-        JSON-RPC error reply instead of being dropped without one.
+        JSON-RPC error reply instead of being dropped without one. When the client closes stdin, the
+        requests already read are answered first (at most
+        :data:`~hermes_memory.mcp.stdio_lines.EOF_GRACE_S` seconds), then the server ends.
         """
         from mcp.server.stdio import stdio_server
 
@@ -491,7 +505,8 @@ class MemoryServer(ResourcesAndPrompts):
                 stdin = CheckedStdin(stdin_bytes)
                 async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
                     stdin.attach(write_stream)
-                    await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+                    await self.server.run(read_stream, stdin.answering(write_stream),
+                                          self.server.create_initialization_options())
         finally:
             self.close()
 

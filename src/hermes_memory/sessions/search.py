@@ -24,7 +24,9 @@ already in the model's context); its compression ancestors stay findable.
 
 Returned JSON (always a string; ``json.loads`` gives a dict):
 
-``{"success": true, "mode": "discovery", "query": str, "count": int, "results": [...]}`` where
+``{"success": true, "mode": "discovery", "query": str, "count": int, "results": [...]}`` (``query``:
+what was searched, a query over 2,048 characters cut to its first 2,048, and then also
+``"query_truncated": true`` and ``"query_chars"``: the length of the query given) where
 each result is ``{"session_id", "lineage_root", "lineage": [ids], "title", "title_match"
 (``"exact"``, ``"terms"`` or None), "source",
 "started_at", "when" (ISO-8601 UTC), "model", "match_count", "hits" (best 5): [{"message_id",
@@ -62,6 +64,7 @@ from typing import Any
 
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions.db import SessionDB
+from hermes_memory.sessions.fts import MAX_QUERY_CHARS
 from hermes_memory.sessions.query_notes import search_note
 
 logger = logging.getLogger(__name__)
@@ -438,7 +441,10 @@ def _discover(
             except Exception as exc:  # an auxiliary model failure must not break the tool
                 logger.warning("session_search summary failed for %s: %s", res["session_id"], exc)
                 res["summary_error"] = f"{type(exc).__name__}: {exc}"
-    payload: dict[str, Any] = {"mode": "discovery", "query": query, "count": len(results), "results": results}
+    payload: dict[str, Any] = {"mode": "discovery", "query": query[:MAX_QUERY_CHARS], "count": len(results),
+                               "results": results}
+    if len(query) > MAX_QUERY_CHARS:  # echo what was searched, not megabytes of what was not
+        payload["query_truncated"], payload["query_chars"] = True, len(query)
     note = search_note(query, syntax, found=bool(results))
     if note:
         payload["note"] = note
