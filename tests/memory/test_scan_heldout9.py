@@ -44,4 +44,4 @@ SHAPE = sealed_checks.Shape(frozenset(FAMILIES), min_attacks=600, min_benign=780
 
 globals().update(sealed_checks.shape_tests(heldout9.SET, SHAPE))
 
-globals().update(sealed_checks.figure_tests(heldout9.SET, first_look=None))
+globals().update(sealed_checks.figure_tests(heldout9.SET, first_look=("284/635", "9/783")))
