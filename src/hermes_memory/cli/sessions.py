@@ -235,7 +235,7 @@ def register(app: typer.Typer) -> None:
                                               "as the session_search tool does.")],
         source: Annotated[str | None, typer.Option(
             "--source", help="Only these sources, comma-separated (cli,telegram).")] = None,
-        role: Annotated[str | None, typer.Option("--role", help="Comma-separated roles (user,assistant,tool).")] = None,
+        role: Annotated[str | None, typer.Option("--role", help="Comma-separated roles (user, assistant, system, tool).")] = None,
         session: Annotated[str | None, typer.Option(
             "--session", help="Only this session (id or unique id prefix).")] = None,
         user_id: Annotated[str | None, typer.Option("--user-id", help="Only sessions of this user id.")] = None,
@@ -278,10 +278,13 @@ def register(app: typer.Typer) -> None:
             else:
                 fusion.attach(db, state(ctx).config.search)  # semantic search when search.embeddings is on
                 sid = _resolve(db, session, by_title=False) if session is not None else None
-                rows = db.search_messages(query, source_filter=source, role_filter=role, session_id=sid,
-                                          user_id=user_id, since=t_since, until=t_until, limit=limit,
-                                          sort=None if sort == "relevance" else sort, raise_errors=True,
-                                          query_syntax=query_syntax, cwd_prefix=cwd)
+                try:
+                    rows = db.search_messages(query, source_filter=source, role_filter=role, session_id=sid,
+                                              user_id=user_id, since=t_since, until=t_until, limit=limit,
+                                              sort=None if sort == "relevance" else sort, raise_errors=True,
+                                              query_syntax=query_syntax, cwd_prefix=cwd)
+                except ValueError as exc:  # a --role no message has (role_problem)
+                    fail(f"--role: {exc}", EXIT_USAGE)
                 sources = [x.strip() for x in (source or "").split(",") if x.strip()]
                 titled = [] if sid is not None else [
                     {k: t.get(k) for k in ("id", "title", "title_match", "source", "started_at")}
