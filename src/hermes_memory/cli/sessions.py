@@ -22,6 +22,7 @@ from rich.table import Table
 
 from hermes_memory.cli.common import EXIT_USAGE, console, err_console, fail, print_json, state
 from hermes_memory.cli.readonly import open_existing_db
+from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions import fusion
 from hermes_memory.sessions.db import SessionDB, SessionLookupError
 from hermes_memory.sessions.factory import open_session_db
@@ -374,8 +375,15 @@ def register(app: typer.Typer) -> None:
             def progress(done: int, total: int | None) -> None:
                 bar.update(task, completed=done, total=total)
 
-            with db.batch():  # one fsync per few hundred writes, not per session
-                report = import_path(db, path, fmt, progress=progress)
+            before = (db.session_count(), db.message_count())
+            try:
+                with db.batch():  # one fsync per few hundred writes, not per session
+                    report = import_path(db, path, fmt, progress=progress)
+            except SessionStoreError as exc:  # a full disk, say: say what was kept, never a traceback
+                kept = (db.session_count() - before[0], db.message_count() - before[1])
+                fail(f"import stopped: {exc} Imported before it stopped: {kept[0]} sessions, {kept[1]} messages "
+                     "(written in whole transactions; the one that failed was rolled back). Run the same import "
+                     "again once fixed: it adds only what is missing.")
         data = report.as_dict()
         if as_json:
             print_json(data)
