@@ -96,7 +96,7 @@ def test_an_element_of_a_json_list_nested_too_deeply_is_reported_by_index_and_th
         db.close()
 
 
-def test_the_cli_import_reports_the_deep_line_and_exits_cleanly(tmp_path: Path) -> None:
+def test_C25_cli_import_reports_the_deep_line_and_imports_the_rest(tmp_path: Path) -> None:
     f = tmp_path / "mixed.jsonl"
     f.write_text("\n".join([_openai("alpha"), DEEP, _openai("omega")]) + "\n", encoding="utf-8")
     res = CliRunner().invoke(app, ["--home", str(tmp_path / "home"), "sessions", "import", str(f), "--format", "openai"])

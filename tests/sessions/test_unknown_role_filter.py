@@ -30,7 +30,7 @@ def _home(tmp_path: Path) -> Path:
     return home
 
 
-def test_cli_search_with_a_misspelled_role_exits_2_suggesting_assistant(tmp_path: Path) -> None:
+def test_C27_cli_search_with_a_misspelled_role_exits_2_suggesting_assistant(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["--home", str(_home(tmp_path)), "sessions", "search", "deploy", "--role", "asistant"])
     text = " ".join(res.output.split())
     assert res.exit_code == 2, res.output
