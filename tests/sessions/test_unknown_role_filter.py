@@ -83,3 +83,21 @@ def test_a_role_another_program_stored_is_searchable(tmp_path: Path) -> None:
             "narrator"]
     finally:
         db.close()
+
+
+def test_postgresql_search_messages_checks_roles_as_sqlite_does(pg_url: str) -> None:
+    from hermes_memory.sessions.pg import PgSessionDB
+
+    db = PgSessionDB(pg_url)
+    try:
+        db.create_session("s1", source="cli")
+        db.append_message("s1", "assistant", "deploy with the blue-green script")
+        assert db.search_messages("deploy", role_filter="asistant") == []
+        with pytest.raises(ValueError, match="did you mean 'assistant'"):
+            db.search_messages("deploy", role_filter="asistant", raise_errors=True)
+        assert [r["role"] for r in db.search_messages("deploy", role_filter="assistant", raise_errors=True)] == [
+            "assistant"]
+        out = json.loads(session_search({"query": "deploy", "role_filter": "asistant"}, db))
+        assert out["success"] is False and "did you mean 'assistant'" in out["error"]
+    finally:
+        db.close()
