@@ -8,6 +8,7 @@ import json
 import logging
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -88,7 +89,7 @@ def test_a_role_another_program_stored_is_searchable(tmp_path: Path) -> None:
 def test_postgresql_search_messages_checks_roles_as_sqlite_does(pg_url: str) -> None:
     from hermes_memory.sessions.pg import PgSessionDB
 
-    db = PgSessionDB(pg_url)
+    db: Any = PgSessionDB(pg_url)  # the tool is typed for SessionDB; both have its methods
     try:
         db.create_session("s1", source="cli")
         db.append_message("s1", "assistant", "deploy with the blue-green script")
