@@ -122,7 +122,8 @@ def load_json(text: str | bytes) -> Any:
         value = json.loads(text)
     except RecursionError:
         raise NestedTooDeep() from None
-    if isinstance(value, (dict, list)) and _too_deep(value):
+    opens = text.count("[") + text.count("{") if isinstance(text, str) else text.count(b"[") + text.count(b"{")
+    if opens > MAX_DEPTH and isinstance(value, (dict, list)) and _too_deep(value):  # fewer opens: cannot be deeper
         raise NestedTooDeep()
     return value
 
