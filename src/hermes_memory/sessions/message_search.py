@@ -287,7 +287,8 @@ class MessageSearchMethods(StoreBase):
         and ``rank`` (BM25, lower is better; ``None`` for rows found only by the CJK side table).
         An empty or unsearchable query returns ``[]``. A SQLite failure returns ``[]`` and is
         logged, unless ``raise_errors`` is set, when :class:`SessionStoreError` is raised (the
-        ``session_search`` tool does this so that a failure is never reported as "no results").
+        ``session_search`` tool does this so that a failure is never reported as "no results"). A
+        role no message has (:func:`role_problem`) is refused the same way, ``ValueError`` when raised.
 
         ``as_read`` (with ``with_context`` and ``with_snippet`` False): the same rows, in the same
         order, as ``(id, row, rank)`` tuples instead of dicts, ``row`` the row as read (indexable
