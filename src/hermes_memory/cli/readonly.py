@@ -48,4 +48,4 @@ def open_existing_db(ctx: typer.Context) -> Any | None:
     st = state(ctx)
     if not resolve_storage(st.config, st.home.root).is_postgres and not st.home.has_state_db():
         return None
-    return open_session_db(st.home, st.config)
+    return open_session_db(st.home, st.config, reading=True)

@@ -22,6 +22,7 @@ from rich.table import Table
 
 from hermes_memory.cli.common import EXIT_USAGE, console, err_console, fail, print_json, state
 from hermes_memory.cli.readonly import open_existing_db
+from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions import fusion
 from hermes_memory.sessions.db import SessionDB, SessionLookupError
 from hermes_memory.sessions.factory import open_session_db
@@ -235,7 +236,7 @@ def register(app: typer.Typer) -> None:
                                               "as the session_search tool does.")],
         source: Annotated[str | None, typer.Option(
             "--source", help="Only these sources, comma-separated (cli,telegram).")] = None,
-        role: Annotated[str | None, typer.Option("--role", help="Comma-separated roles (user,assistant,tool).")] = None,
+        role: Annotated[str | None, typer.Option("--role", help="Comma-separated roles (user, assistant, system, tool).")] = None,
         session: Annotated[str | None, typer.Option(
             "--session", help="Only this session (id or unique id prefix).")] = None,
         user_id: Annotated[str | None, typer.Option("--user-id", help="Only sessions of this user id.")] = None,
@@ -278,10 +279,13 @@ def register(app: typer.Typer) -> None:
             else:
                 fusion.attach(db, state(ctx).config.search)  # semantic search when search.embeddings is on
                 sid = _resolve(db, session, by_title=False) if session is not None else None
-                rows = db.search_messages(query, source_filter=source, role_filter=role, session_id=sid,
-                                          user_id=user_id, since=t_since, until=t_until, limit=limit,
-                                          sort=None if sort == "relevance" else sort, raise_errors=True,
-                                          query_syntax=query_syntax, cwd_prefix=cwd)
+                try:
+                    rows = db.search_messages(query, source_filter=source, role_filter=role, session_id=sid,
+                                              user_id=user_id, since=t_since, until=t_until, limit=limit,
+                                              sort=None if sort == "relevance" else sort, raise_errors=True,
+                                              query_syntax=query_syntax, cwd_prefix=cwd)
+                except ValueError as exc:  # a --role no message has (role_problem)
+                    fail(f"--role: {exc}", EXIT_USAGE)
                 sources = [x.strip() for x in (source or "").split(",") if x.strip()]
                 titled = [] if sid is not None else [
                     {k: t.get(k) for k in ("id", "title", "title_match", "source", "started_at")}
@@ -371,8 +375,15 @@ def register(app: typer.Typer) -> None:
             def progress(done: int, total: int | None) -> None:
                 bar.update(task, completed=done, total=total)
 
-            with db.batch():  # one fsync per few hundred writes, not per session
-                report = import_path(db, path, fmt, progress=progress)
+            before = (db.session_count(), db.message_count())
+            try:
+                with db.batch():  # one fsync per few hundred writes, not per session
+                    report = import_path(db, path, fmt, progress=progress)
+            except SessionStoreError as exc:  # a full disk, say: say what was kept, never a traceback
+                kept = (db.session_count() - before[0], db.message_count() - before[1])
+                fail(f"import stopped: {exc} Imported before it stopped: {kept[0]} sessions, {kept[1]} messages "
+                     "(written in whole transactions; the one that failed was rolled back). Run the same import "
+                     "again once fixed: it adds only what is missing.")
         data = report.as_dict()
         if as_json:
             print_json(data)

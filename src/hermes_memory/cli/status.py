@@ -39,7 +39,7 @@ def storage_report(ctx: typer.Context) -> dict[str, Any]:
     }
     try:
         if storage.is_postgres or st.home.has_state_db():
-            with open_session_db(st.home, st.config, storage=storage) as db:
+            with open_session_db(st.home, st.config, storage=storage, reading=True) as db:
                 out["sessions"], out["messages"] = db.session_count(), db.message_count()
                 progress = getattr(db, "relayout_progress", None)  # SQLite only
                 out["relayout"] = progress() if callable(progress) else None

@@ -36,6 +36,13 @@ from hermes_memory.errors import SessionStoreError
 from hermes_memory.home import HermesHome
 from hermes_memory.sessions import hmindex, hmrelayout
 from hermes_memory.sessions.migrations import current_report, migrate
+from hermes_memory.sessions.sqlite_env import (
+    LOCKED,
+    PLACE_FAULTS,
+    open_read_only,
+    place_fault_message,
+    sqlite_cause,
+)
 
 logger = logging.getLogger("hermes_memory.sessions.db")
 
@@ -115,8 +122,12 @@ class SQLiteStore:
     """One SQLite connection shared between threads (one lock), with bounded-retry writes.
 
     The base of :class:`~hermes_memory.sessions.db.SessionDB`, which documents the constructor's
-    arguments. Raises :class:`SessionStoreError` if the file cannot be opened or migrated, and
-    ``ValueError`` for an unknown ``synchronous`` mode.
+    arguments. Raises :class:`SessionStoreError` if the file cannot be opened or migrated (its
+    message says "move it aside" only for a damaged file; a full disk, an I/O error, a read-only
+    place or a refused permission get their cause and fix, :mod:`hermes_memory.sessions.sqlite_env`),
+    and ``ValueError`` for an unknown ``synchronous`` mode. ``read_only``: open an existing file
+    without writing anything (:func:`~hermes_memory.sessions.sqlite_env.open_read_only`); then a file whose schema or index needs
+    bringing up to date is refused with :class:`SessionStoreError`, and writes fail.
     """
 
     def __init__(
@@ -126,6 +137,7 @@ class SQLiteStore:
         timeout: float = 1.0,
         write_retries: int = WRITE_RETRIES,
         synchronous: str = "full",
+        read_only: bool = False,
     ) -> None:
         sync = str(synchronous).strip().lower()
         if sync not in SYNCHRONOUS_MODES:
@@ -140,6 +152,10 @@ class SQLiteStore:
         self._batch: dict[str, int] | None = None
         self._relayout_stop = threading.Event()
         self._relayout_thread: threading.Thread | None = None
+        self.read_only = bool(read_only)
+        if self.read_only:
+            self._conn, self.migration, self._schema_cookie = open_read_only(self.db_path, self.timeout)
+            return
         try:
             self.db_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             existing = self._existing_files()
@@ -168,8 +184,11 @@ class SQLiteStore:
             self.migration = self._open_schema()
         except sqlite3.DatabaseError as exc:
             self._conn.close()
-            if isinstance(exc, sqlite3.OperationalError) and _is_lock_error(exc):
+            cause = sqlite_cause(exc)
+            if isinstance(exc, sqlite3.OperationalError) and cause == LOCKED:
                 raise self._open_locked_error(exc, reading=True) from exc  # held, not damaged: never "move it aside"
+            if cause in PLACE_FAULTS:  # the disk or the mount, not the file: never "move it aside"
+                raise SessionStoreError(place_fault_message(self.db_path, exc, cause)) from exc
             raise SessionStoreError(
                 f"{self.db_path} is not a usable session database: {exc}. Move it aside to start a new one."
             ) from exc
@@ -404,7 +423,7 @@ class SQLiteStore:
                         last = exc
                         self._retry_sleep(attempt)
                         continue
-                    raise SessionStoreError(f"session database write failed: {exc}") from exc
+                    raise SessionStoreError(self._write_failed(exc)) from exc
                 try:
                     result = fn(self._conn)
                     self._conn.execute("COMMIT")
@@ -416,7 +435,7 @@ class SQLiteStore:
                         self._retry_sleep(attempt)
                         continue
                     if isinstance(exc, sqlite3.Error):
-                        raise SessionStoreError(f"session database write failed: {exc}") from exc
+                        raise SessionStoreError(self._write_failed(exc)) from exc
                     raise
                 self._count_write()
                 return result
@@ -447,7 +466,7 @@ class SQLiteStore:
                     break
                 except sqlite3.OperationalError as exc:
                     if not _is_lock_error(exc):
-                        raise SessionStoreError(f"session database write failed: {exc}") from exc
+                        raise SessionStoreError(self._write_failed(exc)) from exc
                     last = exc
                     self._retry_sleep(attempt)
             else:
@@ -459,7 +478,7 @@ class SQLiteStore:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 if isinstance(exc, sqlite3.Error):
-                    raise SessionStoreError(f"session database write failed: {exc}") from exc
+                    raise SessionStoreError(self._write_failed(exc)) from exc
                 raise
             self._count_write()
 
@@ -488,7 +507,7 @@ class SQLiteStore:
                     self._conn.execute("ROLLBACK")
                 raise
             self._batch = None
-            self._conn.execute("COMMIT")
+            self._commit_batch()
 
     def _begin_batch(self) -> None:
         for attempt in range(self.write_retries + 1):
@@ -497,7 +516,7 @@ class SQLiteStore:
                 return
             except sqlite3.OperationalError as exc:
                 if not _is_lock_error(exc) or attempt == self.write_retries:
-                    raise SessionStoreError(f"session database write failed: {exc}") from exc
+                    raise SessionStoreError(self._write_failed(exc)) from exc
                 time.sleep(random.uniform(*RETRY_SLEEP_RANGE))
 
     @contextlib.contextmanager
@@ -511,7 +530,7 @@ class SQLiteStore:
             self._conn.execute("ROLLBACK TO hm_write")
             self._conn.execute("RELEASE hm_write")
             if isinstance(exc, sqlite3.Error):
-                raise SessionStoreError(f"session database write failed: {exc}") from exc
+                raise SessionStoreError(self._write_failed(exc)) from exc
             raise
         self._conn.execute("RELEASE hm_write")
 
@@ -520,8 +539,24 @@ class SQLiteStore:
         assert batch is not None
         batch["writes"] += 1
         if batch["writes"] % batch["every"] == 0:
-            self._conn.execute("COMMIT")
+            self._commit_batch()
             self._begin_batch()
+
+    def _commit_batch(self) -> None:
+        """Commit a batch's transaction; when that fails (a full disk) it is rolled back whole and
+        :class:`SessionStoreError` says why (what earlier chunks committed stays)."""
+        try:
+            self._conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._batch = None
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise SessionStoreError(self._write_failed(exc)) from exc
+
+    def _write_failed(self, exc: sqlite3.Error) -> str:
+        cause = sqlite_cause(exc)
+        return (place_fault_message(self.db_path, exc, cause, "write to") if cause in PLACE_FAULTS
+                else f"session database write failed: {exc}")
 
     def _batched_write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         with self._savepoint() as conn:

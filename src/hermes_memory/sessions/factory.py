@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 
 def open_session_db(home: HermesHome, config: HermesConfig, *, timeout: float | None = None,
-                    write_retries: int | None = None, storage: Storage | None = None) -> SessionDB | Any:
+                    write_retries: int | None = None, storage: Storage | None = None,
+                    reading: bool = False) -> SessionDB | Any:
     """Open the session store of ``home``: a ``SessionDB`` on ``<home>/state.db``, or a
     ``PgSessionDB`` on the configured PostgreSQL database.
 
@@ -30,6 +31,11 @@ def open_session_db(home: HermesHome, config: HermesConfig, *, timeout: float | 
     password). Raises :class:`~hermes_memory.errors.ConfigError` for an invalid ``storage:``
     section or a missing driver, :class:`~hermes_memory.errors.SessionStoreError` when the
     database cannot be opened or migrated.
+
+    ``reading`` (the commands that only read: list, search, show, export, status): when the SQLite
+    file cannot be opened for writing because of its place (a read-only mount, a full disk, an
+    I/O error or a refused permission), it is opened read-only instead (``SessionDB(read_only=True)``);
+    when that fails too, the first error is raised.
     """
     storage = storage or resolve_storage(config, home.root)
     if storage.is_postgres:
@@ -47,4 +53,18 @@ def open_session_db(home: HermesHome, config: HermesConfig, *, timeout: float | 
         sqlite_kwargs["timeout"] = timeout
     if write_retries is not None:
         sqlite_kwargs["write_retries"] = write_retries
-    return SessionDB(home.state_db, **sqlite_kwargs)
+    if not reading:
+        return SessionDB(home.state_db, **sqlite_kwargs)
+    from hermes_memory.errors import SessionStoreError
+    from hermes_memory.sessions.sqlite_env import PLACE_FAULTS, sqlite_cause
+
+    try:
+        return SessionDB(home.state_db, **sqlite_kwargs)
+    except SessionStoreError as exc:
+        cause = exc.__cause__
+        if cause is None or not (isinstance(cause, OSError) or sqlite_cause(cause) in PLACE_FAULTS):
+            raise
+        try:
+            return SessionDB(home.state_db, read_only=True, **sqlite_kwargs)
+        except SessionStoreError:
+            raise exc from cause

@@ -41,7 +41,10 @@ from hermes_memory.sessions.search_filters import (  # noqa: F401  (re-exported:
     as_list,
     broad_filters,
     filter_sql,
+    head_applies,
     page_bounds,
+    refused_search,
+    role_problem,
     sort_order,
 )
 from hermes_memory.sessions.search_rows import (
@@ -173,14 +176,6 @@ HEAD_FACTOR = 2
 """:func:`filtered_head` reads this many times the rows it needs before it checks the filters."""
 
 
-def head_applies(plan: fts_mod.QueryPlan, filters: SearchFilters, rank_sql: str | None) -> bool:
-    """True when a relevance statement under ``plan`` and ``filters`` goes through
-    :func:`filtered_head`: a rank expression, something to check (a filter condition or the plan's
-    exclusions) and only :func:`broad_filters`. The search's first statement and the feedback pass
-    (:mod:`hermes_memory.sessions.feedback_sql`) decide by this one rule."""
-    return bool(rank_sql and (filter_sql(filters)[0] or plan.exclude_like) and broad_filters(filters))
-
-
 def filtered_head(conn: sqlite3.Connection, plan: fts_mod.QueryPlan, filters: SearchFilters, *, limit: int,
                   fts_expr: str | None, min_rowid: int | None, rank_sql: str,
                   kept_rows: dict[int, sqlite3.Row] | None = None, with_text: bool = False,
@@ -292,7 +287,8 @@ class MessageSearchMethods(StoreBase):
         and ``rank`` (BM25, lower is better; ``None`` for rows found only by the CJK side table).
         An empty or unsearchable query returns ``[]``. A SQLite failure returns ``[]`` and is
         logged, unless ``raise_errors`` is set, when :class:`SessionStoreError` is raised (the
-        ``session_search`` tool does this so that a failure is never reported as "no results").
+        ``session_search`` tool does this so that a failure is never reported as "no results"). A
+        role no message has (:func:`role_problem`) is refused the same way, ``ValueError`` when raised.
 
         ``as_read`` (with ``with_context`` and ``with_snippet`` False): the same rows, in the same
         order, as ``(id, row, rank)`` tuples instead of dicts, ``row`` the row as read (indexable
@@ -306,6 +302,8 @@ class MessageSearchMethods(StoreBase):
             self._resync_if_schema_changed()
             filters = SearchFilters.from_args(source_filter, exclude_sources, role_filter, session_id, user_id,
                                               since, until, exclude_session_ids, cwd_prefix)
+            if bad_role := role_problem(filters.roles, self._read):
+                return refused_search(bad_role, raise_errors)
             return self._search(query, filters, *page_bounds(limit, offset), sort, with_context, with_snippet,
                                 query_syntax, as_read)
         except (SessionStoreError, sqlite3.Error) as exc:

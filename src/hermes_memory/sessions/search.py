@@ -66,6 +66,7 @@ from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.fts import MAX_QUERY_CHARS
 from hermes_memory.sessions.query_notes import search_note
+from hermes_memory.sessions.search_filters import role_problem
 
 logger = logging.getLogger(__name__)
 
@@ -127,7 +128,8 @@ SESSION_SEARCH_SCHEMA: dict[str, Any] = {
             "limit": {"type": "integer", "description": "Sessions to return (discovery 1-10, default 3; browse 1-50)."},
             "role_filter": {
                 "type": "string",
-                "description": "Comma-separated roles to search (default: user,assistant; add tool to include tool output).",
+                "description": ("Comma-separated roles to search: user, assistant, system, tool (default: user,assistant; "
+                                "add tool to include tool output)."),
             },
             "source": {"type": "string", "description": "Only sessions from this source (cli, telegram, ...)."},
         },
@@ -200,7 +202,7 @@ def session_search(
             query = str(query)
         if session_id not in (None, "") and not isinstance(session_id, str):
             session_id = str(session_id)
-        bad = _bad_filter_args(args)
+        bad = _bad_filter_args(args) or role_problem(_roles(args), db._read)
         if bad:
             return _err(bad)
         if session_id:

@@ -1,15 +1,23 @@
 """What a message search keeps and in which order: :class:`SearchFilters`, their SQL condition
 (:func:`filter_sql`, SQLite placeholders; :mod:`hermes_memory.sessions.pg.search_sql` rewrites it
 for psycopg), the sort order and the page bounds (both engines). Pure functions; nothing here runs
-a statement.
+a statement (:func:`role_problem` runs the reader it is given).
 """
 
 from __future__ import annotations
 
+import difflib
+import logging
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_memory.sessions.listing import cwd_clause
+
+if TYPE_CHECKING:
+    from hermes_memory.sessions.fts import QueryPlan
+
+logger = logging.getLogger("hermes_memory.sessions.db")
 
 
 @dataclass(frozen=True)
@@ -45,6 +53,36 @@ class SearchFilters:
         may be given as ``"a, b"`` strings (:func:`as_list`)."""
         return cls(as_list(source_filter), as_list(exclude_sources), as_list(role_filter), session_id, user_id,
                    since, until, list(exclude_session_ids or []), cwd_prefix)
+
+
+KNOWN_ROLES = ("user", "assistant", "system", "tool")
+"""The roles of stored messages: what the reference agent writes (its ``hermes_state.py``) and the
+importers map every source's roles to."""
+
+
+def role_problem(roles: list[str], read: Callable[[str, Iterable[Any]], list[Any]]) -> str | None:
+    """Why a role filter can match nothing: ``"unknown role 'asistant'; did you mean 'assistant'? ..."``
+    for the first role of ``roles`` that is neither one of :data:`KNOWN_ROLES` nor held by a stored
+    message, else ``None``. ``read(sql, params)`` is the store's reader (``?`` placeholders); it runs
+    only for a role outside :data:`KNOWN_ROLES` (one ``LIMIT 1`` lookup), so a store holding another
+    program's own role still finds it."""
+    for role in roles:
+        if role in KNOWN_ROLES or read("SELECT 1 FROM messages WHERE role = ? LIMIT 1", (role,)):
+            continue
+        close = difflib.get_close_matches(role.strip().lower(), KNOWN_ROLES, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else "."
+        return f"unknown role {role!r}{hint} Messages have the roles {', '.join(KNOWN_ROLES)}."
+    return None
+
+
+def refused_search(message: str, raise_errors: bool) -> list[Any]:
+    """What ``search_messages`` does with a filter that can match nothing (``message`` says why):
+    ``[]`` with ``message`` logged as a warning, as for a failed search, or ``ValueError(message)``
+    raised when ``raise_errors`` is set (the CLI and the ``session_search`` tool show it)."""
+    if raise_errors:
+        raise ValueError(message)
+    logger.warning("session search refused: %s", message)
+    return []
 
 
 MAX_SEARCH_LIMIT = 1000
@@ -123,3 +161,11 @@ def as_list(value: list[str] | tuple[str, ...] | str | None) -> list[str]:
     if isinstance(value, str):
         return [v.strip() for v in value.split(",") if v.strip()]
     return [str(v) for v in value if v]
+
+
+def head_applies(plan: QueryPlan, filters: SearchFilters, rank_sql: str | None) -> bool:
+    """True when a relevance statement under ``plan`` and ``filters`` goes through
+    :func:`hermes_memory.sessions.message_search.filtered_head`: a rank expression, something to check (a filter condition or the plan's
+    exclusions) and only :func:`broad_filters`. The search's first statement and the feedback pass
+    (:mod:`hermes_memory.sessions.feedback_sql`) decide by this one rule."""
+    return bool(rank_sql and (filter_sql(filters)[0] or plan.exclude_like) and broad_filters(filters))

@@ -22,13 +22,17 @@ continued on another branch) nothing is appended and the session is reported.
 Malformed records are reported in :attr:`ImportReport.errors` as ``"<path>:<line or key>:
 <reason>"`` and the rest is imported. ``progress(done, total)`` is called as work proceeds
 (``total`` may be ``None``) so the CLI can draw a progress bar. A UTF-8 byte-order mark at the
-start of a Claude Code, Claude.ai or Codex file is ignored.
+start of a Claude Code, Claude.ai or Codex file is ignored. A record nested deeper than
+:data:`MAX_DEPTH` levels (a line, or an element of a whole-file JSON list) is reported as
+``"<path>:<line or [index]>: nested too deeply ..."`` and skipped: every format parses through
+:func:`load_json` / :func:`load_json_list`, so no walk of imported data meets such a record.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -39,7 +43,8 @@ from hermes_memory.sessions.db import SessionDB
 
 Progress = Callable[[int, int | None], None]
 
-__all__ = ["FORMATS", "ImportReport", "import_path", "iso_time", "jsonl_files", "set_session_origin", "store_session"]
+__all__ = ["FORMATS", "MAX_DEPTH", "ImportReport", "NestedTooDeep", "import_path", "iso_time", "jsonl_files",
+           "load_json", "load_json_list", "record_reason", "set_session_origin", "store_session"]
 
 FORMATS = ("hermes", "claude_code", "chatgpt", "claude_ai", "codex", "openai", "locomo")
 """Format names accepted by :func:`import_path` and ``hermes-memory sessions import --format``."""
@@ -77,6 +82,109 @@ def json_reason(exc: ValueError) -> str:
     if isinstance(exc, json.JSONDecodeError):
         return f"{exc.msg} at column {exc.colno}"
     return str(exc)
+
+
+MAX_DEPTH = 200
+"""Most levels of nested arrays/objects an imported record may hold. Every walk of imported data
+(the content flatteners, redaction, the content codec, ``json.dumps``) recurses once per level and
+Python stops at 1,000 frames (``sys.getrecursionlimit()``), with the CLI's own frames below them;
+real transcripts nest about 10 levels (a Claude Code tool result inside a message inside a record)."""
+
+TOO_DEEP = f"nested too deeply (more than {MAX_DEPTH} levels of arrays/objects), skipped"
+
+
+class NestedTooDeep(ValueError):
+    """A JSON record nested deeper than :data:`MAX_DEPTH` levels (its message is :data:`TOO_DEEP`)."""
+
+    def __init__(self) -> None:
+        super().__init__(TOO_DEEP)
+
+
+def _too_deep(value: Any) -> bool:
+    """Whether ``value`` (parsed JSON) nests deeper than :data:`MAX_DEPTH` levels; walked with a
+    list, not recursion, so any depth is measured."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node
+        if depth > MAX_DEPTH:
+            return True
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
+def load_json(text: str | bytes) -> Any:
+    """``json.loads(text)``, bounded: the one place importers parse a record, so nothing nested
+    deeper than :data:`MAX_DEPTH` reaches a recursive walk. Raises :class:`NestedTooDeep` (a
+    ``ValueError``) for such a record, however deep (Python's parser itself raises
+    ``RecursionError`` near 1,000 levels), and ``ValueError`` when it is not JSON."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise NestedTooDeep() from None
+    opens = text.count("[") + text.count("{") if isinstance(text, str) else text.count(b"[") + text.count(b"{")
+    if opens > MAX_DEPTH and isinstance(value, (dict, list)) and _too_deep(value):  # fewer opens: cannot be deeper
+        raise NestedTooDeep()
+    return value
+
+
+def record_reason(exc: ValueError) -> str:
+    """Why a record of a file was skipped: :data:`TOO_DEEP`, or ``"not JSON (<json_reason>)"``."""
+    return str(exc) if isinstance(exc, NestedTooDeep) else f"not JSON ({json_reason(exc)})"
+
+
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},]', re.S)
+"""A JSON string (skipped whole) or a structural character: enough to find a list's elements."""
+
+
+def _list_items(text: str) -> list[str] | None:
+    """The texts of the elements of the JSON list ``text``, found without parsing them (any depth),
+    or ``None`` when ``text`` is not one list."""
+    body = text.strip()
+    if not body.startswith("["):
+        return None
+    items: list[str] = []
+    depth, start = 0, 1
+    for m in _JSON_TOKEN.finditer(body):
+        tok = m.group()
+        if tok in "[{":
+            depth += 1
+        elif tok in "]}":
+            depth -= 1
+            if depth == 0:
+                if body[m.end():].strip():
+                    return None
+                last = body[start:m.start()].strip()
+                if last or items:
+                    items.append(last)
+                return items
+        elif tok == "," and depth == 1:
+            items.append(body[start:m.start()].strip())
+            start = m.end()
+    return None
+
+
+def load_json_list(text: str) -> tuple[Any, dict[int, str]]:
+    """A whole-file JSON document (a ChatGPT or Claude.ai export, a LoCoMo file) and the elements
+    left out of it: ``(data, {index: reason})``. When the document is a list some of whose elements
+    nest deeper than :data:`MAX_DEPTH`, those elements are ``None`` in ``data`` (the others keep
+    their index) and the dict says why; otherwise the dict is empty. Raises ``ValueError`` as
+    :func:`load_json` does when the file is not JSON, or is too deep and not a list."""
+    try:
+        return load_json(text), {}
+    except NestedTooDeep:
+        items = _list_items(text)
+        if items is None:
+            raise
+    data: list[Any] = []
+    bad: dict[int, str] = {}
+    for i, item in enumerate(items):
+        try:
+            data.append(load_json(item))
+        except NestedTooDeep as exc:
+            data.append(None)
+            bad[i] = str(exc)
+    return data, bad
 
 
 def iso_time(value: Any) -> float | None:

@@ -12,12 +12,11 @@ mapping is reported as ``<file>:[<index>]: <reason>``.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from hermes_memory.sessions.db import SessionDB
-from hermes_memory.sessions.importers import ImportReport, Progress, store_session
+from hermes_memory.sessions.importers import ImportReport, Progress, load_json_list, store_session
 
 
 def _content_text(content: Any) -> str:
@@ -63,7 +62,7 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
     if path.is_dir():
         path = path / "conversations.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
+        data, too_deep = load_json_list(path.read_text(encoding="utf-8-sig"))
     except (OSError, ValueError) as exc:
         report.errors.append(f"{path}: not a ChatGPT conversations.json: {exc}")
         return report
@@ -71,6 +70,9 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
         report.errors.append(f"{path}: expected a JSON list of conversations")
         return report
     for ci, conv in enumerate(data):
+        if ci in too_deep:
+            report.errors.append(f"{path}:[{ci}]: {too_deep[ci]}")
+            continue
         if progress:
             progress(ci, len(data))
         if not isinstance(conv, dict) or not isinstance(conv.get("mapping"), dict):

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_memory.sessions.db import SessionDB
-from hermes_memory.sessions.importers import ImportReport, Progress, iso_time, store_session
+from hermes_memory.sessions.importers import ImportReport, Progress, iso_time, load_json_list, store_session
 
 SENDERS = {"human": "user", "assistant": "assistant"}
 ROOT_PARENT = "00000000-0000-4000-8000-000000000000"
@@ -147,26 +147,27 @@ def _load(path: Path, report: ImportReport) -> tuple[Path | str, Any]:
                 if not names:
                     report.errors.append(f"{path}: no conversations.json in this archive")
                     return path, None
-                return f"{path}!{names[0]}", json.loads(zf.read(names[0]).decode("utf-8-sig"))
-        return path, json.loads(path.read_text(encoding="utf-8-sig"))
+                return f"{path}!{names[0]}", load_json_list(zf.read(names[0]).decode("utf-8-sig"))
+        return path, load_json_list(path.read_text(encoding="utf-8-sig"))
     except (OSError, ValueError, zipfile.BadZipFile) as exc:
         report.errors.append(f"{path}: not a Claude.ai conversations.json: {exc}")
-        return path, None
-    except RecursionError:
-        report.errors.append(f"{path}: not a Claude.ai conversations.json: nested too deeply to read")
         return path, None
 
 
 def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> ImportReport:
     """Import every conversation of a Claude.ai export (``conversations.json``, its folder or its ``.zip``)."""
     report = ImportReport(format="claude_ai", path=str(path))
-    where, data = _load(path, report)
-    if data is None:
+    where, loaded = _load(path, report)
+    if loaded is None:
         return report
+    data, too_deep = loaded
     if not isinstance(data, list):
         report.errors.append(f"{where}: expected a JSON list of conversations")
         return report
     for ci, conv in enumerate(data):
+        if ci in too_deep:
+            report.errors.append(f"{where}:[{ci}]: {too_deep[ci]}")
+            continue
         if progress:
             progress(ci, len(data))
         if not isinstance(conv, dict) or not isinstance(conv.get("chat_messages"), list):

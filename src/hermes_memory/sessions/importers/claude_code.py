@@ -46,8 +46,9 @@ from hermes_memory.sessions.importers import (
     ImportReport,
     Progress,
     _free_title,
-    json_reason,
     jsonl_files,
+    load_json,
+    record_reason,
     set_session_origin,
     store_session,
 )
@@ -170,9 +171,9 @@ class _Reader:
         if not line.strip():
             return
         try:
-            rec = json.loads(line)
+            rec = load_json(line)
         except ValueError as exc:
-            self.report.errors.append(f"{self.file}:{ln}: not JSON ({json_reason(exc)})")
+            self.report.errors.append(f"{self.file}:{ln}: {record_reason(exc)}")
             return
         if not isinstance(rec, dict):
             self.report.errors.append(f"{self.file}:{ln}: not a JSON object")

@@ -49,6 +49,8 @@ from hermes_memory.sessions.importers import (
     Progress,
     iso_time,
     jsonl_files,
+    load_json,
+    record_reason,
     set_session_origin,
     store_session,
 )
@@ -233,9 +235,9 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                report.errors.append(f"{f}:{ln}: not JSON ({exc.msg} at column {exc.colno})")
+                rec = load_json(line)
+            except ValueError as exc:
+                report.errors.append(f"{f}:{ln}: {record_reason(exc)}")
                 continue
             if not isinstance(rec, dict):
                 report.errors.append(f"{f}:{ln}: not a JSON object")

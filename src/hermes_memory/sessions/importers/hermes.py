@@ -12,14 +12,21 @@ short, say) is reported: a JSON file as a whole, a JSONL file per line, its whol
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from hermes_memory.sessions.db import SessionDB
-from hermes_memory.sessions.importers import ImportReport, Progress, json_reason, store_session
+from hermes_memory.sessions.importers import (
+    ImportReport,
+    NestedTooDeep,
+    Progress,
+    json_reason,
+    load_json,
+    load_json_list,
+    store_session,
+)
 from hermes_memory.sessions.migrations import MESSAGE_COLUMNS, SESSION_COLUMNS
 
 _SET_BY_STORE = ("id", "source", "model", "system_prompt", "user_id", "parent_session_id", "title",
@@ -78,17 +85,22 @@ def _read_export(path: Path, report: ImportReport) -> tuple[list[dict[str, Any]]
     records: list[tuple[str, Any]] = []
     if text.lstrip().startswith("["):
         try:
-            data = json.loads(text)
+            data, too_deep = load_json_list(text)
         except ValueError as exc:
             report.errors.append(f"{path}: not JSON ({json_reason(exc)}); the file may be truncated: "
                                  "export it again, or export as JSONL (--format jsonl) to keep whole lines")
-            data = []
-        records = [(f"{path}:[{i}]", r) for i, r in enumerate(data if isinstance(data, list) else [data])]
+            data, too_deep = [], {}
+        for i, why in too_deep.items():
+            report.errors.append(f"{path}:[{i}]: {why}")
+        records = [(f"{path}:[{i}]", r) for i, r in enumerate(data if isinstance(data, list) else [data])
+                   if i not in too_deep]
     else:
         for n, line in enumerate(text.splitlines(), 1):
             if line.strip():
                 try:
-                    records.append((f"{path}:{n}", json.loads(line)))
+                    records.append((f"{path}:{n}", load_json(line)))
+                except NestedTooDeep as exc:
+                    report.errors.append(f"{path}:{n}: {exc}")
                 except ValueError as exc:
                     report.errors.append(f"{path}:{n}: not JSON ({json_reason(exc)}); the line may be truncated")
     sessions: list[dict[str, Any]] = []

@@ -15,14 +15,13 @@ Malformed turns (not an object, no text) are reported and imported as empty plac
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from hermes_memory.sessions.db import SessionDB
-from hermes_memory.sessions.importers import ImportReport, Progress, store_session
+from hermes_memory.sessions.importers import ImportReport, Progress, load_json_list, store_session
 
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 
@@ -56,7 +55,7 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
     """Import every conversation of a LoCoMo JSON file. See the module docstring."""
     report = ImportReport(format="locomo", path=str(path))
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
+        data, too_deep = load_json_list(path.read_text(encoding="utf-8-sig"))
     except (OSError, ValueError) as exc:
         report.errors.append(f"{path}: not a LoCoMo JSON file: {exc}")
         return report
@@ -65,6 +64,9 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
         return report
     total = len(data)
     for ci, conv in enumerate(data):
+        if ci in too_deep:
+            report.errors.append(f"{path}:[{ci}]: {too_deep[ci]}")
+            continue
         if progress:
             progress(ci, total)
         if not isinstance(conv, dict) or not isinstance(conv.get("conversation"), dict):

@@ -12,12 +12,18 @@ list, and messages without a valid role, are reported as ``<file>:<line>: <reaso
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 from hermes_memory.sessions.db import SessionDB
-from hermes_memory.sessions.importers import ImportReport, Progress, json_reason, jsonl_files, store_session
+from hermes_memory.sessions.importers import (
+    ImportReport,
+    Progress,
+    jsonl_files,
+    load_json,
+    record_reason,
+    store_session,
+)
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 
@@ -45,9 +51,9 @@ def import_path(db: SessionDB, path: Path, progress: Progress | None = None) -> 
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
+                rec = load_json(line)
             except ValueError as exc:
-                report.errors.append(f"{f}:{ln}: not JSON ({json_reason(exc)})")
+                report.errors.append(f"{f}:{ln}: {record_reason(exc)}")
                 continue
             if isinstance(rec, list):
                 rec = {"messages": rec}

@@ -48,6 +48,7 @@ from hermes_memory.sessions.pg import feedback_pg, speaker_focus_pg
 from hermes_memory.sessions.pg.search_sql import Scoring, build_pg_search_sql, one_statement
 from hermes_memory.sessions.pg.terms import PgTermStats
 from hermes_memory.sessions.pg.tsquery import TsPlan, ts_plan
+from hermes_memory.sessions.search_filters import refused_search, role_problem
 from hermes_memory.sessions.search_rows import Ranked, Texts, literal_page
 
 logger = logging.getLogger("hermes_memory.sessions.pg")
@@ -69,6 +70,7 @@ class PgMessageSearchMethods:
     """Message search of :class:`~hermes_memory.sessions.pg.PgSessionDB` (see the module doc)."""
 
     _connection: Any  # the store's pooled-connection context manager
+    _read: Any  # the store's reader, PgSessionDB._read
 
     @functools.cached_property
     def _pg_terms(self) -> PgTermStats:
@@ -110,6 +112,8 @@ class PgMessageSearchMethods:
         try:
             filters = _clean_filters(SearchFilters.from_args(source_filter, exclude_sources, role_filter, session_id,
                                                              user_id, since, until, exclude_session_ids, cwd_prefix))
+            if bad_role := role_problem(filters.roles, self._read):
+                return refused_search(bad_role, raise_errors)
             return self._pg_search(query, filters, *page_bounds(limit, offset), sort, with_context, with_snippet,
                                    query_syntax)
         except (SessionStoreError, psycopg.Error) as exc:
