@@ -20,7 +20,15 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from hermes_memory.cli.common import EXIT_USAGE, console, err_console, fail, print_json, state
+from hermes_memory.cli.common import (
+    EXIT_USAGE,
+    console,
+    err_console,
+    fail,
+    print_json,
+    state,
+    write_user_file,
+)
 from hermes_memory.cli.readonly import open_existing_db
 from hermes_memory.sessions import fusion
 from hermes_memory.sessions.db import SessionDB, SessionLookupError
@@ -314,9 +322,11 @@ def register(app: typer.Typer) -> None:
         fmt: Annotated[str, typer.Option("--format", help="json (one document) or jsonl (one session per line).")] = "json",
         output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
         source: Annotated[str | None, typer.Option("--source", help="Only sessions of this source.")] = None,
+        force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file (never the "
+                                            "home's state.db, config or memory files, nor any SQLite database).")] = False,
         as_json: JsonOpt = False,
     ) -> None:
-        """Export sessions with their messages as JSON or JSONL."""
+        """Export sessions with their messages as JSON or JSONL (to stdout, or atomically to a new file)."""
         if fmt not in ("json", "jsonl"):
             fail("--format must be json or jsonl.", EXIT_USAGE)
         items: list[dict[str, Any]] = []
@@ -337,10 +347,7 @@ def register(app: typer.Typer) -> None:
         if output is None:
             typer.echo(text, nl=False)
             return
-        try:
-            output.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            fail(f"cannot write {output}: {exc}")
+        write_user_file(ctx, output, text, force=force)
         n_messages = sum(len(i["messages"]) for i in items)
         summary = {"written": str(output), "format": fmt, "sessions": len(items), "messages": n_messages}
         if as_json:

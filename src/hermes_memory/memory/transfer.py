@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hermes_memory.fsutil import exists_refusal
 from hermes_memory.memory.entries import (
     ENTRY_DELIMITER,
     FILE_NAMES,
@@ -168,7 +169,7 @@ def _keep(path: Path, old: Any, text: str, force: bool, out: dict[str, Any]) -> 
     if path.exists() and old.error is None and old.text == text:
         return True
     if path.exists() and not force:
-        out["error"] = f"{path} already exists with other content; left as it is (use --force to overwrite)."
+        out["error"] = exists_refusal(path, other_content=True)
         return True
     return False
 
