@@ -240,7 +240,8 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         query: Annotated[str, typer.Argument(help="Words, \"phrases\" or a plain question (the first 2,048 "
                                               "characters are searched). Empty (\"\"): the most recent sessions, "
-                                              "as the session_search tool does.")],
+                                              "as the session_search tool does. A query that begins with - "
+                                              "goes after -- (sessions search -- -deploy).")],
         source: Annotated[str | None, typer.Option(
             "--source", help="Only these sources, comma-separated (cli,telegram).")] = None,
         role: Annotated[str | None, typer.Option("--role", help="Comma-separated roles (user,assistant,tool).")] = None,
