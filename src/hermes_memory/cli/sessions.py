@@ -400,7 +400,7 @@ def register(app: typer.Typer) -> None:
         """Delete ENDED sessions older than N days (open sessions are never pruned)."""
         if not math.isfinite(older_than):
             fail("--older-than must be a finite number of days, e.g. --older-than 90.", EXIT_USAGE)
-        if not yes and not typer.confirm(f"Delete ended sessions older than {older_than:g} days?"):
+        if not yes and not typer.confirm(f"Delete ended sessions older than {count(older_than, 'day')}?"):
             fail("nothing pruned (not confirmed; pass --yes to skip the question).")
         n = remaining = 0
         with _reader(ctx) as db:  # no state.db: nothing to prune, and none is created

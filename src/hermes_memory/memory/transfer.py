@@ -30,6 +30,7 @@ from hermes_memory.memory.entries import (
 from hermes_memory.memory.filebackend import FileBackend, real_path
 from hermes_memory.memory.ops import clean_content
 from hermes_memory.memory.store import MemoryStore
+from hermes_memory.wording import count as counted
 
 
 @dataclass
@@ -100,7 +101,7 @@ def import_entries(store: MemoryStore, target: str, entries: Sequence[str], *, r
             cleaned.append(text)
     if refused:
         return {"success": False, "target": target, "error": (
-            f"{name}: {len(refused)} of {len(entries)} entries refused, so nothing was imported into it. "
+            f"{name}: {len(refused)} of {counted(len(entries), 'entry')} refused, so nothing was imported into it. "
             + " ".join(refused) + " Edit those entries in the file and import again."
         )}
     with store.backend.mutation(target) as txn:

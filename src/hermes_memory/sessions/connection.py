@@ -36,6 +36,7 @@ from hermes_memory.errors import SessionStoreError
 from hermes_memory.home import HermesHome
 from hermes_memory.sessions import hmindex, hmrelayout
 from hermes_memory.sessions.migrations import current_report, migrate
+from hermes_memory.wording import clause
 
 logger = logging.getLogger("hermes_memory.sessions.db")
 
@@ -151,7 +152,7 @@ class SQLiteStore:
             )
         except (OSError, sqlite3.Error) as exc:
             raise SessionStoreError(
-                f"cannot open session database {self.db_path}: {exc}. Check the path and its permissions."
+                f"cannot open session database {self.db_path}: {clause(exc)}. Check the path and its permissions."
             ) from exc
         self._conn.row_factory = sqlite3.Row
         try:
@@ -171,7 +172,7 @@ class SQLiteStore:
             if isinstance(exc, sqlite3.OperationalError) and _is_lock_error(exc):
                 raise self._open_locked_error(exc, reading=True) from exc  # held, not damaged: never "move it aside"
             raise SessionStoreError(
-                f"{self.db_path} is not a usable session database: {exc}. Move it aside to start a new one."
+                f"{self.db_path} is not a usable session database: {clause(exc)}. Move it aside to start a new one."
             ) from exc
         except SessionStoreError:
             self._conn.close()
@@ -537,6 +538,6 @@ class SQLiteStore:
             except sqlite3.DatabaseError as exc:
                 hint = (" The file is damaged: move it aside (or restore a backup) to start a new one."
                         if "malformed" in str(exc) or "not a database" in str(exc) else "")
-                raise SessionStoreError(f"session database {self.db_path} read failed: {exc}.{hint}") from exc
+                raise SessionStoreError(f"session database {self.db_path} read failed: {clause(exc)}.{hint}") from exc
             except (sqlite3.Error, OverflowError, UnicodeEncodeError) as exc:
                 raise SessionStoreError(f"session database read failed (bad parameter): {exc}") from exc
