@@ -135,3 +135,21 @@ def test_a_refused_memory_edit_in_a_home_creates_no_lock_file_and_a_real_one_sti
     r = runner.invoke(app, ["--home", str(home), "memory", "replace", "staging", "deploys go through staging"])
     assert r.exit_code == 0, r.output
     assert (home / "memories" / "MEMORY.md").read_text() == "deploys go through staging"
+
+
+def test_a_refused_or_empty_memory_import_into_a_missing_home_creates_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HERMES_DATABASE_URL", raising=False)
+    home, src = tmp_path / "nohome", tmp_path / "src"
+    src.mkdir()
+    (src / "MEMORY.md").write_text("a" * 2000 + "\n§\n" + "b" * 1000)  # over the 2,200-char limit
+    r = runner.invoke(app, ["--home", str(home), "memory", "import", "--from", str(src)])
+    assert r.exit_code == 1 and "over its limit" in r.output
+    assert not home.exists(), _tree(tmp_path)
+    (src / "MEMORY.md").write_text("deploys go through staging")
+    r = runner.invoke(app, ["--home", str(home), "memory", "import", "--from", str(src)])
+    assert r.exit_code == 0 and (home / "memories" / "MEMORY.md").read_text() == "deploys go through staging"
+    lock = home / "memories" / "MEMORY.md.lock"
+    lock.unlink()
+    r = runner.invoke(app, ["--home", str(home), "memory", "import", "--from", str(src)])  # adds nothing
+    assert r.exit_code == 0 and "0 added, 1 already present" in r.output and not lock.exists()
