@@ -79,6 +79,22 @@ class HermesHome:
     def memories_dir(self) -> Path:
         return self.root / "memories"
 
+    def live_files(self) -> list[tuple[Path, str]]:
+        """The files of this home that other programs (the Hermes Agent) read and write, as
+        ``(path, what it is)``: state.db with its -wal/-shm/-journal, config.yaml, .env and every
+        MEMORY.md/USER.md. A command writing a file the user names never replaces one of them."""
+        db = self.state_db
+        out = [(db, "the session database of this home")]
+        out += [(db.with_name(db.name + s), f"the session database's {s[1:]} file") for s in ("-wal", "-shm", "-journal")]
+        out += [(self.config_path, "this home's config.yaml"), (self.env_path, "this home's .env")]
+        mem = self.memories_dir
+        out += [(mem / "MEMORY.md", "this home's MEMORY.md"), (mem / "USER.md", "this home's USER.md")]
+        try:
+            out += [(p, "a USER.md of this home") for p in sorted((mem / "users").glob("*/USER.md"))]
+        except OSError:
+            pass
+        return out
+
     @property
     def plugins_dir(self) -> Path:
         return self.root / "plugins"

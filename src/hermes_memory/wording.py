@@ -31,3 +31,14 @@ def count(n: int | float, word: str) -> str:
     noun = plural(rest, n)
     number = f"{n:,}" if isinstance(n, int) else f"{n:,g}"
     return f"{number} {head + ' ' if head else ''}{noun}"
+
+
+def clause(reason: object) -> str:
+    """``str(reason)`` (an exception, a server's message) ready to be followed by our own ``"."``:
+    without its final period, so ``f"cannot reach the model server: {clause(exc)}. Check ..."`` reads
+    ``"Connection error. Check"``, not ``"Connection error.. Check"`` (the OpenAI SDK's message ends
+    with one). An ellipsis (``"..."``) is kept."""
+    text = str(reason).rstrip()
+    if text.endswith(".") and not text.endswith(".."):
+        return text[:-1]
+    return text

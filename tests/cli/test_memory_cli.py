@@ -269,3 +269,29 @@ def test_import_over_the_limit_names_the_file_once_and_leaves_the_store(tmp_path
     line = " ".join(r.output[r.output.index("refused:"):].split())
     assert line.startswith("refused: MEMORY.md would hold") and line.count("MEMORY.md") == 1, line
     assert (home / "memories" / "MEMORY.md").read_bytes() == before
+
+
+def test_cli_add_over_a_pasted_oversized_block_gives_advice_that_works(tmp_path: Path) -> None:
+    # a hand-pasted block with no '§' lines, longer than the whole limit: remove/replace refuse to
+    # rewrite such a file (the drift guard), so the add's advice must not send the user there
+    mem = tmp_path / "memories" / "MEMORY.md"
+    mem.parent.mkdir()
+    mem.write_text("x" * 1200 + " " + "z" * 1299)
+    r = run(tmp_path, "add", "hello")
+    assert r.exit_code == 1
+    text = " ".join(r.output.split())
+    assert "drop a stale entry with" not in text
+    assert "refuse to rewrite MEMORY.md as it is" in text and "2,500 chars" in text
+    assert f"Open {mem} in an editor and split that text into entries separated by a line holding only" in text
+    assert run(tmp_path, "remove", "zzzz").exit_code == 1  # indeed refused, as the advice says
+    mem.write_text("x" * 1200 + "\n§\n" + "z" * 1299)  # what the advice says to do
+    assert run(tmp_path, "remove", "zzzz").exit_code == 0
+    assert run(tmp_path, "add", "hello").exit_code == 0
+
+
+def test_cli_add_of_an_entry_longer_than_the_limit_says_to_shorten_it(tmp_path: Path) -> None:
+    r = run(tmp_path, "add", "y" * 2300)
+    assert r.exit_code == 1
+    text = " ".join(r.output.split())
+    assert "This entry alone is longer than the whole 2,200-char limit of MEMORY.md" in text
+    assert "drop a stale entry" not in text and "memory.memory_char_limit" in text

@@ -100,3 +100,56 @@ def test_a_read_only_command_writes_nothing_into_an_empty_state_db(
     assert r.exit_code in (0, 1), r.output
     assert (home / "state.db").stat().st_size == 0, f"{' '.join(args)} wrote into the empty state.db"
     assert _tree(home) == before
+
+
+REFUSED_EDITS = [
+    ("memory", "remove", "x"),
+    ("memory", "replace", "x", "y"),
+    ("memory", "remove", "--target", "user", "x"),
+    ("memory", "add", "y" * 2300),  # longer than the whole 2,200-char limit
+]
+
+
+@pytest.mark.parametrize("args", REFUSED_EDITS, ids=lambda a: " ".join(a)[:30])
+def test_a_refused_memory_edit_on_a_missing_home_creates_neither_the_home_nor_a_lock(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]) -> None:
+    monkeypatch.delenv("HERMES_DATABASE_URL", raising=False)
+    home = tmp_path / "nohome"
+    r = runner.invoke(app, ["--home", str(home), *args])
+    assert r.exit_code == 1, r.output
+    assert not home.exists(), f"{' '.join(args)[:40]} created {_tree(tmp_path)}"
+
+
+def test_a_refused_memory_edit_in_a_home_creates_no_lock_file_and_a_real_one_still_writes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HERMES_DATABASE_URL", raising=False)
+    home = tmp_path / "home"
+    (home / "memories").mkdir(parents=True)
+    (home / "memories" / "MEMORY.md").write_text("deploys go through the staging cluster first")
+    before = _tree(home)
+    for args in (("remove", "no such entry"), ("replace", "no such entry", "new"), ("add", "z" * 2300),
+                 ("add", "deploys go through the staging cluster first")):  # a duplicate writes nothing
+        r = runner.invoke(app, ["--home", str(home), "memory", *args])
+        assert r.exit_code in (0, 1), r.output
+        assert _tree(home) == before, f"memory {args[0]} created {set(_tree(home)) - set(before)}"
+    r = runner.invoke(app, ["--home", str(home), "memory", "replace", "staging", "deploys go through staging"])
+    assert r.exit_code == 0, r.output
+    assert (home / "memories" / "MEMORY.md").read_text() == "deploys go through staging"
+
+
+def test_a_refused_or_empty_memory_import_into_a_missing_home_creates_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HERMES_DATABASE_URL", raising=False)
+    home, src = tmp_path / "nohome", tmp_path / "src"
+    src.mkdir()
+    (src / "MEMORY.md").write_text("a" * 2000 + "\n§\n" + "b" * 1000)  # over the 2,200-char limit
+    r = runner.invoke(app, ["--home", str(home), "memory", "import", "--from", str(src)])
+    assert r.exit_code == 1 and "over its limit" in r.output
+    assert not home.exists(), _tree(tmp_path)
+    (src / "MEMORY.md").write_text("deploys go through staging")
+    r = runner.invoke(app, ["--home", str(home), "memory", "import", "--from", str(src)])
+    assert r.exit_code == 0 and (home / "memories" / "MEMORY.md").read_text() == "deploys go through staging"
+    lock = home / "memories" / "MEMORY.md.lock"
+    lock.unlink()
+    r = runner.invoke(app, ["--home", str(home), "memory", "import", "--from", str(src)])  # adds nothing
+    assert r.exit_code == 0 and "0 added, 1 already present" in r.output and not lock.exists()

@@ -48,6 +48,7 @@ def test_run_against_a_dead_port_exits_1_and_leaves_no_session(tmp_path: Path):
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 1 and proc.stdout == ""
     assert "cannot reach the model server" in proc.stderr and "nothing was saved" in proc.stderr
+    assert ".." not in proc.stderr.replace("...", ""), proc.stderr  # the SDK's "Connection error." + our "."
     assert _counts(home) == (0, 0)
     listed = subprocess.run([sys.executable, "-m", "hermes_memory", "--home", str(home), "sessions", "list"],
                             capture_output=True, text=True, env=env, timeout=120)

@@ -66,6 +66,7 @@ from hermes_memory.sessions.db import SessionDB
 from hermes_memory.sessions.factory import open_session_db
 from hermes_memory.sessions.fts import scrub_text
 from hermes_memory.sessions.search import SESSION_SEARCH_SCHEMA, session_search
+from hermes_memory.wording import clause
 
 log = logging.getLogger(__name__)
 
@@ -399,7 +400,7 @@ class Agent(MemoryReview, Compaction):
     def _uncured(self, exc: ContextLengthError) -> ContextLengthError:
         """The error raised when compressing once did not make the prompt fit: what to do about it."""
         err = ContextLengthError(
-            f"{exc}. Compressing the conversation did not make it fit. Compression budgets against "
+            f"{clause(exc)}. Compressing the conversation did not make it fit. Compression budgets against "
             f"model.context_length in config.yaml ({self.model.context_length:,} tokens): set it to the server's "
             "real window if that is smaller, shorten a message that alone exceeds the window, or start a new "
             "session (/new in chat)."

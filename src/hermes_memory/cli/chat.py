@@ -20,6 +20,7 @@ from rich.table import Table
 from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, console, err_console, fail, print_json, state
 from hermes_memory.errors import ModelError, ModelNotConfiguredError, ProviderError, SessionStoreError
 from hermes_memory.llm.factory import build_models, build_summary_model, not_configured_help
+from hermes_memory.wording import count
 
 HISTORY_FILE = ".chat_history"
 SLASH_HELP = (
@@ -165,7 +166,7 @@ def register(app: typer.Typer) -> None:
                         except SessionStoreError as exc:
                             err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
                             continue
-                        console.print(f"resumed session {sid} ({len(agent.messages)} messages)")
+                        console.print(f"resumed session {sid} ({count(len(agent.messages), 'message')})")
                     elif cmd == "/status":
                         console.print(_footer(agent), highlight=False)
                     else:

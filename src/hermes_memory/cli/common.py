@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
@@ -12,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from hermes_memory.config import HermesConfig, load_config, load_env_into_process
+from hermes_memory.fsutil import OutputRefused, write_output_file
 from hermes_memory.home import HermesHome
 
 EXIT_OK = 0
@@ -74,3 +76,19 @@ def fail(message: str, code: int = EXIT_REFUSED) -> NoReturn:
     # the message is plain text (server replies, paths, user input): brackets in it are not markup
     err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, markup=True, soft_wrap=True)
     raise typer.Exit(code)
+
+
+def write_user_file(ctx: typer.Context, path: Path, text: str, *, force: bool) -> Path:
+    """Write ``text`` to the output file ``path`` a user gave (``-o``), or exit 1 saying why not.
+
+    :func:`~hermes_memory.fsutil.write_output_file` with this home's own files as protected: an
+    existing file needs ``force``; the home's state.db (and -wal/-shm), config.yaml, .env,
+    MEMORY.md/USER.md and any SQLite database are refused even then, left byte-identical. Returns
+    the file written (symlinks resolved).
+    """
+    try:
+        return write_output_file(path, text, force=force, protected=state(ctx).home.live_files())
+    except OutputRefused as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror or exc}. Check that its folder exists and is writable.")

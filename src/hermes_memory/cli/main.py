@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import shlex
 import sys
 from typing import Annotated, Any
 
@@ -138,11 +139,38 @@ def hoist_home_option(argv: list[str]) -> list[str]:
     return front + args
 
 
+def dash_text_hint(error: Any, argv: list[str]) -> str | None:
+    """The hint for text that begins with ``-`` read as an option (``sessions search -deploy`` gives
+    click's "No such option: -d"): put it after ``--``, with the command to type. ``None`` when the
+    error is another one, the command takes no text argument, or no word of ``argv`` (the command
+    line after the program name) begins with the unknown option."""
+    name = getattr(error, "option_name", None)
+    ctx = getattr(error, "ctx", None)
+    if type(error).__name__ != "NoSuchOption" or not name or ctx is None:
+        return None
+    arguments = [p for p in getattr(ctx.command, "params", []) if type(p).__name__.endswith("Argument")]
+    if not arguments:
+        return None
+    end = argv.index("--") if "--" in argv else len(argv)
+    at = next((i for i, w in enumerate(argv[:end]) if w.startswith(name) and not w.startswith("--")), None)
+    if at is None:
+        at = next((i for i, w in enumerate(argv[:end]) if w.split("=", 1)[0] == name), None)
+    if at is None:
+        return None
+    if len(arguments) == 1 and end == len(argv):  # its one text last, the options before the --
+        words = [*argv[:at], *argv[at + 1:], "--", argv[at]]
+    else:
+        words = [*argv[:at], "--", *argv[at:]]
+    typed = " ".join(shlex.quote(w) for w in words)
+    return f"If {argv[at]} is text (a query or an entry), not an option, put it after --: hermes-memory {typed}"
+
+
 def main() -> None:
     """Console-script entry point: maps our errors to messages and exit codes."""
     try:
         # With standalone_mode=False click *returns* the code of a typer.Exit instead of raising it.
-        rv = app(args=hoist_home_option(sys.argv[1:]), standalone_mode=False)
+        argv = hoist_home_option(sys.argv[1:])
+        rv = app(args=argv, standalone_mode=False)
         if isinstance(rv, int) and rv:
             raise SystemExit(rv)
     except typer.Exit as exc:
@@ -165,6 +193,9 @@ def main() -> None:
             hasattr(exc, "show") and isinstance(getattr(exc, "exit_code", None), int)
         ):
             usage_error: Any = exc  # a ClickException of either click, by the check above
+            hint = dash_text_hint(usage_error, argv)
+            if hint:
+                usage_error.message = f"{usage_error.message}\n{hint}"
             usage_error.show()
             raise SystemExit(usage_error.exit_code) from None
         # typer's click fork raises its own Abort (e.g. EOF at a confirmation prompt)

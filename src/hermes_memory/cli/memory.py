@@ -12,6 +12,8 @@ match...), 2 usage (bad option, unsafe ``--user-id``, ``--user-id`` on a MEMORY.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -23,6 +25,8 @@ from rich.text import Text
 
 from hermes_memory.cli.common import EXIT_REFUSED, EXIT_USAGE, console, fail, print_json, state
 from hermes_memory.cli.readonly import require_home
+from hermes_memory.memory.backend import EntriesBackend, EntriesTxn, Stored
+from hermes_memory.memory.entries import FILE_NAMES, drift_reason
 from hermes_memory.memory.factory import open_memory_store
 from hermes_memory.memory.scan import find_threats
 from hermes_memory.memory.store import TARGETS, MemoryStore
@@ -74,12 +78,50 @@ def _store(ctx: typer.Context, user_id: str | None, edit_target: str | None = No
 _AGENT_ADVICE = re.compile(r"consolidate now:.*?\(one call with an `operations` batch works best\)\.", re.I | re.S)
 
 
-def _shell_advice(message: str, target: str) -> str:
+def _drift_advice(store: MemoryStore | None, target: str) -> str | None:
+    """What frees space in ``target`` when it is stored in a form ``memory remove|replace`` refuse to
+    rewrite (an entry longer than the whole limit, blank lines around a '§' line: the drift guard),
+    or ``None`` when those commands work on it. Only a hand edit (or export, edit, import
+    ``--replace`` on PostgreSQL) fixes such a file."""
+    if store is None:
+        return None
+    stored = store.backend.read(target)
+    limit = store.limits[target]
+    found = None if stored.error else drift_reason(stored.text, stored.entries, limit)
+    if found is None:
+        return None
+    name = FILE_NAMES[target]
+    if found[0] == "too_big":
+        why = f"it holds an entry of {found[1]:,} chars, longer than its whole {limit:,}-char limit (text pasted without '§' lines)"
+        edit = f"split that text into entries separated by a line holding only '§' (each under {limit:,} chars), or shorten or delete it"
+    else:
+        why = "it has blank lines or spaces around a '§' line, or an empty entry (a hand edit)"
+        edit = "delete the blank lines, trailing spaces and empty entries around the lines holding only '§'"
+    if store.backend.kind == "file":
+        how = f"Open {store.location(target)} in an editor and {edit}"
+    else:
+        how = (f"Export it (hermes-memory memory export --to DIR), {edit} in DIR/{name} and load it back with "
+               "hermes-memory memory import --from DIR --replace")
+    return (f"Free space first. `hermes-memory memory remove` and `memory replace` refuse to rewrite {name} as it "
+            f"is: {why}. {how}; then remove or shorten entries with them, and run this command again.")
+
+
+def _shell_advice(message: str, target: str, store: MemoryStore | None = None, adding: str | None = None) -> str:
     """``message`` (a store refusal) with the agent's consolidation advice replaced by the commands a
-    shell user runs to free space in ``target``; any other message is returned unchanged."""
+    shell user runs to free space in ``target`` (the hand edit :func:`_drift_advice` names when those
+    commands would be refused too; shortening the entry when ``adding``, the text added, is longer
+    than the whole limit); any other message is returned unchanged."""
     flag = "" if target == "memory" else " --target user"
 
     def advice(m: re.Match[str]) -> str:
+        if store is not None and adding is not None and len(adding.strip()) > store.limits[target]:
+            key = "memory_char_limit" if target == "memory" else "user_char_limit"
+            return (f"This entry alone is longer than the whole {store.limits[target]:,}-char limit of "
+                    f"{FILE_NAMES[target]}, so freeing space cannot make it fit: shorten it or split it into "
+                    f"several entries, or raise memory.{key} in config.yaml.")
+        drift = _drift_advice(store, target)
+        if drift is not None:
+            return drift
         lead = "F" if m.group()[0].isupper() else "f"
         return (f"{lead}ree space first: drop a stale entry with `hermes-memory memory remove{flag} OLD_TEXT`, or "
                 f"shorten one with `hermes-memory memory replace{flag} OLD_TEXT NEW_TEXT`, then run this command again.")
@@ -87,9 +129,66 @@ def _shell_advice(message: str, target: str) -> str:
     return _AGENT_ADVICE.sub(advice, message)
 
 
-def _finish(result: dict[str, Any], as_json: bool, target: str) -> None:
+class _WouldWrite(Exception):
+    """The dry run reached a write (or a drift backup): the real store must decide, under its lock."""
+
+
+class _DryTxn(EntriesTxn):
+    def __init__(self, stored: Stored) -> None:
+        self.stored = stored
+
+    def save(self, entries: Sequence[str], *, canonical: bool = False) -> list[str]:
+        raise _WouldWrite
+
+    def backup(self) -> tuple[str, str]:
+        raise _WouldWrite
+
+
+class _DryRun(EntriesBackend):
+    """A store's backend read without its lock and never written: a refusal found on it creates no
+    home, folder or lock file."""
+
+    def __init__(self, real: EntriesBackend) -> None:
+        self._real = real
+        self.kind, self.untouched = real.kind, real.untouched
+
+    def location(self, target: str) -> str:
+        return self._real.location(target)
+
+    def read(self, target: str) -> Stored:
+        return self._real.read(target)
+
+    @contextmanager
+    def mutation(self, target: str) -> Iterator[EntriesTxn]:
+        yield _DryTxn(self._real.read(target))
+
+    def drift_fix(self, target: str, reason: str, limit: int, backup_name: str) -> str:
+        return self._real.drift_fix(target, reason, limit, backup_name)
+
+    def user_ids(self) -> list[str]:
+        return self._real.user_ids()
+
+
+def _edit(store: MemoryStore, op: Callable[[MemoryStore], dict[str, Any]]) -> dict[str, Any]:
+    """``op(store)`` (one add, replace or remove), tried first on what is stored now without the
+    lock: a refusal there (no matching entry, over the limit, ...) or a change that writes nothing
+    (a duplicate add) is the answer, and nothing is created (no home, no ``.lock`` file). Anything
+    that would write runs again on the real store, which re-reads and decides under its lock."""
+    real = store.backend
+    store.backend = _DryRun(real)
+    try:
+        result: dict[str, Any] | None = op(store)
+    except _WouldWrite:
+        result = None
+    finally:
+        store.backend = real
+    return result if result is not None else op(store)
+
+
+def _finish(result: dict[str, Any], as_json: bool, target: str, store: MemoryStore | None = None,
+            adding: str | None = None) -> None:
     if not result.get("success") and isinstance(result.get("error"), str):
-        result = {**result, "error": _shell_advice(result["error"], target)}
+        result = {**result, "error": _shell_advice(result["error"], target, store, adding)}
     if as_json:
         print_json(result)
     elif result.get("success"):
@@ -181,7 +280,8 @@ def register(app: typer.Typer) -> None:
         user_id: UserOpt = None,
     ) -> None:
         """Add an entry (an exact duplicate succeeds without writing)."""
-        _finish(_store(ctx, user_id, target.value).add(target.value, content), as_json, target.value)
+        store = _store(ctx, user_id, target.value)
+        _finish(_edit(store, lambda s: s.add(target.value, content)), as_json, target.value, store, content)
 
     @app.command("replace")
     def replace(
@@ -193,7 +293,8 @@ def register(app: typer.Typer) -> None:
         user_id: UserOpt = None,
     ) -> None:
         """Replace the whole entry matched by OLD_TEXT with CONTENT."""
-        _finish(_store(ctx, user_id, target.value).replace(target.value, old_text, content), as_json, target.value)
+        store = _store(ctx, user_id, target.value)
+        _finish(_edit(store, lambda s: s.replace(target.value, old_text, content)), as_json, target.value, store)
 
     @app.command("remove")
     def remove(
@@ -204,7 +305,8 @@ def register(app: typer.Typer) -> None:
         user_id: UserOpt = None,
     ) -> None:
         """Remove the entry matched by OLD_TEXT."""
-        _finish(_store(ctx, user_id, target.value).remove(target.value, old_text), as_json, target.value)
+        store = _store(ctx, user_id, target.value)
+        _finish(_edit(store, lambda s: s.remove(target.value, old_text)), as_json, target.value, store)
 
     from hermes_memory.cli import memory_transfer
 

@@ -20,7 +20,15 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from hermes_memory.cli.common import EXIT_USAGE, console, err_console, fail, print_json, state
+from hermes_memory.cli.common import (
+    EXIT_USAGE,
+    console,
+    err_console,
+    fail,
+    print_json,
+    state,
+    write_user_file,
+)
 from hermes_memory.cli.readonly import open_existing_db
 from hermes_memory.errors import SessionStoreError
 from hermes_memory.sessions import fusion
@@ -233,7 +241,8 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         query: Annotated[str, typer.Argument(help="Words, \"phrases\" or a plain question (the first 2,048 "
                                               "characters are searched). Empty (\"\"): the most recent sessions, "
-                                              "as the session_search tool does.")],
+                                              "as the session_search tool does. A query that begins with - "
+                                              "goes after -- (sessions search -- -deploy).")],
         source: Annotated[str | None, typer.Option(
             "--source", help="Only these sources, comma-separated (cli,telegram).")] = None,
         role: Annotated[str | None, typer.Option("--role", help="Comma-separated roles (user, assistant, system, tool).")] = None,
@@ -318,9 +327,11 @@ def register(app: typer.Typer) -> None:
         fmt: Annotated[str, typer.Option("--format", help="json (one document) or jsonl (one session per line).")] = "json",
         output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
         source: Annotated[str | None, typer.Option("--source", help="Only sessions of this source.")] = None,
+        force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file (never the "
+                                            "home's state.db, config or memory files, nor any SQLite database).")] = False,
         as_json: JsonOpt = False,
     ) -> None:
-        """Export sessions with their messages as JSON or JSONL."""
+        """Export sessions with their messages as JSON or JSONL (to stdout, or atomically to a new file)."""
         if fmt not in ("json", "jsonl"):
             fail("--format must be json or jsonl.", EXIT_USAGE)
         items: list[dict[str, Any]] = []
@@ -341,10 +352,7 @@ def register(app: typer.Typer) -> None:
         if output is None:
             typer.echo(text, nl=False)
             return
-        try:
-            output.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            fail(f"cannot write {output}: {exc}")
+        write_user_file(ctx, output, text, force=force)
         n_messages = sum(len(i["messages"]) for i in items)
         summary = {"written": str(output), "format": fmt, "sessions": len(items), "messages": n_messages}
         if as_json:
@@ -403,7 +411,7 @@ def register(app: typer.Typer) -> None:
         """Delete ENDED sessions older than N days (open sessions are never pruned)."""
         if not math.isfinite(older_than):
             fail("--older-than must be a finite number of days, e.g. --older-than 90.", EXIT_USAGE)
-        if not yes and not typer.confirm(f"Delete ended sessions older than {older_than:g} days?"):
+        if not yes and not typer.confirm(f"Delete ended sessions older than {count(older_than, 'day')}?"):
             fail("nothing pruned (not confirmed; pass --yes to skip the question).")
         n = remaining = 0
         with _reader(ctx) as db:  # no state.db: nothing to prune, and none is created

@@ -39,6 +39,7 @@ from hermes_memory.llm.base import (
     normalize_tool_schema,
     parse_tool_arguments,
 )
+from hermes_memory.wording import clause
 
 _STOP_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls",
                  "max_tokens": "length", "refusal": "content_filter", "pause_turn": "stop"}
@@ -160,13 +161,13 @@ def map_anthropic_error(exc: Exception) -> Exception:
         err: dict[str, Any] = body["error"] if isinstance(body.get("error"), dict) else body
         text = f"{text} {err.get('type', '')} {err.get('message', '')}"
     if isinstance(exc, anthropic.APITimeoutError):
-        return ModelNetworkError(f"model call timed out: {exc}. Check base_url and that the service is up.")
+        return ModelNetworkError(f"model call timed out: {clause(exc)}. Check base_url and that the service is up.")
     if isinstance(exc, anthropic.APIConnectionError):
-        return ModelNetworkError(f"cannot reach the Anthropic API: {exc}. Check model.base_url and the network.")
+        return ModelNetworkError(f"cannot reach the Anthropic API: {clause(exc)}. Check model.base_url and the network.")
     if isinstance(exc, anthropic.APIStatusError) and is_context_length_message(status, text):
         return context_length_error(text.strip(), status)
     if isinstance(exc, (anthropic.AuthenticationError, anthropic.PermissionDeniedError)):
-        return ModelAuthError(f"the Anthropic API refused the key ({status}): {exc}. "
+        return ModelAuthError(f"the Anthropic API refused the key ({status}): {clause(exc)}. "
                               "Set ANTHROPIC_API_KEY or the variable named by model.api_key_env.", status_code=status)
     if isinstance(exc, anthropic.RateLimitError):
         return ModelRateLimitError(f"rate limited by the Anthropic API: {exc}", status_code=status)

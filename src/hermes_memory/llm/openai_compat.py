@@ -32,6 +32,7 @@ from hermes_memory.llm.base import (
     normalize_tool_schema,
     strip_private_keys,
 )
+from hermes_memory.wording import clause
 
 _WIRE_KEYS = {"role", "content", "tool_calls", "tool_call_id", "name"}
 
@@ -69,13 +70,13 @@ def map_openai_error(exc: Exception) -> Exception:
         err: dict[str, Any] = body["error"] if isinstance(body.get("error"), dict) else body
         text = f"{text} {err.get('code', '')} {err.get('message', '')}"
     if isinstance(exc, openai.APITimeoutError):
-        return ModelNetworkError(f"model call timed out: {exc}. Check base_url and that the server is up.")
+        return ModelNetworkError(f"model call timed out: {clause(exc)}. Check base_url and that the server is up.")
     if isinstance(exc, openai.APIConnectionError):
-        return ModelNetworkError(f"cannot reach the model server: {exc}. Check model.base_url and that the server is running.")
+        return ModelNetworkError(f"cannot reach the model server: {clause(exc)}. Check model.base_url and that the server is running.")
     if isinstance(exc, openai.APIStatusError) and is_context_length_message(status, text):
         return context_length_error(text.strip(), status)
     if isinstance(exc, (openai.AuthenticationError, openai.PermissionDeniedError)):
-        return ModelAuthError(f"the model service refused the API key ({status}): {exc}. "
+        return ModelAuthError(f"the model service refused the API key ({status}): {clause(exc)}. "
                               "Check the key in the variable named by model.api_key_env.", status_code=status)
     if isinstance(exc, openai.RateLimitError):
         return ModelRateLimitError(f"rate limited by the model service: {exc}", status_code=status)

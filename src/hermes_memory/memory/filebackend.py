@@ -34,6 +34,7 @@ from hermes_memory.memory.backend import EntriesBackend, EntriesTxn, Stored
 from hermes_memory.memory.entries import ENTRY_DELIMITER, normalise_newlines, parse_entries, validate_user_id
 from hermes_memory.memory.filecache import ReadCache, trust_mode
 from hermes_memory.memory.lock import LockSymlinkError, LockTimeout, SidecarLock
+from hermes_memory.wording import clause
 
 #: Seconds a mutation waits for the sidecar lock (a write holds it for milliseconds; ours, not the reference's).
 LOCK_TIMEOUT_S = 30.0
@@ -205,7 +206,7 @@ class FileBackend(EntriesBackend):
         if reason == "too_big":
             return (
                 f"Open {path} and split the added text into entries separated by a line holding only '§' "
-                f"(each entry under {limit} chars), or restore it from {backup_name}; then retry."
+                f"(each entry under {limit:,} chars), or restore it from {backup_name}; then retry."
             )
         return (
             f"Open {path} and delete the blank lines, trailing spaces and empty entries around the lines "
@@ -415,7 +416,7 @@ class FileBackend(EntriesBackend):
             tmp = None
         except OSError as exc:
             cache.drop(real)
-            raise MemoryStoreError(f"Failed to write memory file {path}: {exc}. The old file is unchanged.") from exc
+            raise MemoryStoreError(f"Failed to write memory file {path}: {clause(exc)}. The old file is unchanged.") from exc
         finally:
             if tmp is not None:
                 if fd is not None:

@@ -557,7 +557,7 @@ class MemoryStore:
     ) -> dict[str, Any]:
         if single and ops[0]["action"] == "add":
             msg = (
-                f"{label} at {old_chars:,}/{limit:,} chars. Adding this entry ({len(ops[0]['content']):,} chars) "
+                f"{label} at {old_chars:,}/{limit:,} chars. Adding this entry ({counted(len(ops[0]['content']), 'char')}) "
                 f"would exceed the limit. {_RETRY_HINT}"
             )
         elif single:

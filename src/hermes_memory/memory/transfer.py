@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hermes_memory.fsutil import exists_refusal
+from hermes_memory.memory.backend import Stored
 from hermes_memory.memory.entries import (
     ENTRY_DELIMITER,
     FILE_NAMES,
@@ -29,6 +31,7 @@ from hermes_memory.memory.entries import (
 from hermes_memory.memory.filebackend import FileBackend, real_path
 from hermes_memory.memory.ops import clean_content
 from hermes_memory.memory.store import MemoryStore
+from hermes_memory.wording import count as counted
 
 
 @dataclass
@@ -99,30 +102,23 @@ def import_entries(store: MemoryStore, target: str, entries: Sequence[str], *, r
             cleaned.append(text)
     if refused:
         return {"success": False, "target": target, "error": (
-            f"{name}: {len(refused)} of {len(entries)} entries refused, so nothing was imported into it. "
+            f"{name}: {len(refused)} of {counted(len(entries), 'entry')} refused, so nothing was imported into it. "
             + " ".join(refused) + " Edit those entries in the file and import again."
         )}
-    with store.backend.mutation(target) as txn:
-        stored = txn.stored
-        if stored.error:
-            return {"success": False, "target": target,
-                    "error": f"{name} in the store could not be read ({stored.error}); nothing was imported."}
-        if not replace and drift_reason(stored.text, stored.entries, limit):
-            return {"success": False, "target": target, "error": (
-                f"{name} in the store ({store.location(target)}) is not in the form this tool writes (hand-edited); "
-                "nothing was imported. Fix it first, or import with --replace to overwrite it with the file."
-            )}
-        final = list(cleaned) if replace else stored.entries + [e for e in cleaned if e not in stored.entries]
-        chars = joined_len(final)
-        if chars > limit:
-            return {"success": False, "target": target, "error": (
-                f"{name} would hold {chars:,} chars with these entries, over its limit of {limit:,} by "
-                f"{chars - limit:,} (limits count characters, the 3-char delimiters included); nothing was "
-                "imported. Shorten or remove entries in the file, or raise the limit in config.yaml "
-                f"(memory.{'memory' if target == 'memory' else 'user'}_char_limit)."
-            )}
-        if final != stored.entries:
-            txn.save(final)
+    # decided first on an unlocked read: a refusal or an import that adds nothing takes no lock, so
+    # it creates no home, folder or .lock file; a write decides again under the lock
+    stored = store.backend.read(target)
+    refusal, final, chars = _decide(store, target, stored, cleaned, replace)
+    if refusal is not None:
+        return refusal
+    if final != stored.entries:
+        with store.backend.mutation(target) as txn:
+            stored = txn.stored
+            refusal, final, chars = _decide(store, target, stored, cleaned, replace)
+            if refusal is not None:
+                return refusal
+            if final != stored.entries:
+                txn.save(final)
     present = [e for e in cleaned if e in stored.entries]
     return {
         "success": True,
@@ -133,6 +129,30 @@ def import_entries(store: MemoryStore, target: str, entries: Sequence[str], *, r
         "entry_count": len(final),
         "usage": usage_text(chars, limit),
     }
+
+
+def _decide(store: MemoryStore, target: str, stored: Stored, cleaned: list[str],
+            replace: bool) -> tuple[dict[str, Any] | None, list[str], int]:
+    """``(refusal or None, final entries, their joined chars)`` of importing ``cleaned`` over ``stored``."""
+    name, limit = store.file_name(target), store.limits[target]
+    if stored.error:
+        return {"success": False, "target": target,
+                "error": f"{name} in the store could not be read ({stored.error}); nothing was imported."}, [], 0
+    if not replace and drift_reason(stored.text, stored.entries, limit):
+        return {"success": False, "target": target, "error": (
+            f"{name} in the store ({store.location(target)}) is not in the form this tool writes (hand-edited); "
+            "nothing was imported. Fix it first, or import with --replace to overwrite it with the file."
+        )}, [], 0
+    final = list(cleaned) if replace else stored.entries + [e for e in cleaned if e not in stored.entries]
+    chars = joined_len(final)
+    if chars > limit:
+        return {"success": False, "target": target, "error": (
+            f"{name} would hold {chars:,} chars with these entries, over its limit of {limit:,} by "
+            f"{chars - limit:,} (limits count characters, the 3-char delimiters included); nothing was "
+            "imported. Shorten or remove entries in the file, or raise the limit in config.yaml "
+            f"(memory.{'memory' if target == 'memory' else 'user'}_char_limit)."
+        )}, [], 0
+    return None, final, chars
 
 
 def export_target(entries: Sequence[str], folder: Path, target: str, user_id: str | None, *, force: bool) -> dict[str, Any]:
@@ -168,7 +188,7 @@ def _keep(path: Path, old: Any, text: str, force: bool, out: dict[str, Any]) -> 
     if path.exists() and old.error is None and old.text == text:
         return True
     if path.exists() and not force:
-        out["error"] = f"{path} already exists with other content; left as it is (use --force to overwrite)."
+        out["error"] = exists_refusal(path, other_content=True)
         return True
     return False
 

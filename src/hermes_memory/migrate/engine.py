@@ -26,6 +26,7 @@ from hermes_memory.errors import HermesMemoryError
 from hermes_memory.home import HermesHome
 from hermes_memory.migrate.source import MemorySet, SqliteHomeSource
 from hermes_memory.storage import Storage
+from hermes_memory.wording import count
 
 Progress = Callable[[str, int, int], None]
 """``progress(phase, done, total)``: phase ``"sessions"`` counts messages (sessions without any
@@ -127,10 +128,10 @@ def _verify_sessions(db: Any, ids: list[str], per_session: dict[str, int], repor
         n = db.message_count(sid)
         report.messages_target += n
         if n != per_session.get(sid, 0):
-            report.problems.append(f"session {sid}: {per_session.get(sid, 0)} messages in state.db, {n} in the target")
+            report.problems.append(f"session {sid}: {count(per_session.get(sid, 0), 'message')} in state.db, {n:,} in the target")
     if missing:
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-        report.problems.append(f"{len(missing)} sessions missing in the target: {shown}")
+        report.problems.append(f"{count(len(missing), 'session')} missing in the target: {shown}")
 
 
 def _copy_memory(home: HermesHome, config: HermesConfig, target: Storage, sets: list[MemorySet],

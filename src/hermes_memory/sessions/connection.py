@@ -43,6 +43,7 @@ from hermes_memory.sessions.sqlite_env import (
     place_fault_message,
     sqlite_cause,
 )
+from hermes_memory.wording import clause
 
 logger = logging.getLogger("hermes_memory.sessions.db")
 
@@ -167,7 +168,7 @@ class SQLiteStore:
             )
         except (OSError, sqlite3.Error) as exc:
             raise SessionStoreError(
-                f"cannot open session database {self.db_path}: {exc}. Check the path and its permissions."
+                f"cannot open session database {self.db_path}: {clause(exc)}. Check the path and its permissions."
             ) from exc
         self._conn.row_factory = sqlite3.Row
         try:
@@ -190,7 +191,7 @@ class SQLiteStore:
             if cause in PLACE_FAULTS:  # the disk or the mount, not the file: never "move it aside"
                 raise SessionStoreError(place_fault_message(self.db_path, exc, cause)) from exc
             raise SessionStoreError(
-                f"{self.db_path} is not a usable session database: {exc}. Move it aside to start a new one."
+                f"{self.db_path} is not a usable session database: {clause(exc)}. Move it aside to start a new one."
             ) from exc
         except SessionStoreError:
             self._conn.close()
@@ -572,6 +573,6 @@ class SQLiteStore:
             except sqlite3.DatabaseError as exc:
                 hint = (" The file is damaged: move it aside (or restore a backup) to start a new one."
                         if "malformed" in str(exc) or "not a database" in str(exc) else "")
-                raise SessionStoreError(f"session database {self.db_path} read failed: {exc}.{hint}") from exc
+                raise SessionStoreError(f"session database {self.db_path} read failed: {clause(exc)}.{hint}") from exc
             except (sqlite3.Error, OverflowError, UnicodeEncodeError) as exc:
                 raise SessionStoreError(f"session database read failed (bad parameter): {exc}") from exc

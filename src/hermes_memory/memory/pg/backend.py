@@ -164,7 +164,7 @@ class PgBackend(EntriesBackend):
 
     def drift_fix(self, target: str, reason: str, limit: int, backup_name: str) -> str:
         what = (
-            f"split the long entry into entries separated by a line holding only '§' (each under {limit} chars)"
+            f"split the long entry into entries separated by a line holding only '§' (each under {limit:,} chars)"
             if reason == "too_big"
             else "delete the blank lines, trailing spaces and empty entries around the lines holding only '§'"
         )

@@ -39,6 +39,7 @@ from hermes_memory.plugins.holographic import hrr, semantic
 from hermes_memory.plugins.holographic.retrieval import FactRetriever
 from hermes_memory.plugins.holographic.store import CATEGORIES, MAX_FACT_CHARS, FactStore
 from hermes_memory.providers.base import ConfigField, MemoryProvider, is_trivial_prompt
+from hermes_memory.wording import clause
 
 logger = logging.getLogger(__name__)
 
@@ -300,7 +301,7 @@ class HolographicProvider(MemoryProvider):
                                    hrr_dim=self.settings["hrr_dim"])
         except (sqlite3.DatabaseError, OSError) as exc:  # OSError: its folder cannot be created
             self.store = None
-            self.init_error = (f"cannot open the holographic fact database {self.settings['db_path']}: {exc}. "
+            self.init_error = (f"cannot open the holographic fact database {self.settings['db_path']}: {clause(exc)}. "
                                "Move the file away (it will be recreated) or set holographic.db_path.")
             raise RuntimeError(self.init_error) from exc
         self.init_error = ""
