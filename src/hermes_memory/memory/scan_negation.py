@@ -41,7 +41,7 @@ def is_prohibition(hay: str, start: int) -> bool:
 #: A cue that makes a quotation right after it *reported*: someone else's payload ("a translation
 #: app told to '...'", "the slide shows the payload '...'", "a blob that decoded to '...'").
 _REPORT_CUE = re.compile(
-    r"\b(?:(?:told|asked|instructed|tricked|ordered)\s+(?:[\w-]+\s+){0,2}?to|the\s+payload(?:\s+(?:was|is))?|payloads?\s+(?:was|were|is|like)"
+    r"\b(?:(?:told|asked|instructed|tricked|ordered)\s+(?:[\w-]+\s+){0,2}?to|the\s+(?:test\s+|sample\s+|example\s+)?payload(?:\s+(?:was|is))?|payloads?\s+(?:was|were|is|like)"
     r"|decod\w*\s+(?:in)?to|injected\s+(?:text|string|line)|shows?|showed|(?:hid|hides)|example\s+(?:of\s+[\w\s-]{0,30}?)?(?:is|was)"
     r"|(?:text|string|line|comment)\s+(?:read|reads|said|says)"
     # a character's line in fiction: "the villain tells the party '...'", "the rogue AI's line is '...'"
@@ -69,7 +69,7 @@ _YOU = re.compile(r"\byou\b|\byour\b")
 #: orders", "the spell makes NPCs forget their orders"): a plot or a finding, not an order to the
 #: reader. Honoured only when the match's object is third-person (its/their/his/her, no "you"/"your").
 _TOLD_THIRD = re.compile(
-    r"(?:\b(?:is|was|are|were|gets?|got|being)\s+(?:told|asked|ordered|instructed|forced|tricked|made|programmed)\s+to"
+    r"(?:\b(?:is|was|are|were|be|been|gets?|got|being)\s+(?:told|asked|ordered|instructed|forced|tricked|made|programmed)\s+to"
     r"|\b(?:makes?|made|forces?|forced|causes?\s+(?:[\w'’-]+\s+){1,3}to)(?:\s+[\w'’-]+){1,3}|\bmakes?\s+(?:it|them|him|her))\s+$"
 )
 _THIRD_OBJECT = re.compile(r"\b(?:its|their|his|her)\b")
