@@ -70,7 +70,7 @@ _YOU = re.compile(r"\byou\b|\byour\b")
 #: reader. Honoured only when the match's object is third-person (its/their/his/her, no "you"/"your").
 _TOLD_THIRD = re.compile(
     r"(?:\b(?:is|was|are|were|be|been|gets?|got|being)\s+(?:told|asked|ordered|instructed|forced|tricked|made|programmed)\s+to"
-    r"|\b(?:makes?|made|forces?|forced|causes?\s+(?:[\w'’-]+\s+){1,3}to)(?:\s+[\w'’-]+){1,3}|\bmakes?\s+(?:it|them|him|her))\s+$"
+    r"|\b(?:makes?|made|forces?|forced|causes?\s+(?:[\w'’-]+\s+){1,3}to)(?:\s+[\w'’-]+){1,3}|\bmakes?\s+(?:it|them|him|her)|\b(?:would|might)(?:\s+(?:readily|happily|still|then))?)\s+$"
 )
 _THIRD_OBJECT = re.compile(r"\b(?:its|their|his|her)\b")
 
