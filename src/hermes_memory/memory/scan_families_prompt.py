@@ -182,7 +182,7 @@ PROMPT_FAMILIES: tuple[Family, ...] = (
     _f("fake_system_marker",
        # A token *used as a word* in prose ("Llama 3 uses <|eot_id|>", "tokens like <|im_start|>", "a user who
        # types <|im_start|>system gets ..."), unless a line break follows it as in a real template turn.
-       r"(?:(?<!\buses )(?<!\buse )(?<!\blike )(?<!\bas )(?<!\btypes )(?<!\btyped )(?<!\bstrip )(?<!\bstrips )(?<!\bescape )(?<!\|> and )(?<!\|>, )"
+       r"(?=<|\[/?INST\])(?:(?<!\buses )(?<!\buse )(?<!\blike )(?<!\bas )(?<!\btypes )(?<!\btyped )(?<!\bstrip )(?<!\bstrips )(?<!\bescape )(?<!\|> and )(?<!\|>, )"
        r"|(?=\S{1,24}\s*(?:system|user|assistant|developer)?\s*(?:\n|$)))"
        r"(?:<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|end_of_text)\s*\|>"
        r"|</?\|?\s*im_(?:start|end|sep)\s*\|?>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>)"
