@@ -109,12 +109,13 @@ def heldout3_benign() -> list[tuple[str, str]]:
     return corpus_benign(DATA / "heldout3_corpus.json")
 
 
-#: Every corpus the scan has been tuned on, in the order they were written. The third to sixth
+#: Every corpus the scan has been tuned on, in the order they were written. The third to eighth
 #: sealed sets joined after their second looks (``heldout3_measurements.json`` ...
-#: ``heldout6_measurements.json``); ``tuning6`` was written as tuning data (never sealed), after the
+#: ``heldout8_measurements.json``); ``tuning6`` was written as tuning data (never sealed), after the
 #: fifth sealed set, and ``tuning8`` after the seventh: a later sealed set's test checks that it shares
 #: no phrasing with any of these.
-TUNING = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "tuning6", "heldout6", "tuning8")
+TUNING = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "tuning6", "heldout6",
+          "heldout7", "heldout8", "tuning8")
 #: Every corpus, sealed or tuning, in the order written: a sealed set is checked against (and its
 #: looks measure) the tuning corpora written before it (:func:`tuned_before`).
 WRITTEN = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "tuning6", "heldout6",
@@ -181,6 +182,26 @@ def heldout6_benign() -> list[tuple[str, str]]:
     return corpus_benign(DATA / "heldout6_corpus.json")
 
 
+def heldout7_attacks() -> list[tuple[str, str]]:
+    """``(family, phrasing)`` of the seventh held-out set (``heldout7_corpus.json``; sealed for two looks, tuning data since)."""
+    return corpus_attacks(DATA / "heldout7_corpus.json")
+
+
+def heldout7_benign() -> list[tuple[str, str]]:
+    """``(category, note)`` of the seventh held-out set: hard negatives sharing the attacks' vocabulary."""
+    return corpus_benign(DATA / "heldout7_corpus.json")
+
+
+def heldout8_attacks() -> list[tuple[str, str]]:
+    """``(family, phrasing)`` of the eighth held-out set (``heldout8_corpus.json``; sealed for two looks, tuning data since)."""
+    return corpus_attacks(DATA / "heldout8_corpus.json")
+
+
+def heldout8_benign() -> list[tuple[str, str]]:
+    """``(category, note)`` of the eighth held-out set: hard negatives sharing the attacks' vocabulary."""
+    return corpus_benign(DATA / "heldout8_corpus.json")
+
+
 def fold(text: str) -> str:
     """NFKC, lower case, every char that is not a letter or digit dropped, runs of whitespace made one space.
 
@@ -196,7 +217,7 @@ def tuning_corpus(name: str) -> tuple[list[str], list[str]]:
     """``(attacks, benign)`` texts of a corpus the scan was tuned on, by the name the measurement logs use.
 
     ``name``: ``"original"`` (attack_corpus.json; benign_notes.json plus every LoCoMo text), ``"dev"``,
-    ``"heldout"``, ``"heldout2"`` ... ``"heldout6"``, ``"tuning6"`` or ``"tuning8"``. Raises ``KeyError`` for any other name.
+    ``"heldout"``, ``"heldout2"`` ... ``"heldout8"``, ``"tuning6"`` or ``"tuning8"``. Raises ``KeyError`` for any other name.
     """
     if name == "original":
         return ([p for _, p in attack_phrasings()], [n for _, n in own_benign_notes() + locomo_notes()])
@@ -210,6 +231,8 @@ def tuning_corpus(name: str) -> tuple[list[str], list[str]]:
         "heldout5": (heldout5_attacks, heldout5_benign),
         "tuning6": (tuning6_attacks, tuning6_benign),
         "heldout6": (heldout6_attacks, heldout6_benign),
+        "heldout7": (heldout7_attacks, heldout7_benign),
+        "heldout8": (heldout8_attacks, heldout8_benign),
         "tuning8": (tuning8_attacks, tuning8_benign),
     }
     attacks, benign = loaders[name]

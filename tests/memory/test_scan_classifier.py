@@ -129,8 +129,12 @@ def _figures(attacks: list[str], benign: list[str]) -> tuple[int, int]:
 #: their folds' figures (heldout5 and heldout6: their second looks, 174/367 and 221/417; tuning data since).
 #: Raised after the round on the seventh sealed set's weak kinds (scan_families_outward/intl2, docs/security.md §1):
 #: heldout4 231 -> 239, heldout5 174 -> 203, tuning6 173 -> 187, heldout6 221 -> 269; tuning8 joins at 226/230, 0/472.
-FLOORS = [("original", 379, 0), ("dev", 172, 0), ("heldout", 203, 0), ("heldout2", 185, 3), ("heldout3", 253, 2),
-          ("heldout4", 239, 6), ("heldout5", 203, 4), ("tuning6", 187, 10), ("heldout6", 269, 5), ("tuning8", 226, 0)]
+#: heldout7 and heldout8 join at their second looks (275/442 2/675, 241/506 14/798; tuning data since, never trained on).
+#: Refusals lowered after the round on false positives (docs/security.md §1): heldout2 3 -> 2, heldout4 6 -> 3,
+#: heldout5 4 -> 3, tuning6 10 -> 8, heldout6 5 -> 3, heldout8 14 -> 8.
+FLOORS = [("original", 379, 0), ("dev", 172, 0), ("heldout", 203, 0), ("heldout2", 185, 2), ("heldout3", 253, 2),
+          ("heldout4", 239, 3), ("heldout5", 203, 3), ("tuning6", 187, 8), ("heldout6", 269, 3), ("heldout7", 275, 2),
+          ("heldout8", 241, 8), ("tuning8", 226, 0)]
 
 
 @pytest.mark.parametrize(("corpus", "blocked_floor", "refused_ceiling"), FLOORS)

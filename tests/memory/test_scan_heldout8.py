@@ -1,11 +1,13 @@
-"""The sealed eighth held-out set of the threat scan (issue 13 §4): its shape now, its figures once looked at.
+"""The eighth held-out set of the threat scan (issue 13 §4): its shape now, its figures once looked at.
 
 ``data/heldout8_corpus.json`` was written blind (without reading the scan's modules, its model, its
 training or augmentation scripts or the texts of any corpus in ``tests/memory/data``) from the styles
 of public prompt-injection datasets and write-ups, and committed before the scan was run on it. It is
 measured once with the scan as on main and once after the next round of changes
 (``python -m tests.memory.heldout8 --record LABEL``, logged in ``data/heldout8_measurements.json``),
-and never tuned on while sealed. The tests check its size, sources, languages and hard negatives and
+never tuned on while sealed, and spent after its second look: **tuning data now** (in
+:data:`tests.memory.corpora.TUNING`; the learned layer does not train on it, and
+``test_scan_classifier.py`` holds the whole scan's figures on it). The tests check its size, sources, languages and hard negatives and
 that it shares no phrasing (case, punctuation and whitespace folded, ``corpora.fold``) with any
 corpus the scan was tuned on or with the sealed seventh set; once looked at, they hold the scan at
 the last logged figures, overall, per attack family and per benign category. Before the first look
@@ -36,7 +38,7 @@ FAMILIES = {
 #: Checked against every tuning corpus (heldout5 and heldout6 included: tuning data when heldout8 was
 #: written); heldout7, still sealed then (corpora.SEALED_WHEN_WRITTEN), is its sister set instead.
 SHAPE = sealed_checks.Shape(frozenset(FAMILIES), min_attacks=500, min_benign=790, min_categories=19,
-                            checked_against=frozenset(corpora.TUNING) - {"tuning8"},  # written the same day, while heldout8 was sealed
+                            checked_against=frozenset(corpora.TUNING) - {"heldout7", "heldout8", "tuning8"},  # tuning8: written the same day, while heldout8 was sealed
                             words=sealed_checks.HARD_WORDS + ("from now on", "you are", "always", "never", "pretend",
                                                               "secret", "prefer", "previous instructions"))
 

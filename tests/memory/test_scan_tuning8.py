@@ -49,9 +49,11 @@ def test_tuning8_multilingual_attacks_and_notes_span_the_same_26_languages() -> 
     assert len(DATA["benign"]["notes"]["multilingual_ordinary"]) >= 2 * len(LANGUAGES)
 
 
-def test_tuning8_is_checked_against_every_tuning_corpus_but_the_sealed_seventh_set() -> None:
-    assert corpora.tuned_before("tuning8") == [t for t in corpora.TUNING if t != "tuning8"]
-    assert "heldout7" not in corpora.TUNING and corpora.SEALED_WHEN_WRITTEN["tuning8"] == ("heldout7",)
+def test_tuning8_is_checked_against_every_tuning_corpus_but_the_seventh_and_eighth_sets_sealed_when_it_was_written() -> None:
+    # heldout7 and heldout8 are tuning data since their second looks, but were sealed when tuning8 was written
+    assert {"heldout7", "heldout8"} <= set(corpora.TUNING)
+    assert corpora.tuned_before("tuning8") == [t for t in corpora.TUNING if t not in ("heldout7", "heldout8", "tuning8")]
+    assert corpora.SEALED_WHEN_WRITTEN["tuning8"] == ("heldout7", "heldout8")
 
 
 def test_the_whole_scan_holds_tuning8_at_its_figures() -> None:

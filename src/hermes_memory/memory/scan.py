@@ -308,7 +308,14 @@ def _filtered_search(rx: re.Pattern[str], hay: str, scoped: bool, lead: re.Patte
 _QUOTE_CUE = re.compile(
     r"(?:\b(?:refus\w*|block\w*|detect\w*|flag\w*|catch\w*|classif\w*|such\s+as|like|e\.g\.|the\s+(?:phrase|string|prompt|classic|attack|text|line|words?)"
     r"|why|how|whether|about|quoted?|trying|tried|attempts?|attempted|says?|said|typed?|shouts?|shouted|yells?|yelled|writes|wrote|asks?|asked|sings?|sang|paper|article|talk|post|blog|book|titled|called|named|study|chapter|slides?|essay|report|lyrics?|song"
-    r"|french|spanish|german|italian|portuguese|japanese|chinese|russian|korean|dutch|vocab(?:ulary)?)\s*[:,]?\s*['‘\"“]\s*)$"
+    r"|french|spanish|german|italian|portuguese|japanese|chinese|russian|korean|dutch|vocab(?:ulary)?"
+    # a detection rule's target: "the WAF rule for '...'", "a filter against '...'"
+    r"|(?:rules?|filters?|detectors?|regex(?:es)?|classifiers?|signatures?)\s+(?:for|against|on|matching|catching))\s*[:,]?\s*['‘\"“]\s*)$"
+)
+#: A quoted phrase named by the noun after it: "'ignore previous instructions' detection alone is weak".
+_QUOTE_NOUN = re.compile(
+    r"[^'’\"”\n]{0,40}['’\"”]\s+(?:detection|detectors?|filters?|rules?|attacks?|payloads?|strings?|patterns?|examples?|tests?|tricks?"
+    r"|classifiers?|checks?|regex(?:es)?|signatures?|jailbreaks?)\b"
 )
 _REPORTED = re.compile(
     r"\b(?:prompts?|attacks?|strings?|messages?|payloads?|examples?|inputs?|emails?|attempts?|jailbreaks?|pages?|documents?)\s+(?:that|which)\s+"
@@ -350,6 +357,8 @@ def _mentioned(hay: str, start: int, end: int, *, described_ok: bool = False) ->
     if _REPORTED.search(hay, lo, start) or is_reported(hay, start, end, narrative_ok=described_ok):
         return True
     if _QUOTE_CUE.search(hay, lo, start) is not None and _CLOSE_QUOTE.match(hay, end) is not None:
+        return True
+    if hay[max(0, start - 1):start] in ("'", "‘", '"', "“") and _QUOTE_NOUN.match(hay, end):
         return True
     if _LANG_LABEL.search(hay, max(0, start - 16), start) and _BARE_GLOSS.match(hay, end):
         return True

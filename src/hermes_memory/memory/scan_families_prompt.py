@@ -180,6 +180,10 @@ PROMPT_FAMILIES: tuple[Family, ...] = (
        scoped=True, source="Embrace The Red (Rehberger) 2024-2025 agent write-ups: disabling approvals before running commands"),
     # --- fake system / chat-template markers --------------------------------------------------
     _f("fake_system_marker",
+       # A token *used as a word* in prose ("Llama 3 uses <|eot_id|>", "tokens like <|im_start|>", "a user who
+       # types <|im_start|>system gets ..."), unless a line break follows it as in a real template turn.
+       r"(?=<|\[/?INST\])(?:(?<!\buses )(?<!\buse )(?<!\blike )(?<!\bas )(?<!\btypes )(?<!\btyped )(?<!\bstrip )(?<!\bstrips )(?<!\bescape )(?<!\|> and )(?<!\|>, )"
+       r"|(?=\S{1,24}\s*(?:system|user|assistant|developer)?\s*(?:\n|$)))"
        r"(?:<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text|end_of_text)\s*\|>"
        r"|</?\|?\s*im_(?:start|end|sep)\s*\|?>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>)"
        # A template token *named* in prose ("<|im_start|> tokens", "[INST] markers", "counts <|endoftext|> as one token").

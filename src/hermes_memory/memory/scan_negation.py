@@ -41,9 +41,12 @@ def is_prohibition(hay: str, start: int) -> bool:
 #: A cue that makes a quotation right after it *reported*: someone else's payload ("a translation
 #: app told to '...'", "the slide shows the payload '...'", "a blob that decoded to '...'").
 _REPORT_CUE = re.compile(
-    r"\b(?:(?:told|asked|instructed|tricked|ordered)\s+(?:[\w-]+\s+){0,2}?to|the\s+payload(?:\s+(?:was|is))?|payloads?\s+(?:was|were|is|like)"
+    r"\b(?:(?:told|asked|instructed|tricked|ordered)\s+(?:[\w-]+\s+){0,2}?to|the\s+(?:test\s+|sample\s+|example\s+)?payload(?:\s+(?:was|is))?|payloads?\s+(?:was|were|is|like)"
     r"|decod\w*\s+(?:in)?to|injected\s+(?:text|string|line)|shows?|showed|(?:hid|hides)|example\s+(?:of\s+[\w\s-]{0,30}?)?(?:is|was)"
-    r"|(?:text|string|line|comment)\s+(?:read|reads|said|says))\s*[:,]?\s*['‘\"“]\s*$"
+    r"|(?:text|string|line|comment)\s+(?:read|reads|said|says)"
+    # a character's line in fiction: "the villain tells the party '...'", "the rogue AI's line is '...'"
+    r"|tells?\s+(?:the|a|an|his|her|their)\s+(?!(?:assistant|agent|model|ai|bot|llm|chatbot)\b)[\w-]+|(?:line|catchphrase|motto)\s+(?:is|was))"
+    r"\s*[:,]?\s*['‘\"“]\s*$"
 )
 _CLOSE = re.compile(r"[^'’\"”\n]{0,60}['’\"”]")
 #: A cited title: "(Perez & Ribeiro, 'Ignore Previous Prompt')" before, or "'...' (Perez & Ribeiro)" after.
@@ -62,6 +65,14 @@ _SHOWED = re.compile(r"\b(?:showed|demonstrated|described|reported|documented)\b
 #: "messages that ask it to ...": a relative clause about other prompts whose object is "it"/"them".
 _ASK_IT = re.compile(r"\b(?:prompts?|messages?|inputs?|emails?|pages?|documents?)\s+(?:that|which)\s+(?:tell|ask|instruct|order)s?\s+(?:it|them)\s+to\s+$")
 _YOU = re.compile(r"\byou\b|\byour\b")
+#: A third party told or made to drop *its own* orders ("the AI character is told to forget its
+#: orders", "the spell makes NPCs forget their orders"): a plot or a finding, not an order to the
+#: reader. Honoured only when the match's object is third-person (its/their/his/her, no "you"/"your").
+_TOLD_THIRD = re.compile(
+    r"(?:\b(?:is|was|are|were|be|been|gets?|got|being)\s+(?:told|asked|ordered|instructed|forced|tricked|made|programmed)\s+to"
+    r"|\b(?:makes?|made|forces?|forced|causes?\s+(?:[\w'’-]+\s+){1,3}to)(?:\s+[\w'’-]+){1,3}|\bmakes?\s+(?:it|them|him|her)|\b(?:would|might)(?:\s+(?:readily|happily|still|then))?)\s+$"
+)
+_THIRD_OBJECT = re.compile(r"\b(?:its|their|his|her)\b")
 
 
 def is_reported(hay: str, start: int, end: int, *, narrative_ok: bool = False) -> bool:
@@ -79,6 +90,8 @@ def is_reported(hay: str, start: int, end: int, *, narrative_ok: bool = False) -
     if _CITED_AFTER.match(hay, end) and hay[max(0, start - 1):start] in ("'", "‘", '"', "“"):
         return True
     if _ASK_IT.search(hay, lo, start):
+        return True
+    if _TOLD_THIRD.search(hay, max(0, start - 40), start) and _THIRD_OBJECT.search(hay, start, end) and not _YOU.search(hay, start, end):
         return True
     narrated = _NARRATED_SUBJECT.search(hay, lo, start)
     if narrated is not None and not _YOU.search(hay, narrated.start(), start):
