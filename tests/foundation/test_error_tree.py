@@ -21,6 +21,13 @@ OUTSIDE_THE_TREE = {
     "hermes_memory.memory.lock.LockSymlinkError",
     # providers/manager.py: private signal of a bounded call, never leaves the module.
     "hermes_memory.providers.calls._Timeout",
+    # cli/memory.py: private signal of the unlocked dry run (a write was reached), caught in the module.
+    "hermes_memory.cli.memory._WouldWrite",
+    # fsutil.py (a foundation module: no internal imports): a refused output path, caught by the CLI's
+    # one writer of user-named files (cli/common.py), which prints it and exits 1.
+    "hermes_memory.fsutil.OutputRefused",
+    # sessions/importers: a record nested too deeply, a ValueError caught per record and reported as skipped.
+    "hermes_memory.sessions.importers.NestedTooDeep",
 }
 
 
