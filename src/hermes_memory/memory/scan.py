@@ -485,7 +485,6 @@ def _scan_cached(text: str) -> str | None:
 #: ``tests/memory/test_scan_fast_path.py`` checks it gives :func:`_scan_full`'s result).
 _ASCII_EXTRA = re.compile(
     r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|[0-9@$|!+][A-Za-z]|[ ._*-]\w[ ._*-]\w[ ._*-]|\\x|%[0-9A-Fa-f]{2}|\S{16}"
-    r"|[A-Za-z][-_][A-Za-z]"
 )
 
 
@@ -498,9 +497,14 @@ def _scan(text: str) -> str | None:
     text = text[:MAX_SCAN_CHARS]
     if not _plain(text):
         return _scan_full(text)
-    # A plain note (most of them): the families on the text itself, then the learned layer.
+    # A plain note (most of them): the families on the text itself and its joined-words views, then the learned layer.
     hits: list[str] = []
     _family_hits(text, True, hits)
+    if not hits:
+        for view in joined_views(text):  # as _scan_views does after the leet views
+            _family_hits(view, True, hits)
+            if hits:
+                break
     if hits:
         return _blocked(hits[0], "")
     learned = learned_hit(text.lower())

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import re
 import unicodedata
 
@@ -161,8 +162,8 @@ _JOINED = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{3,}(?:[-_][A-Za-z]{3,}){2,}(?![A
 #: when the text has at least :data:`_MIN_BROKEN` of them (one "read-only" makes no view).
 _BROKEN = re.compile(r"(?<![A-Za-z0-9-])([A-Za-z]+)-([A-Za-z]+)(?![A-Za-z0-9-])")
 _MIN_BROKEN = 2
-#: Necessary condition of both, for the scan's plain-text fast path: a letter, ``-`` or ``_``, a letter.
-JOINED_QUICK = re.compile(r"[A-Za-z][-_][A-Za-z]")
+#: Necessary condition of both: a letter, ``-`` or ``_``, a letter.
+_JOINED_QUICK = re.compile(r"[A-Za-z][-_][A-Za-z]")
 
 
 def joined_views(norm: str) -> list[str]:
@@ -170,13 +171,13 @@ def joined_views(norm: str) -> list[str]:
     or more words split at each ``-``/``_``), and with words cut by a hyphen rejoined (when there are
     two or more): the spellings a user trial stored past the scan ("ignore-previous-instructions",
     "ig-nore pre-vious in-structions"). ``[]`` when neither changes the text."""
-    if JOINED_QUICK.search(norm) is None:
+    if _JOINED_QUICK.search(norm) is None:
         return []
     views = []
     split = _JOINED.sub(lambda m: re.sub(r"[-_]", " ", m.group()), norm)
     if split != norm:
         views.append(split)
-    if len(_BROKEN.findall(norm, 0, len(norm))[:_MIN_BROKEN]) >= _MIN_BROKEN:
+    if next(itertools.islice(_BROKEN.finditer(norm), _MIN_BROKEN - 1, None), None) is not None:
         views.append(_BROKEN.sub(r"\1\2", norm))
     return views
 
