@@ -119,7 +119,7 @@ TUNING = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "hel
 #: Every corpus, sealed or tuning, in the order written: a sealed set is checked against (and its
 #: looks measure) the tuning corpora written before it (:func:`tuned_before`).
 WRITTEN = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "tuning6", "heldout6",
-           "heldout7", "heldout8", "tuning8", "heldout9")
+           "heldout7", "heldout8", "tuning8", "heldout9", "heldout10")
 #: Corpora written before a set that were still sealed while it was written and looked at: not
 #: tuning data for it (tuning6 and heldout6 were written while heldout5 was sealed; heldout6 was
 #: checked against it as a sealed sister instead, and its looks measured the tuning corpora without it).
@@ -127,9 +127,10 @@ WRITTEN = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "he
 #: tuning8 was written on the same day as heldout8, by another author, while both were sealed.
 #: heldout9 was written after both were spent but while they were being made tuning data on another
 #: branch: they are its sister sets, never its tuning corpora, whether or not they are in TUNING yet.
+#: heldout10 was written while heldout9 was sealed (heldout7 and heldout8 were tuning data by then).
 SEALED_WHEN_WRITTEN = {"tuning6": ("heldout5",), "heldout6": ("heldout5",), "heldout7": ("heldout5", "heldout6"),
                        "heldout8": ("heldout7",), "tuning8": ("heldout7", "heldout8"),
-                       "heldout9": ("heldout7", "heldout8")}
+                       "heldout9": ("heldout7", "heldout8"), "heldout10": ("heldout9",)}
 
 
 def heldout4_attacks() -> list[tuple[str, str]]:
