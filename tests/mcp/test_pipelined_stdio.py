@@ -7,6 +7,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.mcp.helpers import child_env, serve_argv
 
 INIT = {"jsonrpc": "2.0", "id": "init", "method": "initialize",
@@ -70,3 +72,34 @@ def test_pipelined_add_replace_pairs_run_in_the_order_sent(hermes_home: Path) ->
         failed = {i: _result(answers[i]) for i in range(40) if _result(answers[i]).get("success") is not True}
         assert not failed, (run, failed)
         assert _entries(hermes_home) == expected, run
+
+
+#: Runs ``serve`` with the end-of-input grace raised to an hour, so a request the server wrongly
+#: waits for shows as a hang (the subprocess timeout) rather than as a 30 s delay.
+_PATIENT_SERVE = ("import sys; import hermes_memory.mcp.stdio_lines as lines; lines.EOF_GRACE_S = 3600.0; "
+                  "from hermes_memory.cli.main import main; sys.argv[0] = 'hermes-memory'; main()")
+
+
+@pytest.mark.slow
+def test_a_cancel_naming_the_request_id_as_a_string_ends_the_wait_at_end_of_input(hermes_home: Path) -> None:
+    """The SDK correlates the id "1" with the request id 1 and cancels that request (no answer); the
+    end-of-input wait counted ids as sent, so it went on waiting for an answer to 1 for the whole
+    grace. The add is held in flight by another process holding MEMORY.md's lock."""
+    from hermes_memory.memory.lock import SidecarLock
+
+    (hermes_home / "memories").mkdir(exist_ok=True)
+    lock = SidecarLock(hermes_home / "memories" / "MEMORY.md.lock")
+    lock.acquire(5)
+    try:
+        lines = "".join(json.dumps(m) + "\n" for m in [
+            INIT, INITIALIZED, _memory_call(1, action="add", content="held by the lock"),
+            {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "1", "reason": "user"}}])
+        argv = [serve_argv(hermes_home)[0], "-c", _PATIENT_SERVE, "--home", str(hermes_home), "serve",
+                "--transport", "stdio"]
+        done = subprocess.run(argv, input=lines, capture_output=True, text=True, encoding="utf-8",
+                              env=child_env(), timeout=WAIT_S)
+    finally:
+        lock.release()
+    answers = {a["id"]: a for a in (json.loads(line) for line in done.stdout.splitlines() if line.strip())}
+    assert done.returncode == 0, done.stderr
+    assert set(answers) == {"init"}, answers  # the cancelled add is not answered, as the SDK does

@@ -155,3 +155,39 @@ def test_a_bad_database_url_is_a_clear_error_without_the_password(tmp_path: Path
         schema.CONNECT_TIMEOUT_S = old
     assert res.exit_code == 1
     assert "hunter2" not in res.output and "cannot open the memory database" in res.output
+
+
+def test_export_never_replaces_the_homes_own_memory_files_even_with_force(pg_url: str, tmp_path: Path) -> None:
+    """A home on PostgreSQL still holds the Hermes Agent's own MEMORY.md/USER.md: exporting the database
+    into that folder with --force must not replace them (through a symlinked folder either)."""
+    home = tmp_path / "home"
+    MemoryStore(home / "memories").add("memory", "the agent's own note")
+    MemoryStore(home / "memories").add("user", "the agent's user profile")
+    before = {n: (home / "memories" / n).read_bytes() for n in ("MEMORY.md", "USER.md")}
+    PgMemoryStore(pg_url).add("memory", "from the database")
+    PgMemoryStore(pg_url).add("user", "database profile")
+    link = tmp_path / "link"
+    link.symlink_to(home / "memories")
+    for folder in (home / "memories", link):
+        res = cli(home, "export", "--to", str(folder), "--database", pg_url, "--force")
+        assert res.exit_code == 1, res.output
+        assert "even with --force" in res.output and "this home's MEMORY.md" in res.output
+        assert {n: (home / "memories" / n).read_bytes() for n in before} == before
+    out = tmp_path / "backup"  # elsewhere it is written as before
+    assert cli(home, "export", "--to", str(out), "--database", pg_url).exit_code == 0
+    assert (out / "MEMORY.md").read_text(encoding="utf-8") == "from the database"
+
+
+def test_export_of_a_file_home_into_itself_leaves_a_hand_edited_file_alone(tmp_path: Path) -> None:
+    """On file storage the store is the folder: exporting into it finds the same entries ("unchanged"),
+    and a hand-edited file (other bytes, same entries) is not rewritten into this tool's form, even with --force."""
+    home = tmp_path / "home"
+    MemoryStore(home / "memories").add("memory", "first note")
+    same = cli(home, "export", "--to", str(home / "memories"), "--force")
+    assert same.exit_code == 0 and "unchanged" in same.output, same.output
+    path = home / "memories" / "MEMORY.md"
+    path.write_text("first note\n\n\n", encoding="utf-8")  # edited by hand: a trailing blank line
+    before = path.read_bytes()
+    res = cli(home, "export", "--to", str(home / "memories"), "--force")
+    assert res.exit_code == 1 and "even with --force" in res.output, res.output
+    assert path.read_bytes() == before

@@ -26,3 +26,4 @@ def test_the_upgrade_bench_recomputes_every_escaped_row_and_no_probe_fails() -> 
     for name in ("append", "update_old_row", "search"):
         assert out["probes"][name]["calls"] > 0 and out["probes"][name]["failed"] == 0, (name, out["probes"][name])
     assert out["probes"]["open"]["open_ms"] > 0
+    assert out["recomputed_s"] >= out["upgrade_s"]

@@ -129,3 +129,39 @@ def test_a_step_that_waits_out_its_lock_timeout_pauses_the_recomputation_and_the
     finally:
         db.close()
     assert stored_rows(pg_url, "messages", ("search_vector",)) == before
+
+
+def test_an_open_recomputes_only_its_budget_and_the_rest_goes_on_in_the_background(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first open after an upgrade did the whole recomputation itself (104 s at 200,000 messages):
+    now it stops after its budget (here 0 s: no step) and returns, and the same process finishes the
+    work in the background while it appends and searches; close() waits for the step in progress."""
+    import time
+
+    from hermes_memory.sessions.pg import PgSessionDB
+
+    ids = write_at_schema(pg_url, 10, _write)
+    before = stored_rows(pg_url, "messages", ("search_vector",))
+    monkeypatch.setattr(decoded_schema, "RECOMPUTE_CHUNK", CHUNK)
+    monkeypatch.setattr(decoded_schema, "OPEN_BUDGET_S", 0.0)
+    db = PgSessionDB(pg_url)
+    try:
+        assert db.migration["applied"][:2] == [11, 12]
+        assert db.migration["json_text_recomputed"] == 0 and db.migration["json_text_pending"] is True
+        appended = db.append_message("s", "user", "a walrus appended meanwhile", timestamp=1_700_002_000.0)
+        deadline = time.monotonic() + 120  # a hang detector, not a speed requirement
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            while _mark(conn) is not None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert _mark(conn) is None
+        assert _found(db, "walrus") == {*ids[:ROWS], appended}
+    finally:
+        db.close()
+    after = [r for r in stored_rows(pg_url, "messages", ("search_vector",)) if r["id"] != appended]
+    assert after == before
+    again = PgSessionDB(pg_url)
+    try:
+        assert again.migration["json_text_pending"] is False and again._background is None
+    finally:
+        again.close()

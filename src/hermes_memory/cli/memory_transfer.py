@@ -81,7 +81,8 @@ def register(app: typer.Typer) -> None:
         if to.exists() and not to.is_dir():
             fail(f"{escape(str(to))} is not a folder.", EXIT_USAGE)
         try:
-            results = export_store(open_store, base.backend.user_ids(), to, force=force)
+            live = [(p, w) for p, w in state(ctx).home.live_files() if p.name in ("MEMORY.md", "USER.md")]
+            results = export_store(open_store, base.backend.user_ids(), to, force=force, protected=live)
         except MemoryStoreError as exc:
             fail(escape(str(exc)), EXIT_REFUSED)
         refused = [r for r in results if r.get("error")]

@@ -31,6 +31,7 @@ from typing import Any, BinaryIO
 import anyio
 import mcp_types as types
 from anyio.abc import ObjectSendStream
+from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -219,6 +220,7 @@ class CheckedStdin:
         return _AnswerWatch(write_stream, self._settle)
 
     def _settle(self, request_id: Any) -> None:
+        request_id = _correlated(request_id)
         if self._unanswered[request_id] > 0:
             self._unanswered[request_id] -= 1
             if not self._unanswered[request_id]:
@@ -228,7 +230,7 @@ class CheckedStdin:
 
     def _note(self, message: types.JSONRPCMessage) -> None:
         if isinstance(message, types.JSONRPCRequest):
-            self._unanswered[message.id] += 1
+            self._unanswered[_correlated(message.id)] += 1
         elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
             self._settle((message.params or {}).get("requestId"))  # the SDK never answers it
 
@@ -253,6 +255,16 @@ class CheckedStdin:
         with anyio.move_on_after(EOF_GRACE_S):
             while self._unanswered:
                 await self._answered.wait()
+
+
+def _correlated(request_id: Any) -> Any:
+    """``request_id`` as the SDK correlates it (:func:`mcp.shared.dispatcher.coerce_request_id`: the
+    string ``"7"`` and the integer 7 are one id), so a ``notifications/cancelled`` that names a
+    request with the other type settles it as the SDK cancels it, instead of holding end of input
+    for :data:`EOF_GRACE_S`. Anything not a string or an integer is kept as it is."""
+    if isinstance(request_id, str | int) and not isinstance(request_id, bool):
+        return coerce_request_id(request_id)
+    return request_id
 
 
 class _AnswerWatch:

@@ -155,37 +155,61 @@ def _decide(store: MemoryStore, target: str, stored: Stored, cleaned: list[str],
     return None, final, chars
 
 
-def export_target(entries: Sequence[str], folder: Path, target: str, user_id: str | None, *, force: bool) -> dict[str, Any]:
+def export_target(entries: Sequence[str], folder: Path, target: str, user_id: str | None, *, force: bool,
+                  protected: Sequence[tuple[Path, str]] = ()) -> dict[str, Any]:
     """Write ``entries`` as the Markdown file of ``target`` (and user) under ``folder``.
 
     Written like the file store writes (temp file, fsync, atomic replace, mode 0600, private
     folders), but without leaving a ``.lock`` file in an export folder: the sidecar lock is taken
     only when the file already has one (the folder is a live memory store that other writers lock).
     An existing file with other content is left alone and reported unless ``force``; the same
-    content is not rewritten (so exporting twice changes nothing). Returns
-    ``{"path", "entries", "chars", "written": bool, "error"?}``.
+    content is not rewritten (so exporting twice changes nothing). A file that is one of
+    ``protected`` (``(path, what it is)``: the home's own MEMORY.md/USER.md, which the Hermes Agent
+    reads and writes; compared after resolving symlinks and as the same inode) is left alone even
+    with ``force`` when its content differs. Returns ``{"path", "entries", "chars", "written": bool,
+    "error"?}``.
     """
     backend = FileBackend(folder, user_id)
     path = backend.path_for(target)
     text = ENTRY_DELIMITER.join(entries)
     out: dict[str, Any] = {"path": str(path), "entries": len(entries), "chars": len(text), "written": False}
+    live = _live_file(path, protected)
+    if live is not None:
+        force = False  # never replace the home's own memory file with other content
     if os.path.lexists(f"{real_path(path)}.lock"):  # a live store: write under its writers' lock
         with backend.mutation(target) as txn:
-            if _keep(path, txn.stored, text, force, out):
+            if _keep(path, txn.stored, text, force, out, live):
                 return out
             txn.save(list(entries))
     else:
-        if _keep(path, backend.read(target), text, force, out):
+        if _keep(path, backend.read(target), text, force, out, live):
             return out
         backend.write(path, text)
     out["written"] = True
     return out
 
 
-def _keep(path: Path, old: Any, text: str, force: bool, out: dict[str, Any]) -> bool:
+def _live_file(path: Path, protected: Sequence[tuple[Path, str]]) -> tuple[Path, str] | None:
+    """The ``(path, what)`` of ``protected`` that ``path`` is (same resolved path or inode), or None."""
+    real = path.resolve()
+    for other, what in protected:
+        if real == other.resolve() or (real.exists() and other.exists() and os.path.samefile(real, other)):
+            return other, what
+    return None
+
+
+def _keep(path: Path, old: Any, text: str, force: bool, out: dict[str, Any],
+          live: tuple[Path, str] | None = None) -> bool:
     """True when ``path`` is left as it is: it already holds ``text``, or other content without ``force``
-    (then ``out["error"]`` says so)."""
+    or when it is the home's ``live`` memory file (then ``out["error"]`` says so)."""
     if path.exists() and old.error is None and old.text == text:
+        return True
+    if path.exists() and live is not None:
+        out["error"] = (
+            f"refusing to overwrite {path}: it is {live[1]} ({live[0]}), which the Hermes Agent reads and writes, "
+            "even with --force; it was left as it is. Export to another folder (--to ./memories-backup); to make "
+            "this home's files hold the store's entries, run `hermes-memory memory import --from ./memories-backup` "
+            "with this home on file storage, which merges them through the memory lock and the threat scan.")
         return True
     if path.exists() and not force:
         out["error"] = exists_refusal(path, other_content=True)
@@ -194,11 +218,13 @@ def _keep(path: Path, old: Any, text: str, force: bool, out: dict[str, Any]) -> 
 
 
 def export_store(open_store: Callable[[str | None], MemoryStore], user_ids: Sequence[str], folder: str | Path,
-                 *, force: bool = False) -> list[dict[str, Any]]:
+                 *, force: bool = False, protected: Sequence[tuple[Path, str]] = ()) -> list[dict[str, Any]]:
     """Export MEMORY.md, USER.md and every user's USER.md of a store into ``folder``.
 
     ``open_store(user_id)`` opens the store for one user (``None``: no user). Targets with no
-    entries write no file. Returns one :func:`export_target` result per file written or compared.
+    entries write no file. ``protected``: files never replaced with other content, even with
+    ``force`` (:func:`export_target`). Returns one :func:`export_target` result per file written or
+    compared.
     """
     root = Path(folder)
     results = []
@@ -206,11 +232,11 @@ def export_store(open_store: Callable[[str | None], MemoryStore], user_ids: Sequ
     for target in ("memory", "user"):
         ents = base.entries(target)
         if ents:
-            results.append(export_target(ents, root, target, None, force=force))
+            results.append(export_target(ents, root, target, None, force=force, protected=protected))
     for uid in user_ids:
         ents = open_store(uid).entries("user")
         if ents:
-            results.append(export_target(ents, root, "user", uid, force=force))
+            results.append(export_target(ents, root, "user", uid, force=force, protected=protected))
     return results
 
 

@@ -263,7 +263,8 @@ class PgStore:
         def prepare(conn: psycopg.Connection[Any]) -> dict[str, Any]:
             migration = migrate(conn)
             migration["context_backfilled"] = context_schema.backfill(conn)
-            migration["json_text_recomputed"] = decoded_schema.recompute(conn)
+            migration["json_text_recomputed"] = decoded_schema.recompute(conn, budget_s=decoded_schema.OPEN_BUDGET_S)
+            migration["json_text_pending"] = decoded_schema.pending(conn)
             return migration
 
         try:
@@ -282,6 +283,12 @@ class PgStore:
                 "The user needs CREATE rights on the database (and the pg_trgm and unaccent extensions, from postgresql-contrib, must be installable)."
             ) from exc
         self._pool: ConnectionPool[Any] | None = pool
+        self._stop_background = threading.Event()
+        self._background: threading.Thread | None = None
+        if self.migration.get("json_text_pending"):
+            self._background = threading.Thread(target=self._recompute_in_background, daemon=True,
+                                                name="hermes-memory-json-text-recompute")
+            self._background.start()
 
     # ------------------------------------------------------------------ connections
     @contextlib.contextmanager
@@ -310,8 +317,35 @@ class PgStore:
             f"lost the connection to PostgreSQL at {self.location}: {_first_line(exc)}. {PG_FIX_HINT}"
         )
 
+    def _recompute_in_background(self) -> None:
+        """Go on with the search-value recomputation the open left (:data:`decoded_schema.OPEN_BUDGET_S`),
+        one step (one transaction) at a time on a pooled connection, until it is done, another process
+        holds the mark, or :meth:`close` asks it to stop; a process that exits meanwhile loses only the
+        step in progress (rolled back; the next open resumes). Never raises: a failure is logged."""
+        try:
+            with self._connection() as conn:
+                self.migration["json_text_recomputed"] += decoded_schema.recompute(conn, stop=self._stop_background.is_set)
+                self.migration["json_text_pending"] = decoded_schema.pending(conn)
+        except Exception as exc:  # a lost server or a closed pool: the next open resumes
+            logger.warning("hermes-memory: recomputing search values in the background stopped (%s); the next open resumes",
+                           _first_line(exc))
+
+    def wait_for_recomputation(self, timeout: float | None = None) -> bool:
+        """Wait at most ``timeout`` seconds (``None``: no limit) for the background recomputation this
+        open started to end; True when none is running. ``migration["json_text_recomputed"]`` then
+        counts the rows of the open and of the background together."""
+        thread = self._background
+        if thread is not None:
+            thread.join(timeout)
+        return thread is None or not thread.is_alive()
+
     def close(self) -> None:
-        """Close the pool (waits for connections in use to come back). Safe to call twice."""
+        """Close the pool (waits for connections in use to come back, and for a background
+        recomputation step to end). Safe to call twice."""
+        self._stop_background.set()
+        if self._background is not None:
+            self._background.join()
+            self._background = None
         pool, self._pool = self._pool, None
         if pool is not None:
             pool.close()
