@@ -14,26 +14,14 @@ mechanism's: two looks at most, ``before: scan as on main`` then ``after:``, ``s
 
 from __future__ import annotations
 
-from tests.memory import corpora, sealed
+from tests.memory import sealed
 
-SET = sealed.SealedSet("heldout10", sisters=("heldout9",))
-CORPUS = SET.corpus
-LOG = SET.log
-RECORD_COMMAND = SET.record_command
 #: heldout9, still sealed while this set was written (corpora.SEALED_WHEN_WRITTEN): heldout10 must
 #: share no phrasing with it, whether or not it joins TUNING later.
-SISTERS = SET.sister_sets()
-attacks = SET.attacks
-benign = SET.benign
-tuning_names = SET.tuning_names
-tuning_texts = corpora.tuning_corpus
-#: The ``texts`` equal (folded) to a text of the tuning corpora (:meth:`sealed.SealedSet.shared_with_tuning`).
-shared_with_tuning = SET.shared_with_tuning
-#: The ``texts`` folding to one of heldout9's (:meth:`sealed.SealedSet.shared_with_sisters`).
-shared_with_sisters = SET.shared_with_sisters
+SET = sealed.SealedSet("heldout10", sisters=("heldout9",))
 #: ``python -m tests.memory.heldout10 --record LABEL`` (:func:`tests.memory.sealed.main` for heldout10).
 main = SET.main
-__all__ = ["CORPUS", "LOG", "RECORD_COMMAND", "SET", "SISTERS", "main", "shared_with_sisters", "shared_with_tuning"]
+__all__ = ["SET", "main"]
 
 
 if __name__ == "__main__":
