@@ -1,13 +1,14 @@
 """Train the learned layer of the memory threat scan (issue 13 §4; docs/security.md §1, "The learned layer").
 
-Reads the tuning corpora of the scan (``tests/memory/data``: attack_corpus, benign_notes, dev,
-heldout, heldout2, heldout3, heldout4; tuning6, heldout5 and heldout6 are loaded for their ``--cv`` folds only, :data:`TRAIN_EXCLUDED`), LoCoMo conversations 0-2 (``../shared/data/locomo``; 3-4 are validation and
-never trained on) and the augmentation of ``bench/scan_augment.py``; trains an L2-regularised,
+Reads every tuning corpus of the scan (``tests/memory/data``: attack_corpus, benign_notes, dev,
+heldout, heldout2 ... heldout8, tuning6 and tuning8; ``--exclude`` leaves some out, :data:`TRAIN_EXCLUDED`),
+LoCoMo conversations 0-2 (``../shared/data/locomo``; 3-4 are validation and never trained on), the
+augmentation of ``bench/scan_augment.py`` and the hard negatives of ``bench/scan_augment_talk.py``; trains an L2-regularised,
 class-balanced logistic regression (full-batch Adam, fixed iteration count, no randomness
 outside the seeded augmentation) over :func:`hermes_memory.memory.scan_learned.features`; keeps
 the :data:`KEEP` heaviest features and trains again on them alone (the shipped model is exactly
-that second fit); sets the threshold at the highest benign training score plus :data:`MARGIN`
-(logits), and writes ``src/hermes_memory/memory/scan_model.json.gz`` (byte-identical on every
+that second fit); sets the threshold :data:`MARGIN` logits above the :data:`OOF_QUANTILE` quantile of the
+out-of-fold benign scores (and above every benign training score), and writes ``src/hermes_memory/memory/scan_model.json.gz`` (byte-identical on every
 run: sorted features, integer weights, gzip without a timestamp).
 
 ``--cv`` prints, as JSON, grouped cross-validation instead: leave-one-corpus-out (train without a
@@ -16,7 +17,12 @@ every attack of one family, test on that family's real attacks), each for the le
 and for the whole scan (regexes OR learned), plus the LoCoMo 3-4 refusals of every fold. The family
 folds keep every note, so they keep the shipped model's threshold (one fit per fold).
 
-Usage: ``python bench/train_scan_classifier.py [--out PATH] [--cv [--cv-only corpora|families]]``.
+``--cv --cv-groups heldout8,heldout7 --dump DIR`` runs only those corpus folds and writes each fold's
+scores (to try another threshold rule on the same folds); ``--measure PATH`` prints a model file's
+figures on every corpus.
+
+Usage: ``python bench/train_scan_classifier.py [--out PATH] [--cv [--cv-only corpora|families] [--cv-groups A,B] [--dump DIR]]
+[--measure PATH] [--exclude A,B|none] [--talk] [--corpus-weight W]``.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ from hermes_memory.memory.scan_text import find_invisible, for_matching  # noqa:
 
 SEED = 13
 #: Train on the hard negatives of ``bench/scan_augment_talk.py`` too (``--talk``).
-TALK = False
+TALK = True
 #: Features kept after the first fit (by absolute weight).
 KEEP = 24_000
 #: L2 penalty per unit of (class-balanced) sample weight; Adam step and iterations.
@@ -61,9 +67,11 @@ CORPUS_WEIGHT = 2.0
 #: Threshold = max(highest benign training score, OOF_QUANTILE of the out-of-fold benign scores) + MARGIN (logits), over INNER_FOLDS folds of the training texts.
 MARGIN = 0.25
 INNER_FOLDS = 4
-#: The out-of-fold benign quantile the threshold sits above (the highest 0.1 % are outliers the
-#: regex layer's cues are for: quoted attacks, language glosses).
-OOF_QUANTILE = 0.999
+#: The out-of-fold benign quantile the threshold sits above (the highest 0.2 % are outliers the
+#: regex layer's cues are for: quoted attacks, language glosses). 0.999 until the retrain on every
+#: spent set; 0.998 was chosen on the heldout7 and heldout8 folds' scores (``--dump``: the lowest of 0.995,
+#: 0.997, 0.998 and 0.999 at which neither fold refuses more notes than the model shipped before; docs/security.md §1).
+OOF_QUANTILE = 0.998
 #: The learned families a refusal names, and the corpus families each stands for.
 FAMILY_MAP = {
     "ignore_override": ["ignore_previous", "ignore_paraphrase", "ignore_override", "instruction_override"],
@@ -149,7 +157,8 @@ def load_docs() -> list[Doc]:
     docs += [Doc(t, 1, _FAMILY_OF.get(k, k), "augment", k, lang) for k, lang, t in scan_augment.tagged_attacks(SEED)]
     docs += [Doc(t, 0, "", "augment", "", lang if lang != "xx" else lang_of(t)) for _, lang, t in scan_augment.tagged_benign(SEED)]
     if TALK:
-        docs += [Doc(t, 0, "", "augment", "", "en") for _, t in scan_augment_talk.benign(SEED)]
+        docs += [Doc(t, 0, "", "augment", "", "en") for _, t in scan_augment_talk.benign(SEED) + scan_augment_talk.fiction_benign(SEED)]
+        docs += [Doc(t, 1, _FAMILY_OF[k], "augment", k, "en") for k, t in scan_augment_talk.attacks(SEED)]
     return docs
 
 
@@ -415,14 +424,14 @@ def _rates(model: Model, attacks: list[str], benign: list[str]) -> dict:
 
 CORPUS_GROUPS = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "tuning6", "heldout6",
                  "heldout7", "heldout8", "tuning8")
-#: Corpora loaded (and measured by their ``--cv`` fold) but never trained on. tuning6: every model
-#: trained with it (with or without the concept lexicon, at L2 3e-6 and 1e-6) refused one LoCoMo
-#: validation text (conversation 3, a second-person encouragement); no constant may be fitted to
-#: conversations 3-4, so the set stays out of training and its fold measures the shipped model.
-#: heldout5 and heldout6 (tuning data since their second looks): the model trained with both (word
-#: features as shipped, and with character 4-grams added) refused the same conversation-3 text
-#: (docs/security.md §1, "The fifth and sixth sets as tuning data"), so they stay out of training too.
-TRAIN_EXCLUDED: tuple[str, ...] = ("tuning6", "heldout5", "heldout6", "heldout7", "heldout8", "tuning8")
+#: Corpora loaded (and measured by their ``--cv`` fold) but never trained on: none since the retrain on
+#: every spent set (docs/security.md §1, "The learned layer trained on every spent set"). tuning6,
+#: heldout5 and heldout6 were kept out before because every model trained with them refused one LoCoMo
+#: validation text (a second-person encouragement); the hard negatives of ``bench/scan_augment_talk.py``
+#: (talk of that kind, written from general knowledge, never from conversations 3-4) removed it.
+#: ``--exclude tuning6,heldout5,heldout6,heldout7,heldout8,tuning8 --corpus-weight 2`` without ``--talk``
+#: (and :data:`OOF_QUANTILE` 0.999) is the configuration of the model shipped before.
+TRAIN_EXCLUDED: tuple[str, ...] = ()
 
 
 def training_docs(docs: list[Doc], excluded: tuple[str, ...] | None = None) -> list[Doc]:
@@ -513,7 +522,7 @@ def measure(model: Model, groups: tuple[str, ...] = CORPUS_GROUPS) -> dict:
 
 
 def main() -> None:
-    global TRAIN_EXCLUDED, TALK
+    global TRAIN_EXCLUDED, TALK, CORPUS_WEIGHT
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=MODEL_PATH, help="where to write the model (default: the shipped package data)")
     ap.add_argument("--cv", action="store_true", help="print grouped cross-validation figures instead of writing the model")
@@ -523,7 +532,9 @@ def main() -> None:
     ap.add_argument("--dump", type=Path, help="with --cv: write each corpus fold's scores to DIR/fold_<corpus>.json")
     ap.add_argument("--measure", type=Path, help="print the figures of the model file at PATH on every corpus instead")
     ap.add_argument("--talk", action="store_true", help="train on the hard negatives of bench/scan_augment_talk.py too")
+    ap.add_argument("--corpus-weight", type=float, help=f"sample weight of a written-corpus text (default {CORPUS_WEIGHT})")
     args = ap.parse_args()
+    CORPUS_WEIGHT = args.corpus_weight or CORPUS_WEIGHT
     TALK = TALK or args.talk
     if args.exclude is not None:
         TRAIN_EXCLUDED = tuple(g for g in args.exclude.split(",") if g and g != "none")
