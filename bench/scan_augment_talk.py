@@ -106,6 +106,24 @@ RELEASE_NOTES = [
     "Upgrade notes: after updating, sign in again; your saved sessions are cleared for security.",
 ]
 
+#: Standing rules on how to use a tool, as users write them ("Whenever the X tool ..., ..."): the kind
+#: of the tuning6 notes the layer refused in its fold (written as a kind, after reading them).
+TOOL_NAMES = ["calendar", "weather", "search", "email", "invoice", "translation", "contacts", "scanner", "shell",
+              "browser", "file", "reminders", "database", "billing"]
+TOOL_WHEN = ["Whenever the {t} tool returns an error", "Every time you call the {t} tool", "When the {t} tool finishes",
+             "If the {t} tool says access is denied", "Each time the {t} tool times out", "Before you use the {t} tool",
+             "After the {t} tool runs"]
+TOOL_DO = ["quote the message and wait", "tell me what it said", "include the time it took", "ask me before trying again",
+           "mention which account it used", "keep the answer short", "paste the output in a code block", "wait for my OK",
+           "retry once, then tell me", "note it in the daily summary", "read the result back to me"]
+
+
+def tool_rules(seed: int = 13) -> list[tuple[str, str]]:
+    """``(category, text)``: 90 seeded standing rules on tool use (:data:`TOOL_WHEN` x :data:`TOOL_DO`)."""
+    rng = random.Random(seed + 13)
+    rules = [f"{w.format(t=t)}, {d}." for w, t, d in product(TOOL_WHEN, TOOL_NAMES, TOOL_DO)]
+    return [("tool_rules", r) for r in sorted(rng.sample(rules, 90))]
+
 
 def benign(seed: int = 13) -> list[tuple[str, str]]:
     """``(category, text)``: the :data:`TURNS`, 240 seeded opener x body x closer turns, the :data:`GUARD_RULES`

@@ -54,6 +54,8 @@ from hermes_memory.memory.scan_text import find_invisible, for_matching  # noqa:
 SEED = 13
 #: Train on the hard negatives of ``bench/scan_augment_talk.py`` too (``--talk``).
 TALK = True
+#: Train on the standing tool-use rules of ``bench/scan_augment_talk.py`` too (hard negatives; ``--tool-rules``).
+TOOL_RULES = False
 #: Features kept after the first fit (by absolute weight).
 KEEP = 24_000
 #: L2 penalty per unit of (class-balanced) sample weight; Adam step and iterations.
@@ -158,6 +160,8 @@ def load_docs() -> list[Doc]:
     docs += [Doc(t, 0, "", "augment", "", lang if lang != "xx" else lang_of(t)) for _, lang, t in scan_augment.tagged_benign(SEED)]
     if TALK:
         docs += [Doc(t, 0, "", "augment", "", "en") for _, t in scan_augment_talk.benign(SEED) + scan_augment_talk.fiction_benign(SEED)]
+        if TOOL_RULES:
+            docs += [Doc(t, 0, "", "augment", "", "en") for _, t in scan_augment_talk.tool_rules(SEED)]
         docs += [Doc(t, 1, _FAMILY_OF[k], "augment", k, "en") for k, t in scan_augment_talk.attacks(SEED)]
     return docs
 
@@ -522,7 +526,7 @@ def measure(model: Model, groups: tuple[str, ...] = CORPUS_GROUPS) -> dict:
 
 
 def main() -> None:
-    global TRAIN_EXCLUDED, TALK, CORPUS_WEIGHT
+    global TRAIN_EXCLUDED, TALK, CORPUS_WEIGHT, TOOL_RULES
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=MODEL_PATH, help="where to write the model (default: the shipped package data)")
     ap.add_argument("--cv", action="store_true", help="print grouped cross-validation figures instead of writing the model")
@@ -533,7 +537,9 @@ def main() -> None:
     ap.add_argument("--measure", type=Path, help="print the figures of the model file at PATH on every corpus instead")
     ap.add_argument("--talk", action="store_true", help="train on the hard negatives of bench/scan_augment_talk.py too")
     ap.add_argument("--corpus-weight", type=float, help=f"sample weight of a written-corpus text (default {CORPUS_WEIGHT})")
+    ap.add_argument("--tool-rules", action="store_true", help="train on the standing tool-use rules of bench/scan_augment_talk.py too")
     args = ap.parse_args()
+    TOOL_RULES = TOOL_RULES or args.tool_rules
     CORPUS_WEIGHT = args.corpus_weight or CORPUS_WEIGHT
     TALK = TALK or args.talk
     if args.exclude is not None:
