@@ -1,13 +1,14 @@
 """Train the learned layer of the memory threat scan (issue 13 §4; docs/security.md §1, "The learned layer").
 
-Reads the tuning corpora of the scan (``tests/memory/data``: attack_corpus, benign_notes, dev,
-heldout, heldout2, heldout3, heldout4; tuning6, heldout5 and heldout6 are loaded for their ``--cv`` folds only, :data:`TRAIN_EXCLUDED`), LoCoMo conversations 0-2 (``../shared/data/locomo``; 3-4 are validation and
-never trained on) and the augmentation of ``bench/scan_augment.py``; trains an L2-regularised,
+Reads every tuning corpus of the scan (``tests/memory/data``: attack_corpus, benign_notes, dev,
+heldout, heldout2 ... heldout8, tuning6 and tuning8; ``--exclude`` leaves some out, :data:`TRAIN_EXCLUDED`),
+LoCoMo conversations 0-2 (``../shared/data/locomo``; 3-4 are validation and never trained on), the
+augmentation of ``bench/scan_augment.py`` and the hard negatives of ``bench/scan_augment_talk.py``; trains an L2-regularised,
 class-balanced logistic regression (full-batch Adam, fixed iteration count, no randomness
 outside the seeded augmentation) over :func:`hermes_memory.memory.scan_learned.features`; keeps
 the :data:`KEEP` heaviest features and trains again on them alone (the shipped model is exactly
-that second fit); sets the threshold at the highest benign training score plus :data:`MARGIN`
-(logits), and writes ``src/hermes_memory/memory/scan_model.json.gz`` (byte-identical on every
+that second fit); sets the threshold :data:`MARGIN` logits above the :data:`OOF_QUANTILE` quantile of the
+out-of-fold benign scores (and above every benign training score), and writes ``src/hermes_memory/memory/scan_model.json.gz`` (byte-identical on every
 run: sorted features, integer weights, gzip without a timestamp).
 
 ``--cv`` prints, as JSON, grouped cross-validation instead: leave-one-corpus-out (train without a
@@ -16,7 +17,12 @@ every attack of one family, test on that family's real attacks), each for the le
 and for the whole scan (regexes OR learned), plus the LoCoMo 3-4 refusals of every fold. The family
 folds keep every note, so they keep the shipped model's threshold (one fit per fold).
 
-Usage: ``python bench/train_scan_classifier.py [--out PATH] [--cv [--cv-only corpora|families]]``.
+``--cv --cv-groups heldout8,heldout7 --dump DIR`` runs only those corpus folds and writes each fold's
+scores (to try another threshold rule on the same folds); ``--measure PATH`` prints a model file's
+figures on every corpus.
+
+Usage: ``python bench/train_scan_classifier.py [--out PATH] [--cv [--cv-only corpora|families] [--cv-groups A,B] [--dump DIR]]
+[--measure PATH] [--exclude A,B|none] [--talk] [--corpus-weight W]``.
 """
 
 from __future__ import annotations
@@ -39,12 +45,17 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import corpora  # noqa: E402
 import scan_augment  # noqa: E402
+import scan_augment_talk  # noqa: E402
 
 from hermes_memory.memory.scan import _scan_views  # noqa: E402
 from hermes_memory.memory.scan_learned import MODEL_PATH, Model, features, load_model, norm, score, windows  # noqa: E402
 from hermes_memory.memory.scan_text import find_invisible, for_matching  # noqa: E402
 
 SEED = 13
+#: Train on the hard negatives of ``bench/scan_augment_talk.py`` too (``--talk``).
+TALK = True
+#: Train on the standing tool-use rules of ``bench/scan_augment_talk.py`` too (hard negatives; ``--tool-rules``).
+TOOL_RULES = False
 #: Features kept after the first fit (by absolute weight).
 KEEP = 24_000
 #: L2 penalty per unit of (class-balanced) sample weight; Adam step and iterations.
@@ -58,9 +69,11 @@ CORPUS_WEIGHT = 2.0
 #: Threshold = max(highest benign training score, OOF_QUANTILE of the out-of-fold benign scores) + MARGIN (logits), over INNER_FOLDS folds of the training texts.
 MARGIN = 0.25
 INNER_FOLDS = 4
-#: The out-of-fold benign quantile the threshold sits above (the highest 0.1 % are outliers the
-#: regex layer's cues are for: quoted attacks, language glosses).
-OOF_QUANTILE = 0.999
+#: The out-of-fold benign quantile the threshold sits above (the highest 0.2 % are outliers the
+#: regex layer's cues are for: quoted attacks, language glosses). 0.999 until the retrain on every
+#: spent set; 0.998 was chosen on the heldout7 and heldout8 folds' scores (``--dump``: the lowest of 0.995,
+#: 0.997, 0.998 and 0.999 at which neither fold refuses more notes than the model shipped before; docs/security.md §1).
+OOF_QUANTILE = 0.998
 #: The learned families a refusal names, and the corpus families each stands for.
 FAMILY_MAP = {
     "ignore_override": ["ignore_previous", "ignore_paraphrase", "ignore_override", "instruction_override"],
@@ -69,14 +82,16 @@ FAMILY_MAP = {
     "role_persona": ["role_reassignment", "role_persona"],
     "remove_filters": ["remove_filters"],
     "fake_markers": ["fake_system_markers", "fake_update", "fake_markers", "fake_markers_delimiters", "hidden_markup_and_config",
-                     "hidden_markup"],
+                     "hidden_markup", "fake_tool_results"],
     "prompt_leak": ["prompt_leak"],
-    "encoded": ["encoded_payloads", "leetspeak", "encoded_obfuscated"],
-    "exfiltration": ["exfiltration", "exfiltration_indirect", "hardcoded_secret", "credential_planting", "context_exfil"],
+    "encoded": ["encoded_payloads", "leetspeak", "encoded_obfuscated", "unicode_tricks"],
+    "exfiltration": ["exfiltration", "exfiltration_indirect", "hardcoded_secret", "credential_planting", "context_exfil",
+                     "markdown_links", "lookalike_domains", "export_payloads"],
     "agent_hijack": ["destructive_as_instruction", "c2_payload_user_md", "deception_and_hiding", "agent_tool_hijack", "tool_permission_hijack",
                      "agent_config_mod", "destructive_commands", "c2_node_payloads", "translate_execute",
                      "c2_botnet", "persistence_propagation", "social_engineering", "social_engineering_urgency",
-                     "deferred_trigger", "config_persistence", "indirect_document_injection", "conditional_trigger"],
+                     "deferred_trigger", "config_persistence", "indirect_document_injection", "conditional_trigger",
+                     "delayed_setup", "repo_agent_files"],
 }
 FAMILIES = tuple(FAMILY_MAP)
 _FAMILY_OF = {src: fam for fam, srcs in FAMILY_MAP.items() for src in srcs}
@@ -136,10 +151,18 @@ def load_docs() -> list[Doc]:
                                    ("heldout4", corpora.heldout4_attacks, corpora.heldout4_benign),
                                    ("heldout5", corpora.heldout5_attacks, corpora.heldout5_benign),
                                    ("tuning6", corpora.tuning6_attacks, corpora.tuning6_benign),
-                                   ("heldout6", corpora.heldout6_attacks, corpora.heldout6_benign)):
+                                   ("heldout6", corpora.heldout6_attacks, corpora.heldout6_benign),
+                                   ("heldout7", corpora.heldout7_attacks, corpora.heldout7_benign),
+                                   ("heldout8", corpora.heldout8_attacks, corpora.heldout8_benign),
+                                   ("tuning8", corpora.tuning8_attacks, corpora.tuning8_benign)):
         docs += [_attack(f, p, group) for f, p in attacks()] + [_note(n, group) for _, n in benign()]
     docs += [Doc(t, 1, _FAMILY_OF.get(k, k), "augment", k, lang) for k, lang, t in scan_augment.tagged_attacks(SEED)]
     docs += [Doc(t, 0, "", "augment", "", lang if lang != "xx" else lang_of(t)) for _, lang, t in scan_augment.tagged_benign(SEED)]
+    if TALK:
+        docs += [Doc(t, 0, "", "augment", "", "en") for _, t in scan_augment_talk.benign(SEED) + scan_augment_talk.fiction_benign(SEED)]
+        if TOOL_RULES:
+            docs += [Doc(t, 0, "", "augment", "", "en") for _, t in scan_augment_talk.tool_rules(SEED)]
+        docs += [Doc(t, 1, _FAMILY_OF[k], "augment", k, "en") for k, t in scan_augment_talk.attacks(SEED)]
     return docs
 
 
@@ -275,17 +298,24 @@ def _fit(m: _Matrix, dim: int) -> tuple[np.ndarray, float]:
 
 
 def train(docs: list[Doc]) -> Model:
-    """The model trained on ``docs``, its threshold above the out-of-fold benign scores (:func:`_oof_benign_max`)."""
+    """The model trained on ``docs``, its threshold above the out-of-fold benign scores (:func:`_oof_benign_scores`)."""
     model = _train_fixed(docs, 0.0)
-    oof = _oof_benign_max(docs)
+    oof_scores = _oof_benign_scores(docs)
+    _LAST_OOF[:] = oof_scores
+    oof = float(np.quantile(np.array(oof_scores), OOF_QUANTILE))
     threshold = round(max(oof, model.meta["benign_max"]) + MARGIN, 4)
     return Model(model.weights, model.bias, threshold, model.family_of, model.families,
                  {**model.meta, "oof_benign_max": round(oof, 4)})
 
 
-def _oof_benign_max(docs: list[Doc]) -> float:
-    """The :data:`OOF_QUANTILE` quantile of the scores of benign texts by models that did not see them
-    (:data:`INNER_FOLDS` folds, seeded split): what a note nobody trained on may score."""
+#: The out-of-fold benign scores of the last :func:`train` (for ``--cv --dump``).
+_LAST_OOF: list[float] = []
+
+
+def _oof_benign_scores(docs: list[Doc]) -> list[float]:
+    """The scores of the benign texts of ``docs`` by models that did not see them (:data:`INNER_FOLDS`
+    folds, seeded split): what a note nobody trained on may score; :func:`train`'s threshold sits above
+    their :data:`OOF_QUANTILE` quantile."""
     order = list(range(len(docs)))
     random.Random(SEED).shuffle(order)
     fold = {i: k % INNER_FOLDS for k, i in enumerate(order)}
@@ -293,7 +323,7 @@ def _oof_benign_max(docs: list[Doc]) -> float:
     for k in range(INNER_FOLDS):
         model = _train_fixed([d for i, d in enumerate(docs) if fold[i] != k], 0.0)
         scores += [score(for_matching(d.text).lower(), model) for i, d in enumerate(docs) if fold[i] == k and d.label == 0]
-    return float(np.quantile(np.array(scores), OOF_QUANTILE))
+    return scores
 
 
 def _train_fixed(docs: list[Doc], margin: float) -> Model:
@@ -391,24 +421,27 @@ def _rates(model: Model, attacks: list[str], benign: list[str]) -> dict:
         "scan_blocked": f"{sum(a or b for a, b in zip(la, ra, strict=True))}/{len(la)}",
         "scan_refused": f"{sum(a or b for a, b in zip(lb, rb, strict=True))}/{len(lb)}",
     }
+    out["learned_only_refused"] = sum(a and not b for a, b in zip(lb, rb, strict=True))
     out["learned_refused_notes"] = [t[:100] for t, x in zip(benign, lb, strict=True) if x][:8]
     return out
 
 
-CORPUS_GROUPS = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "tuning6", "heldout6")
-#: Corpora loaded (and measured by their ``--cv`` fold) but never trained on. tuning6: every model
-#: trained with it (with or without the concept lexicon, at L2 3e-6 and 1e-6) refused one LoCoMo
-#: validation text (conversation 3, a second-person encouragement); no constant may be fitted to
-#: conversations 3-4, so the set stays out of training and its fold measures the shipped model.
-#: heldout5 and heldout6 (tuning data since their second looks): the model trained with both (word
-#: features as shipped, and with character 4-grams added) refused the same conversation-3 text
-#: (docs/security.md §1, "The fifth and sixth sets as tuning data"), so they stay out of training too.
-TRAIN_EXCLUDED = ("tuning6", "heldout5", "heldout6")
+CORPUS_GROUPS = ("original", "dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "tuning6", "heldout6",
+                 "heldout7", "heldout8", "tuning8")
+#: Corpora loaded (and measured by their ``--cv`` fold) but never trained on: none since the retrain on
+#: every spent set (docs/security.md §1, "The learned layer trained on every spent set"). tuning6,
+#: heldout5 and heldout6 were kept out before because every model trained with them refused one LoCoMo
+#: validation text (a second-person encouragement); the hard negatives of ``bench/scan_augment_talk.py``
+#: (talk of that kind, written from general knowledge, never from conversations 3-4) removed it.
+#: ``--exclude tuning6,heldout5,heldout6,heldout7,heldout8,tuning8 --corpus-weight 2`` without ``--talk``
+#: (and :data:`OOF_QUANTILE` 0.999) is the configuration of the model shipped before.
+TRAIN_EXCLUDED: tuple[str, ...] = ()
 
 
-def training_docs(docs: list[Doc]) -> list[Doc]:
-    """``docs`` without the corpora of :data:`TRAIN_EXCLUDED`."""
-    return [d for d in docs if d.group not in TRAIN_EXCLUDED]
+def training_docs(docs: list[Doc], excluded: tuple[str, ...] | None = None) -> list[Doc]:
+    """``docs`` without the corpora of ``excluded`` (default :data:`TRAIN_EXCLUDED`)."""
+    out = TRAIN_EXCLUDED if excluded is None else excluded
+    return [d for d in docs if d.group not in out]
 
 
 def _fixed_threshold_model(docs: list[Doc], threshold: float) -> Model:
@@ -416,7 +449,20 @@ def _fixed_threshold_model(docs: list[Doc], threshold: float) -> Model:
     return Model(fit.weights, fit.bias, threshold, fit.family_of, fit.families, fit.meta)
 
 
-def cross_validate(groups: tuple[str, ...] = CORPUS_GROUPS, families: bool = True, kinds: bool = True, langs: bool = True) -> dict:
+def _dump(path: Path, model: Model, test: list[Doc], val: list[str]) -> None:
+    """Write a fold's scores (``--dump``): the threshold rule's inputs and every test text's learned score and regex hit,
+    so another threshold rule can be tried on the same fold without retraining."""
+    def row(t: str) -> list:
+        return [round(score(for_matching(t[:65_536]).lower(), model), 4), _regex_hit(t)]
+
+    data = {"threshold": model.threshold, "meta": model.meta, "oof": sorted(round(x, 4) for x in _LAST_OOF),
+            "attacks": [row(d.text) for d in test if d.label], "notes": [row(d.text) for d in test if not d.label],
+            "locomo_3_4": sorted((round(score(for_matching(t).lower(), model), 4) for t in val), reverse=True)[:50]}
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def cross_validate(groups: tuple[str, ...] = CORPUS_GROUPS, families: bool = True, kinds: bool = True, langs: bool = True,
+                   dump: Path | None = None) -> dict:
     """Grouped cross-validation figures (JSON-ready).
 
     * ``leave_one_corpus_out`` (``groups``): train without a corpus (its attacks and its notes), test on it;
@@ -438,6 +484,8 @@ def cross_validate(groups: tuple[str, ...] = CORPUS_GROUPS, families: bool = Tru
         fig = _rates(model, [d.text for d in test if d.label], [d.text for d in test if not d.label])
         fig["locomo_3_4_learned_refused"] = _rates(model, [], val)["learned_refused"]
         out["leave_one_corpus_out"][group] = fig
+        if dump is not None:
+            _dump(dump / f"fold_{group}.json", model, test, val)
         print(group, json.dumps(fig, ensure_ascii=False), file=sys.stderr, flush=True)
     threshold = load_model().threshold
     out["threshold_of_the_family_kind_and_language_folds"] = threshold
@@ -463,16 +511,48 @@ def cross_validate(groups: tuple[str, ...] = CORPUS_GROUPS, families: bool = Tru
     return out
 
 
+def measure(model: Model, groups: tuple[str, ...] = CORPUS_GROUPS) -> dict:
+    """The figures of ``model`` (learned alone, and regexes OR it) on every corpus group, and its LoCoMo refusals
+    (conversations 0-2, trained on, and 3-4, never trained on)."""
+    docs = load_docs()
+    out: dict = {}
+    for group in groups:
+        test = [d for d in docs if d.group == group]
+        out[group] = _rates(model, [d.text for d in test if d.label], [d.text for d in test if not d.label])
+        print(group, json.dumps(out[group], ensure_ascii=False), file=sys.stderr, flush=True)
+    out["locomo_0_2_learned_refused"] = _rates(model, [], [d.text for d in docs if d.group == "locomo"])["learned_refused"]
+    out["locomo_3_4_learned_refused"] = _rates(model, [], validation_notes())["learned_refused"]
+    return out
+
+
 def main() -> None:
+    global TRAIN_EXCLUDED, TALK, CORPUS_WEIGHT, TOOL_RULES
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=MODEL_PATH, help="where to write the model (default: the shipped package data)")
     ap.add_argument("--cv", action="store_true", help="print grouped cross-validation figures instead of writing the model")
     ap.add_argument("--cv-only", choices=["corpora", "families", "kinds", "languages"], help="with --cv: only one kind of fold")
+    ap.add_argument("--cv-groups", help="with --cv: the comma-separated corpora to leave out one at a time (default: all)")
+    ap.add_argument("--exclude", help="comma-separated corpora never trained on (default: TRAIN_EXCLUDED; 'none': train on all)")
+    ap.add_argument("--dump", type=Path, help="with --cv: write each corpus fold's scores to DIR/fold_<corpus>.json")
+    ap.add_argument("--measure", type=Path, help="print the figures of the model file at PATH on every corpus instead")
+    ap.add_argument("--talk", action="store_true", help="train on the hard negatives of bench/scan_augment_talk.py too")
+    ap.add_argument("--corpus-weight", type=float, help=f"sample weight of a written-corpus text (default {CORPUS_WEIGHT})")
+    ap.add_argument("--tool-rules", action="store_true", help="train on the standing tool-use rules of bench/scan_augment_talk.py too")
     args = ap.parse_args()
+    TOOL_RULES = TOOL_RULES or args.tool_rules
+    CORPUS_WEIGHT = args.corpus_weight or CORPUS_WEIGHT
+    TALK = TALK or args.talk
+    if args.exclude is not None:
+        TRAIN_EXCLUDED = tuple(g for g in args.exclude.split(",") if g and g != "none")
+    if args.measure:
+        print(json.dumps(measure(load_model(args.measure)), ensure_ascii=False, indent=1))
+        return
     if args.cv:
         only = args.cv_only
         groups = CORPUS_GROUPS if only in (None, "corpora") else ()
-        print(json.dumps(cross_validate(groups, only in (None, "families"), only in (None, "kinds"), only in (None, "languages")),
+        if args.cv_groups:
+            groups = tuple(args.cv_groups.split(","))
+        print(json.dumps(cross_validate(groups, only in (None, "families"), only in (None, "kinds"), only in (None, "languages"), args.dump),
                          ensure_ascii=False, indent=1))
         return
     model = train(training_docs(load_docs()))

@@ -5,8 +5,8 @@ training scripts or the tuning corpora's texts) from the styles of public prompt
 and write-ups, and committed before the scan was run on it. It is measured once with the scan as on
 main and once after the next round of changes (``python -m tests.memory.heldout5 --record LABEL``,
 logged in ``data/heldout5_measurements.json``). Both looks are spent, so it is **tuning data now** (in
-:data:`tests.memory.corpora.TUNING`; the learned layer does not train on it, ``TRAIN_EXCLUDED`` in
-``bench/train_scan_classifier.py``, so its fold there is out of sample for the layer, and
+:data:`tests.memory.corpora.TUNING`; the learned layer trains on it since the retrain on every spent
+set, docs/security.md §1, so its ``bench/train_scan_classifier.py --cv`` fold is the layer's honest figure, and
 ``test_scan_classifier.py`` holds the whole scan's in-sample figures on it). The tests hold the scan at the
 last logged figures, overall, per attack family and per benign category, so a change that blocks
 fewer of its attacks or refuses more of its notes fails; they check its size, its sources and that it

@@ -6,7 +6,8 @@ of public prompt-injection datasets and write-ups, and committed before the scan
 measured once with the scan as on main and once after the next round of changes
 (``python -m tests.memory.heldout8 --record LABEL``, logged in ``data/heldout8_measurements.json``),
 never tuned on while sealed, and spent after its second look: **tuning data now** (in
-:data:`tests.memory.corpora.TUNING`; the learned layer does not train on it, and
+:data:`tests.memory.corpora.TUNING`; the learned layer trains on it since the retrain on every spent set,
+docs/security.md §1, its ``bench/train_scan_classifier.py --cv`` fold the honest figure, and
 ``test_scan_classifier.py`` holds the whole scan's figures on it). The tests check its size, sources, languages and hard negatives and
 that it shares no phrasing (case, punctuation and whitespace folded, ``corpora.fold``) with any
 corpus the scan was tuned on or with the sealed seventh set; once looked at, they hold the scan at

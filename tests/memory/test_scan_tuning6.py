@@ -6,8 +6,9 @@ generalised worst to in leave-one-kind-out cross-validation (social engineering,
 triggers, config edits, credentials and exfiltration, other languages, filter removal, personas,
 encodings), with hard negative notes that share their vocabulary. It was never sealed: the regexes may be
 tuned on it, and its honest figure is its leave-one-corpus-out fold
-(``bench/train_scan_classifier.py --cv``; docs/security.md §1); the learned layer does not train on
-it (training with it made the layer refuse a LoCoMo validation text). The tests check its size, its sources
+(``bench/train_scan_classifier.py --cv``; docs/security.md §1); the learned layer trains on it
+since the retrain on every spent set (docs/security.md §1; before, training with it made the layer
+refuse a LoCoMo validation text, fixed by the hard negatives of ``bench/scan_augment_talk.py``). The tests check its size, its sources
 and that it shares no phrasing (``corpora.fold``) with the corpora written before it, and hold the
 whole scan at its figures on it.
 """
