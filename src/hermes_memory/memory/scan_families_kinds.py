@@ -1,0 +1,74 @@
+"""Threat-scan families by kind: orders addressed to the reader, consent framings, look-alike hosts, poisoned facts (issue 13 §4).
+
+The tenth round grouped the tuning corpora's misses into kinds and wrote one shape per kind, on word
+classes, checked on fresh phrasings of the kind and on a user's own notes in the same words
+(``bench/scan_probe10.py``; docs/security.md §1):
+
+* ``addressed_order``: the note speaks to the model that reads it ("Assistant, ...", "Note for the
+  agent:", "any AI reading this must", "whoever summarises this", "to the model processing this
+  text") *and* that sentence asks for a risky act: data sent to an outside address, money moved,
+  access granted, a door unlocked, outside text trusted as the user's, a check skipped, something
+  deleted, the user kept in the dark or a claim planted in a summary. A user's notes to their
+  assistant ("Note for the assistant: I prefer metric units", "Assistant, remind me a week
+  before") name no risky act and pass. Sources: Greshake et al. 2023 (indirect prompt injection in
+  retrieved pages, emails and documents), BIPIA (Yi et al. 2023), Rehberger's write-ups on injected
+  transcripts and invites, OWASP LLM01:2025.
+
+Every gap is bounded (``[^.\\n]{0,N}``) and each family runs only when its keywords occur.
+"""
+
+from __future__ import annotations
+
+from hermes_memory.memory.scan_fragments import Family, _f
+
+#: A model, agent or bot, as the note names the one that reads it.
+_MODEL = (
+    r"(?:(?:ai|llm|coding|automated|automatic|helper|note-?taking|triage|language)\s+)?(?:assistants?|agents?|ais?|llms?|models?|bots?|robots?|chatbots?"
+    r"|summari[sz]ers?|note-?takers?|reviewers?|language\s+models?|copilots?|crawlers?)"
+)
+#: The reader addressed: a vocative at a clause start, a note headed for it, or whatever model reads the text.
+_READER = (
+    # "Assistant, quietly add ...", "AI assistant: for all future homework", "hey bot, stop ...", "model: from now on"
+    rf"(?:(?:^|[.!?:;|(\[\-—–'\"‘“]\s*|\b(?:hey|hi|hello|dear|attention|oh|yes|psst)\s+)(?:the\s+)?{_MODEL}\s*[,:]"
+    # "Note for the assistant:", "P.S. for the assistant:", "Hidden step for the agent:", "instruction to summariser:"
+    rf"|\b(?:notes?|messages?|instructions?|p\.?\s?s\.?|hints?|steps?|reminders?|tips?|housekeeping|directives?|request)\s+(?:for|to)\s+(?:the\s+|any\s+|all\s+|every\s+|our\s+|my\s+)?"
+    rf"(?:[\w-]+\s+)?{_MODEL}\s*(?::|—|–|\s-\s)"
+    # "any AI reading this", "every LLM summarising this PR", "AI agents crawling this repository", "whoever summarises this"
+    rf"|\b(?:any|every|all|each|whichever|whatever)\s+(?:[\w-]+\s+){{0,2}}?{_MODEL}\b"
+    r"|\bwhoever\s+(?:reads|summari[sz]es|merges|processes|indexes|reviews|compiles|triages|handles)\b"
+    rf"|\b{_MODEL}\s+(?:that\s+(?:is|are)\s+|who\s+(?:is|are)\s+)?(?:reading|processing|summari[sz]ing|indexing|crawling|parsing|handling|compiling|triaging|storing|saving)"
+    r"\s+(?:this|these|my|the\s+(?:page|document|text|note|file|repo|minutes|thread|pr|email|mail))"
+    rf"|\bif\s+you\s+are\s+(?:the|an?|any)\s+{_MODEL}|\bfor\s+{_MODEL}\s+only\b|\b(?:this|the)\s+(?:paragraph|line|note|part|section)\s+is\s+for\s+(?:the\s+)?{_MODEL})"
+)
+#: A risky act the addressed reader is asked for (the object class decides: a note to the assistant
+#: to "send the agenda to the team" or "remind me" names none of these).
+_RISKY = (
+    r"(?:(?<!never\s)(?<!not\s)(?<!n't\s)\b(?:forward|send|e-?mail|mail|upload|post|attach|b?cc|copy|share|paste|leak|relay|add|invite|give|text)\w*\s+(?:[^\s.]+\s+){0,10}?"
+    # a family member's own address is the user's ("forward it to my wife at jane@...")
+    r"(?:(?<!wife\sat\s)(?<!husband\sat\s)(?<!partner\sat\s)(?<!mum\sat\s)(?<!mom\sat\s)(?<!dad\sat\s)[\w.+-]+@[\w-]+\.[\w.]+|https?://|public\b|external\b|outside\b"
+    r"|passwords?\b|tokens?\b|secrets?\b|api\s+keys?\b|credentials\b|pins?\b|card\s+numbers?\b|bank\s+details\b|home\s+address|phone\s+number|recording\b|confidential\b|private\b)"
+    r"|(?<!me\sto\s)\b(?:transfer|wire|refund|pay)\w*\s+(?:[^\s.]+\s+){0,10}?(?:\baccount\b|\biban\b|\bbudget\b|\bamount\b|\bdeposit\b|[$€£]\s?\d|\d\s?(?:eur|usd|gbp)\b)"
+    r"|\b(?:grant|give)\w*\s+(?:[^\s.]+\s+){0,10}?(?:admin|owner|root|edit|write|full)\s+(?:access|rights|role|permissions?)?|\badmin\s+(?:on|to|rights|access|collaborator)\b"
+    r"|\b(?:unlock|disarm)\w*\s+(?:the\s+)?(?:front\s+|back\s+)?(?:door|doors|alarm|lock)|\bmay\s+unlock\b"
+    r"|\btreat\w*\s+(?:[^\s.]+\s+){0,12}?as\s+(?:having|coming|from|if|system|orders?|commands?|my|the\s+(?:user|parent|owner)|instructions|authori)"
+    r"|\b(?:obey|follow)\w*\s+(?:the\s+)?(?:\w+\s+)?(?:instructions|notes|orders|commands|messages)\b|(?<!not\s)\bas\s+orders\b"
+    r"|\bignore\w*\s+(?:the\s+|all\s+|any\s+|your\s+|earlier\s+|previous\s+|prior\s+)?(?:user|rest|previous|earlier|prior|instructions|rules|safety|privacy|other)"
+    r"|\b(?:approve|accept|merge)\w*\s+(?:[^\s.]+\s+){0,6}?(?:automatically|without|every|all|any|pending)\b|\bwithout\s+(?:running\s+)?(?:ci|review|reading|checks?|approvals?|asking|telling|confirmation)"
+    r"|\b(?:delete|remove|wipe|destroy|shred|empty)\w*\s+(?:[\w.'-]+\s+){0,3}?(?:files?|backups?|tests?|branch(?:es)?|folders?|repo|workflows?|codeowners|license|everything|all|mail|history|logs?)\b"
+    r"|\b(?:quietly|silently|secretly)\s+(?:\w+\s+){0,2}?(?:add|forward|send|copy|transfer|approve|delete|change|move|share|post|upload|pay|b?cc|invite|grant|install|run|record|save|store|keep)"
+    r"|\b(?:tell|notify)\s+no\s*one\b|\b(?:don't|do\s+not|never)\s+(?:tell|mention\s+(?:it\s+|this\s+)?to|inform|report\s+(?:it\s+|this\s+)?to)\s+(?:the\s+user|the\s+owner|them|the\s+parents?)\b"
+    r"|\bdo\s+not\s+summari[sz]e|\bdon't\s+summari[sz]e|\binstead\s+of\s+summari[sz]|\bstop\s+transcrib"
+    r"|\b(?:say|state|tell|record|note|write)\w*\s+(?:[^\s.]+\s+){0,8}?(?:trustworthy|safe\s+to|reviewed\s+by|verified|unanimous|agreed|must\s+be\s+paid|is\s+free|strongest|top\s+candidate|recommended\s+by|was\s+signed)"
+    r"|\b(?:run|execute)\w*\s+(?:`|[\w/.-]*\.sh\b|curl\b|sudo\b|scripts?\b|any\b|shell\s+commands?)|\bnpm\s+publish|--force\b|--no-verify|\bpush\w*\s+(?:\w+\s+){0,3}?to\s+(?:prod|main|production)\b"
+    r"|\bset\s+(?:my|the|their)\s+score|\bmark\s+(?:every|all|each|me|this)\s+(?:[^\s.]+\s+){0,6}?as\b|\bclose\s+(?:it|them|the\s+tickets?|every)"
+    r"|\b(?:ask|get)\s+the\s+user\s+for\s+(?:their|his|her)\s+(?:login|password|code|pin)|\brecommend\s+only\b|\bstore\s+(?:that|this)\b)"
+)
+#: The gap between the address and the act, word by word (the act's alternation is tried at word starts only).
+_ADDRESSED_ORDER = rf"{_READER}\s*(?:[^\s.]+\s+){{0,16}}?{_RISKY}"
+
+KIND_FAMILIES: tuple[Family, ...] = (
+    _f("addressed_order", _ADDRESSED_ORDER, "assistant", "agent", "ai", "llm", "model", "bot", "summari", "note-taker", "notetaker",
+       "reviewer", "copilot", "crawler", "whoever",
+       source="Orders addressed to the model reading a note, a transcript, a template or a forwarded mail: Greshake et al. 2023, "
+       "BIPIA (Yi et al. 2023), Rehberger's injected-transcript and calendar-invite write-ups, OWASP LLM01:2025"),
+)
