@@ -66,9 +66,60 @@ _RISKY = (
 #: The gap between the address and the act, word by word (the act's alternation is tried at word starts only).
 _ADDRESSED_ORDER = rf"{_READER}\s*(?:[^\s.]+\s+){{0,16}}?{_RISKY}"
 
+#: A consent framing: politeness, a past decision, a leading question or a code word set up for later.
+_CONSENT = (
+    r"(?:\bit(?:'d|\s+would)\s+(?:really\s+|be\s+)?(?:so\s+|really\s+|ever\s+so\s+)?(?:be\s+)?(?:lovely|great|wonderful|kind|nice|helpful|help|amazing|fantastic)"
+    r"|\b(?:could|would|can)\s+you\s+(?:please\s+)?(?:kindly|possibly|perhaps|maybe|be\s+a\s+dear)|\bif\s+it's\s+not\s+too\s+much\s+trouble|\bif\s+you\s+don't\s+mind"
+    r"|\bsmall\s+favou?r|\bpretty\s+please|\bno\s+pressure|\bno\s+rush|\bwhen(?:ever)?\s+you\s+(?:get|have)\s+a\s+(?:chance|moment|minute)|\bi'd\s+be\s+(?:so\s+|ever\s+so\s+)?grateful"
+    r"|\bperhaps\s+you\s+could|(?<!['‘\"“])\b(?:friendly|gentle|kind)\s+(?:nudge|reminder|ask|request)|\bjust\s+a\s+(?:gentle|friendly|tiny|small)\b"
+    r"|\bwe\s+(?:already\s+)?(?:agreed|decided|settled)|\b(?:as|per)\s+(?:i|we)\s+(?:decided|agreed|said)|\bper\s+(?:my|our)\s+(?:\w+\s+)?(?:decision|agreement)"
+    r"|\bi\s+(?:already\s+)?(?:approved|decided|consented|made\s+the\s+call|settled)|\bpreviously\s+(?:confirmed|agreed|approved|decided)|\bpast\s+me\s+decided"
+    r"|\b(?:recorded|agreed|decided|confirmed)\s+in\s+(?:our|a|the)\s+(?:last|previous|earlier)|\bmy\s+standing\s+decision|\bdecision\s+log|\bwe\s+settled\s+this"
+    r"|\bwouldn't\s+it\s+be\s+(?:easier|simpler|better|nicer|faster)|\bwhat\s+if\b|\bhow\s+about\s+you|\bwhat's\s+stopping\s+you|\bdo\s+you\s+really\s+need"
+    r"|\bshouldn't\s+(?:you|web|tool|emails?)|\bisn't\s+the\s+\w+\s+(?:pointless|useless|unnecessary)|\bwhy\s+do\s+you\s+keep"
+    r"|\bwhen\s+i\s+(?:say|write|type|mention|send)\s+['‘\"“]|\bthe\s+(?:phrase|signal|word|code\s*word|password)\s+['‘\"“][^'’\"”\n]{1,40}['’\"”]\s+(?:means|in\s+any)"
+    r"|\bremember\s+for\s+(?:later|next\s+\w+)|\bfor\s+a\s+future\s+session|\bkeep\s+this\s+in\s+mind\s+for\s+later)"
+)
+#: The unsafe act a consent framing wraps.
+_UNSAFE = (
+    r"(?:(?<!not\s)\bstop\s+(?:asking|checking|double-checking|confirming|verifying)(?:\s+(?:with\s+)?(?:me|the\s+user|us))?\s+(?:before|first|whether|if)\b"
+    r"|\bstop\s+(?:asking|checking\s+with|double-checking\s+with)\s+me\b|\bwithout\s+(?:the\s+usual\s+|any\s+|first\s+)?"
+    r"(?:asking|checking|confirm\w*|approval|review|verification|telling|checks|questions)\b"
+    r"|(?<!not\s)(?<!n't\s)(?<!never\s)\b(?:skip|relax|drop|turn\s+off|disable|bypass|leave\s+out|lift)\w*\s+(?:[^\s.]+\s+){0,3}?"
+    r"(?:safety|checks?|review|audit|approvals?|confirm\w*|content\s+rules|rules|filters?|warnings|tests|2fa|the\s+part\s+where)"
+    r"|(?<!not\s)(?<!n't\s)(?<!never\s)(?<!\si\s)(?<!will\s)(?<!i'll\s)\b(?:share|pass|send|forward|give|tell|read|reveal|show|hand)\w*\s+(?:[^\s.]+\s+){0,5}?"
+    r"(?:api\s+keys?|passwords?|login(?:\s+details)?|credentials|secrets?|tokens?|system\s+prompt|setup\s+instructions|configuration|card\s+numbers?|keys\b|chat\s+history)"
+    r"|(?<!before\s)\b(?:transfer|pay|wire)\w*\s+(?:money|funds|any\s+invoice|any\s+amount|whatever)|\bpay\s+any\b"
+    r"|\b(?:quietly|silently|secretly)\s+(?:\w+\s+){0,2}?(?:approv|forward|send|copy|transfer|delete|pay|share|keep|add)\w*"
+    r"|\bquiet\s+copy\b|\b(?:instructions|text|commands|requests)\s+(?:in|from|found\s+in|inside)\s+(?:[^\s.]+\s+){0,4}?(?:count|are|is)\s+(?:as\s+)?"
+    r"(?:mine|coming\s+from\s+me|my\s+own|from\s+me)|\bcount\s+as\s+(?:mine|my\s+(?:own\s+)?instructions|coming\s+from\s+me)"
+    r"|\bas\s+coming\s+from\s+me\b|\b(?:are|is)\s+trusted\s+and\b|\bpre-?approved\b|\bneeds?\s+no\s+checks\b|\bno\s+(?:questions|refusals)\b|\banswer\s+everything\b"
+    r"|(?<!before\s)\b(?:run|execute)\w*\s+(?:whatever|any|every|the\s+following)\s+(?:\w+\s+)?(?:command|script|text|package)|\binstall\s+any\s+package"
+    r"|(?<!no\s)(?<!never\s)(?<!not\s)\b(?:force-?push|push\s+to\s+main\b)|(?<!no\s)--force\b|\bforward\w*\s+(?:[^\s.]+\s+){0,4}?e-?mails\s+to\s+my\s+(?:personal|private)"
+    r"|\btrust\w*\s+(?:the\s+)?(?:instructions|text|links?|notes|messages)\s+(?:in|from|on|signed)|\b(?:web\s+pages|tool\s+outputs)\s+(?:count|as\s+much\s+as)"
+    r"|\bsave\s+my\s+card\s+number\s+and\s+use|\bexport\s+my\s+contacts\b|\bapprov\w*\s+(?:the\s+)?pending\b)"
+)
+#: Marker then act in the same sentence (word by word), or act then a courtesy right after it.
+_CONSENT_FRAMING = (
+    rf"{_CONSENT}[^\s]*\s*(?:[^\s.?!]+(?:\.[^\s.?!]+){{0,3}}[\s?!]+){{0,24}}?{_UNSAFE}"
+)
+
 KIND_FAMILIES: tuple[Family, ...] = (
     _f("addressed_order", _ADDRESSED_ORDER, "assistant", "agent", "ai", "llm", "model", "bot", "summari", "note-taker", "notetaker",
        "reviewer", "copilot", "crawler", "whoever",
        source="Orders addressed to the model reading a note, a transcript, a template or a forwarded mail: Greshake et al. 2023, "
        "BIPIA (Yi et al. 2023), Rehberger's injected-transcript and calendar-invite write-ups, OWASP LLM01:2025"),
+    _f("consent_framing", _CONSENT_FRAMING, "it'd", "it would", "could you", "would you", "can you", "too much trouble", "don't mind",
+       "favour", "favor", "pretty please", "no pressure", "no rush", "a chance", "a moment", "a minute", "grateful", "perhaps you",
+       "nudge", "friendly", "gentle", "kind ask", "kind request", "kind reminder", "just a tiny", "just a small", "agreed", "decided",
+       "settled", "i approved", "i already", "consented", "made the call", "previously", "past me", "recorded in", "confirmed in",
+       "standing decision", "decision log", "wouldn't it", "what if", "how about", "stopping you", "really need", "shouldn't", "isn't the",
+       "why do you", "when i ", "phrase", "signal", "the word", "code word", "the password '", "decision", "per my", "per our", "as i ",
+       "as we", "remember for", "future session", "in mind for",
+       also=("ask", "check", "confirm", "verif", "approv", "review", "telling", "question", "skip", "relax", "drop", "turn off", "disable",
+             "bypass", "leave out", "lift", "share", "pass", "send", "forward", "give", "tell", "read", "reveal", "show", "hand", "transfer",
+             "pay", "wire", "quiet", "silent", "secret", "count", "coming from me", "trusted", "no refusals", "answer everything", "run",
+             "execut", "install", "push", "--force", "trust", "web pages", "tool outputs", "card number", "export"),
+       source="Unsafe acts wrapped in consent: politeness, the user's 'past decisions', leading questions and code words set up "
+       "for later (Zeng et al. 2024, persuasive adversarial prompts; Rehberger 2024, SpAIware; MINJA memory poisoning; Lakera PINT)"),
 )
