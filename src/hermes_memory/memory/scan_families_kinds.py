@@ -19,6 +19,8 @@ Every gap is bounded (``[^.\\n]{0,N}``) and each family runs only when its keywo
 
 from __future__ import annotations
 
+import re
+
 from hermes_memory.memory.scan_fragments import Family, _f
 
 #: A model, agent or bot, as the note names the one that reads it.
@@ -104,6 +106,71 @@ _CONSENT_FRAMING = (
     rf"{_CONSENT}[^\s]*\s*(?:[^\s.?!]+(?:\.[^\s.?!]+){{0,3}}[\s?!]+){{0,24}}?{_UNSAFE}"
 )
 
+
+#: Names an attacker imitates in a host or a package name (sites people log in to, code and package hosts, popular packages).
+_BRANDS = (
+    "paypal", "google", "microsoft", "apple", "amazon", "github", "gitlab", "nodejs", "python", "pypi", "npmjs", "docker", "slack",
+    "dropbox", "anthropic", "openai", "outlook", "office", "icloud", "facebook", "instagram", "whatsapp", "linkedin", "netflix",
+    "coinbase", "binance", "stripe", "cloudflare", "atlassian", "adobe", "gmail", "yahoo", "bitwarden", "lastpass", "onepassword",
+    "crates", "rubygems", "golang", "mozilla", "ubuntu", "debian",
+)
+_PACKAGES = ("requests", "numpy", "pandas", "pyyaml", "urllib3", "lodash", "express", "colorama", "setuptools", "django", "flask", "boto3")
+#: Look-alike letters an attacker swaps in (each way).
+_SWAPS = (("o", "0"), ("l", "1"), ("i", "1"), ("i", "l"), ("e", "3"), ("a", "4"), ("m", "rn"), ("w", "vv"), ("g", "q"), ("b", "h"))
+
+
+def _lookalikes(name: str) -> set[str]:
+    """``name`` with one letter swapped for a look-alike, dropped or transposed (at least five letters left, never ``name``)."""
+    out: set[str] = set()
+    for a, b in _SWAPS:
+        for x, y in ((a, b), (b, a)):
+            i = name.find(x)
+            while i >= 0:
+                out.add(name[:i] + y + name[i + len(x):])
+                i = name.find(x, i + 1)
+    for i in range(1, len(name)):  # keep the first letter: "ython" is no one's typo
+        out.add(name[:i] + name[i + 1:])
+        if i + 1 < len(name):
+            out.add(name[:i] + name[i + 1] + name[i] + name[i + 2:])
+    return {v for v in out if len(v) >= 5 and v != name}
+
+
+def _alts(words: set[str]) -> str:
+    """A regex matching any of ``words`` (a trie: one branch per next character, so a position costs one try per letter, not per word)."""
+    trie: dict = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:
+        alts = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
+
+
+_REAL = set(_BRANDS) | set(_PACKAGES) | {"microsoftonline", "office365", "googleapis", "pythonhosted", "outlook", "python3", "pypy"}
+_HOST_FAKES = set().union(*(_lookalikes(b) for b in _BRANDS)) - _REAL
+_PACKAGE_FAKES = set().union(*(_lookalikes(b) for b in _PACKAGES)) - _REAL
+#: A host that imitates a brand: a look-alike label, the brand's own domain as a subdomain of another, or a look-alike top-level domain.
+_FAKE_HOST = (
+    rf"(?:(?<![\w.-])(?:https?://|www\.|[\w.+-]{{1,40}}@)?(?:[\w-]+\.){{0,4}}?(?:[\w]+-)?(?:{_alts(_HOST_FAKES)})(?:-[\w]+)?\.[a-z]{{2,}}\b"
+    rf"|\b(?:[\w-]+\.)?(?:{_alts(set(_BRANDS))})\.(?:com|org|net|io)\.[\w-]+\.[a-z]{{2,}}"
+    rf"|\b(?:{_alts(set(_BRANDS))})\.(?:orq|0rg|c0m|corn|con|ogr|rog|n3t)\b"
+    rf"|(?:install|package|use|add|dependency|fork)\w*\s+(?:the\s+)?(?:package\s+|library\s+|fork\s+)?['‘\"“`]?(?:{_alts(_PACKAGE_FAKES)})(?:-[\w]+)?\b(?!\s+(?:typo|is\s+a\s+typo))"
+    rf"|:\s*(?:{_alts(_PACKAGE_FAKES)})\s+\(with\s+the\s+digit)"
+)
+#: A look-alike host with an order to use it; a note that warns about it (phishing, a scam, a typo-squat) names it.
+_LOOKALIKE_HOST = (
+    r"^(?![^\n]{0,400}?\b(?:phish|scam|fake|spoof|impersonat|typo-?squat|look-?alike|homograph|suspicious|fraud|malicious|block|report|warn|never\s+(?:use|click|log))\w*)"
+    rf"[^\n]{{0,400}}?(?:{_FAKE_HOST})"
+)
+
 KIND_FAMILIES: tuple[Family, ...] = (
     _f("addressed_order", _ADDRESSED_ORDER, "assistant", "agent", "ai", "llm", "model", "bot", "summari", "note-taker", "notetaker",
        "reviewer", "copilot", "crawler", "whoever",
@@ -122,4 +189,9 @@ KIND_FAMILIES: tuple[Family, ...] = (
              "execut", "install", "push", "--force", "trust", "web pages", "tool outputs", "card number", "export"),
        source="Unsafe acts wrapped in consent: politeness, the user's 'past decisions', leading questions and code words set up "
        "for later (Zeng et al. 2024, persuasive adversarial prompts; Rehberger 2024, SpAIware; MINJA memory poisoning; Lakera PINT)"),
+    _f("lookalike_host", _LOOKALIKE_HOST, *sorted(_HOST_FAKES | _PACKAGE_FAKES), ".com.", ".org.", ".net.", ".io.", ".orq", ".0rg", ".c0m",
+       ".corn", ".con", ".ogr", ".rog", ".n3t",
+       cased=True,  # run on the text as written, never on a leetspeak view (where "paypa1" is "paypai" and "glthub" is "github")
+       source="Look-alike hosts and packages (typosquats, brand domains as subdomains, look-alike letters): Unicode TS #39 "
+       "confusables, Birsan 2021 and the PyPI/npm typosquatting reports, OWASP LLM09"),
 )
