@@ -47,7 +47,7 @@ _READER = (
 _RISKY = (
     r"(?:(?<!never\s)(?<!not\s)(?<!n't\s)\b(?:forward|send|e-?mail|mail|upload|post|attach|b?cc|copy|share|paste|leak|relay|add|invite|give|text)\w*\s+(?:[^\s.]+\s+){0,10}?"
     # a family member's own address is the user's ("forward it to my wife at jane@...")
-    r"(?:(?<!wife\sat\s)(?<!husband\sat\s)(?<!partner\sat\s)(?<!mum\sat\s)(?<!mom\sat\s)(?<!dad\sat\s)[\w.+-]+@[\w-]+\.[\w.]+|https?://|public\b|external\b|outside\b"
+    r"(?:(?<!wife\sat\s)(?<!husband\sat\s)(?<!partner\sat\s)(?<!mum\sat\s)(?<!mom\sat\s)(?<!dad\sat\s)[\w.+-]{1,64}@[\w-]{1,64}\.[\w.]{1,64}|https?://|public\b|external\b|outside\b"
     r"|passwords?\b|tokens?\b|secrets?\b|api\s+keys?\b|credentials\b|pins?\b|card\s+numbers?\b|bank\s+details\b|home\s+address|phone\s+number|recording\b|confidential\b|private\b)"
     r"|(?<!me\sto\s)\b(?:transfer|wire|refund|pay)\w*\s+(?:[^\s.]+\s+){0,10}?(?:\baccount\b|\biban\b|\bbudget\b|\bamount\b|\bdeposit\b|[$€£]\s?\d|\d\s?(?:eur|usd|gbp)\b)"
     r"|\b(?:grant|give)\w*\s+(?:[^\s.]+\s+){0,10}?(?:admin|owner|root|edit|write|full)\s+(?:access|rights|role|permissions?)?|\badmin\s+(?:on|to|rights|access|collaborator)\b"
@@ -171,6 +171,47 @@ _LOOKALIKE_HOST = (
     rf"[^\n]{{0,400}}?(?:{_FAKE_HOST})"
 )
 
+
+#: Where money, calls or mail would go: a phone number, an address, a URL, an IBAN, a wallet.
+_ID = (
+    r"(?<![\w.+-])(?:\+?\d[\d\s().-]{5,16}\d|[\w.+-]{1,64}@[\w-]{1,64}\.[\w.]{1,64}|https?://\S{1,200}+|[a-z]{2}\d{2}(?:\s?[a-z0-9]{4}){2,7}\b|(?:bc1|0x)[a-z0-9]{10,60}\b)"
+)
+#: A gap of up to ``n`` words (the next class is tried at word starts only, so a 64 KiB near miss stays cheap).
+def _gap(n: int) -> str:
+    return rf"(?:\S{{1,80}}\s+){{0,{n}}}?[(\[\"'‘“]?"
+
+
+#: The official channel avoided: "not the number on the card", "instead of the internal address", "don't call 112, they're slower".
+_STEER_AWAY = (
+    r"(?:\bnot\s+(?:the\s+)?(?:one|number|line|address|site|email|contact)s?\s+(?:printed\s+|listed\s+|shown\s+)?(?:on|in|from|at)\s+(?:the\s+|your\s+|my\s+|their\s+)?"
+    r"(?:back\s+of\s+the\s+)?(?:card|website|site|statement|bill|letter|app|official|bank)\b|\bnot\s+the\s+(?:internal|official|usual)\b"
+    r"|\binstead\s+of\s+(?:the\s+)?(?:official|internal|usual|number|one\s+on)|\brather\s+than\s+(?:the\s+)?(?:official|internal|bank)"
+    r"|\b(?:don't|do\s+not|never)\s+(?:call|ring|dial|contact)\s+(?:112|911|999|000|the\s+police|the\s+bank)\b[^.\n]{0,30}?\b(?:slower|slow|useless|instead|private)\b)"
+)
+#: An order that routes the user, the agent or payments to it.
+_ROUTE = (
+    r"(?:\b(?:give|send|tell|direct|refer|point)\s+(?:that\s+(?:address|number|link)\s+to\s+|it\s+to\s+)?(?:users|people|anyone|everyone|callers|customers|the\s+user|them|me)\b"
+    r"|\b(?:give|send)\s+(?:users|people|anyone|them)\s+(?:that|this|the)\s+(?:address|number|link)|\bremote\s+(?:in|access)\b|\bgrants?\s+(?:them\s+)?access"
+    r"|\b(?:pay|transfer|wire|route)\w*\s+(?:[^\s.]+\s+){0,5}?(?:there|to\s+it|to\s+this\s+one)\b"
+    r"|\bsend\s+(?:all\s+|any\s+|the\s+|future\s+|our\s+){0,3}?(?:[\w-]+\s+)?(?:payments?|money|funds|codes|transfers|rent|tax\s+payments)\s+(?:there|to\s+it)\b|\buse\s+(?:it|this|that)\s+(?:when|whenever|for\s+(?:all|every|any))\b"
+    r"|\b(?:payments?|invoices?|rent|donations?|codes?|money)\s+(?:should\s+)?(?:go|goes|are\s+sent|are\s+paid)\s+(?:there|to\s+it)\b)"
+)
+#: A payee or contact declared changed or the real one.
+_CHANGED = (
+    r"(?:\b(?:changed|switched|moved)\s+(?:its\s+|their\s+|his\s+|her\s+|the\s+)?(?:banks?|accounts?|iban|payee|wallet|bank\s+details)\b"
+    r"|\bnew\s+(?:[\w'-]+\s+){0,2}?(?:account|iban|payee|wallet|bank\s+details|rib)\b|\b(?:real|correct|actual|true|direct|right)\s+(?:[\w'-]+\s+){0,3}?"
+    r"(?:number|line|hotline|e-?mail|address|contact|site|portal|wallet|account)\b|\b(?:wallet|account)\s+for\s+(?:donations|rent|payments)\b|\bdonations?\s+(?:[\w'-]+\s+){0,4}?go\s+to\b"
+    r"|\b(?:contact|hotline|helpdesk|help\s+desk|support)\s+(?:\w+\s+){0,3}?(?:is\s+now|moved\s+to|changed\s+to)\b)"
+)
+_POISONED_FACT = (
+    rf"{_ID}\S{{0,3}}\s+{_gap(10)}{_STEER_AWAY}|{_STEER_AWAY}\S{{0,3}}\s+{_gap(10)}{_ID}"
+    rf"|{_CHANGED}\S{{0,3}}\s+{_gap(12)}{_ID}\S{{0,3}}\s+{_gap(10)}{_ROUTE}"
+    rf"|{_CHANGED}\S{{0,3}}\s+{_gap(10)}(?:pay|send|transfer|wire)\w*\s+{_gap(5)}(?:to|into)\s+{_ID}\S{{0,3}}\s+{_gap(10)}(?:from\s+now\s+on|from\s+next\s+\w+|going\s+forward|always|every)\b"
+    # payment by gift card, and a dose above the label
+    r"|\b(?:accepts?|pay|payments?|paid)\b[^.\n]{0,40}?\bby\s+gift\s?cards?\b"
+    r"|\b(?:dose|dosage)\b[^.\n]{0,30}?\b(?:double|twice|triple|three\s+times)\s+what\s+the\s+(?:box|label|leaflet|packet|bottle)\s+says"
+)
+
 KIND_FAMILIES: tuple[Family, ...] = (
     _f("addressed_order", _ADDRESSED_ORDER, "assistant", "agent", "ai", "llm", "model", "bot", "summari", "note-taker", "notetaker",
        "reviewer", "copilot", "crawler", "whoever",
@@ -194,4 +235,9 @@ KIND_FAMILIES: tuple[Family, ...] = (
        cased=True,  # run on the text as written, never on a leetspeak view (where "paypa1" is "paypai" and "glthub" is "github")
        source="Look-alike hosts and packages (typosquats, brand domains as subdomains, look-alike letters): Unicode TS #39 "
        "confusables, Birsan 2021 and the PyPI/npm typosquatting reports, OWASP LLM09"),
+    _f("poisoned_fact", _POISONED_FACT, "not the", "instead of", "rather than", "don't call", "do not call", "never call", "changed", "switched",
+       "moved", "new", "real", "correct", "actual", "true", "direct", "right", "wallet", "account for", "contact", "hotline", "helpdesk",
+       "help desk", "support", "donation", "gift card", "giftcard", "dose", "dosage",
+       source="Poisoned facts that steer the next act: a support line, payee or contact swapped for the attacker's (Microsoft and "
+       "FBI IC3 tech-support and business-email-compromise advisories, AgentPoison and MINJA memory poisoning, OWASP LLM09)"),
 )
