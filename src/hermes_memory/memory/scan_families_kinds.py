@@ -212,6 +212,28 @@ _POISONED_FACT = (
     r"|\b(?:dose|dosage)\b[^.\n]{0,30}?\b(?:double|twice|triple|three\s+times)\s+what\s+the\s+(?:box|label|leaflet|packet|bottle)\s+says"
 )
 
+
+#: A notice that claims to change how the agent works: a changelog, release note, patch, hotfix, advisory, model card, terms.
+_NOTICE = (
+    r"(?:\bchange-?logs?\b|\brelease\s+notes?\b|\bpatch(?:\s+notes?)?\b|\bhot-?fix\w*|\badvisory\b|\bmodel\s+card\b|\bterms\s+of\s+service\b|\bpolicy\s+update\b"
+    r"|\bbulletin\b|\bfirmware\s+update\b|\bupdate\s+for\s+(?:the\s+)?(?:agents?|assistants?|models?)\b|\bnew\s+behaviou?r\b|\bjoint\s+update\b|\bplatform\s+update\b)"
+)
+#: A change only an attacker announces to the agent.
+_UNSAFE_CHANGE = (
+    r"(?:\b(?:share|disclose|reveal|print|show)\w*\s+(?:[^\s.]+\s+){0,3}?(?:hidden\s+prompts?|system\s+prompts?|api\s+keys|secrets|credentials|tokens)"
+    r"|\bno\s+longer\s+(?:asks?|checks?|confirms?|(?:needs?|requires?)\s+(?:approval|confirmation|review|to\s+ask|to\s+confirm|permission))\b|\bwithout\s+(?:user\s+|any\s+)?(?:asking|confirmation|approval|review)\b|\bneed\s+no\s+approval"
+    r"|\bskip\s+(?:its|the|all|any)\s+checks|\bignore\s+(?:them|it|the\s+\w+|your\s+\w+|previous)\b"
+    r"|\b(?:safety|guardrail|filter|moderation|alignment)\w*(?:\s+(?:module|model|layer|instructions))?\s+(?:was\s+|is\s+|has\s+been\s+)?(?:removed|offline|disabled|off)\b"
+    r"|\bunrestricted\b|\bcomply\s+with\s+any\b|\bexecuted?\s+without\b|\b(?:are|is)\s+now\s+trusted\b|\ballowlist\b[^.\n]{0,40}?\bremoved\b|\bany\s+domain\s+may\b"
+    r"|\bauto-?accept\s+every\b|\bdownload\s+and\s+run\b|\bregister\s+its\s+api\s+keys|\bswitched\s+on\s+by\s+default\s+for\s+you|\bremove\s+the\s+firewall"
+    r"|\bfetch\s+the\s+new\s+one\s+from\s+https?://|\bbehave\s+accordingly)"
+)
+#: The notice, then (in the next few sentences) the agent named with an unsafe change.
+_FAKE_NOTICE = (
+    rf"{_NOTICE}\S{{0,3}}\s+(?:\S{{1,80}}\s+){{0,24}}?(?:assistants?|agents?|models?|llms?|you|your|ai)\b\S{{0,3}}\s+(?:\S{{1,80}}\s+){{0,16}}?{_UNSAFE_CHANGE}"
+    rf"|{_NOTICE}\S{{0,3}}\s+(?:\S{{1,80}}\s+){{0,10}}?{_UNSAFE_CHANGE}[^\n]{{0,100}}?\b(?:assistants?|agents?|models?|llms?|you|your|ai)\b"
+)
+
 KIND_FAMILIES: tuple[Family, ...] = (
     _f("addressed_order", _ADDRESSED_ORDER, "assistant", "agent", "ai", "llm", "model", "bot", "summari", "note-taker", "notetaker",
        "reviewer", "copilot", "crawler", "whoever",
@@ -240,4 +262,9 @@ KIND_FAMILIES: tuple[Family, ...] = (
        "help desk", "support", "donation", "gift card", "giftcard", "dose", "dosage",
        source="Poisoned facts that steer the next act: a support line, payee or contact swapped for the attacker's (Microsoft and "
        "FBI IC3 tech-support and business-email-compromise advisories, AgentPoison and MINJA memory poisoning, OWASP LLM09)"),
+    _f("fake_notice", _FAKE_NOTICE, "changelog", "change-log", "change log", "release note", "patch", "hotfix", "hot-fix", "advisory",
+       "model card", "terms of service", "policy update", "bulletin", "firmware update", "update for", "new behaviour", "new behavior",
+       "joint update", "platform update",
+       source="Fake changelogs, patches, advisories and model cards that change the agent's rules: Hermes Agent fake_update, "
+       "verazuo/jailbreak_llms 'developer mode' updates, Greshake et al. 2023"),
 )
