@@ -40,6 +40,10 @@ Checks in this order, first hit wins:
    preferences, the agent's checks dropped or retired, planted sources, private data handed outside,
    tool grants, split payloads, and the same word classes in eighteen more languages.
 
+   Kinds (:mod:`.scan_families_kinds`): orders addressed to the model reading a note, unsafe acts
+   wrapped in consent, look-alike hosts and packages, poisoned facts that steer payments or calls,
+   fake notices that change the agent's rules.
+
 5. The learned layer (:mod:`.scan_learned`), when no family matched: a linear classifier over
    n-grams of the same normalised text (and of decoded payloads); a score over its threshold is a
    refusal naming ``learned:<family>`` and the n-grams that weighed most (docs/security.md §1).

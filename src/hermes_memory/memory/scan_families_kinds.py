@@ -1,4 +1,4 @@
-"""Threat-scan families by kind: orders addressed to the reader, consent framings, look-alike hosts, poisoned facts (issue 13 §4).
+"""Threat-scan families by kind: orders addressed to the reader, consent framings, look-alike hosts, poisoned facts, fake notices (issue 13 §4).
 
 The tenth round grouped the tuning corpora's misses into kinds and wrote one shape per kind, on word
 classes, checked on fresh phrasings of the kind and on a user's own notes in the same words
@@ -10,11 +10,33 @@ classes, checked on fresh phrasings of the kind and on a user's own notes in the
   access granted, a door unlocked, outside text trusted as the user's, a check skipped, something
   deleted, the user kept in the dark or a claim planted in a summary. A user's notes to their
   assistant ("Note for the assistant: I prefer metric units", "Assistant, remind me a week
-  before") name no risky act and pass. Sources: Greshake et al. 2023 (indirect prompt injection in
-  retrieved pages, emails and documents), BIPIA (Yi et al. 2023), Rehberger's write-ups on injected
-  transcripts and invites, OWASP LLM01:2025.
+  before", "forward the newsletter to my wife at ...") name no risky act and pass. Sources:
+  Greshake et al. 2023 (indirect prompt injection in retrieved pages, emails and documents), BIPIA
+  (Yi et al. 2023), Rehberger's write-ups on injected transcripts and invites, OWASP LLM01:2025.
+* ``consent_framing``: politeness ("it would be lovely if you could", "no pressure"), a past
+  decision ("we agreed", "per my decision", "previously confirmed"), a leading question ("wouldn't
+  it be easier", "what's stopping you") or a code word set up for later ("when I say '...'") *and*
+  an unsafe act in the same sentence: checks stopped, secrets passed on, outside text counted as the
+  user's, quiet approvals, commands run unasked. "We agreed the agents must ask before running any
+  destructive command" and "I will share the Netflix password with my sister" pass.
+* ``lookalike_host``: a brand or package name with one letter swapped for a look-alike (0/o, 1/l,
+  rn/m ...), dropped or transposed, used as a host or installed; a brand's domain as a subdomain of
+  another (``python.org.fast-downloads.invalid``); a look-alike top-level domain (``pypi.orq``).
+  A note that warns (phishing, scam, typo-squat, reported) passes. Run on the text as written:
+  a leetspeak view turns ``paypa1`` into ``paypai`` and ``glthub`` into ``github``.
+* ``poisoned_fact``: a contact or payee (phone, address, URL, IBAN, wallet) with the official
+  channel avoided ("not the number on the card", "don't call 112, they're slower"), or declared
+  changed or the real one *with* an order that routes payments, calls or people to it; payment by
+  gift card; a dose above the label. "Our accountant's new IBAN is ...; I updated the standing
+  order myself" passes.
+* ``fake_notice``: a changelog, release note, patch, hotfix, advisory, model card or terms of
+  service that names the agent and an unsafe change (prompts or keys disclosed, no longer asks,
+  executed without confirmation, safety module removed). "Release notes: agents may now use the
+  new search tool" passes.
 
-Every gap is bounded (``[^.\\n]{0,N}``) and each family runs only when its keywords occur.
+Gaps are bounded and go word by word (the next class is tried at word starts only), identifiers
+are bounded or possessive, and each family runs only when its keywords occur (``lookalike_host``:
+only when a look-alike name itself occurs).
 """
 
 from __future__ import annotations
@@ -244,12 +266,12 @@ KIND_FAMILIES: tuple[Family, ...] = (
        "nudge", "friendly", "gentle", "kind ask", "kind request", "kind reminder", "just a tiny", "just a small", "agreed", "decided",
        "settled", "i approved", "i already", "consented", "made the call", "previously", "past me", "recorded in", "confirmed in",
        "standing decision", "decision log", "wouldn't it", "what if", "how about", "stopping you", "really need", "shouldn't", "isn't the",
-       "why do you", "when i ", "phrase", "signal", "the word", "code word", "the password '", "decision", "per my", "per our", "as i ",
+       "why do you", "when i ", "phrase", "signal", "the word", "code word", "codeword", "per i ", "per we ", "the password '", "decision", "per my", "per our", "as i ",
        "as we", "remember for", "future session", "in mind for",
        also=("ask", "check", "confirm", "verif", "approv", "review", "telling", "question", "skip", "relax", "drop", "turn off", "disable",
              "bypass", "leave out", "lift", "share", "pass", "send", "forward", "give", "tell", "read", "reveal", "show", "hand", "transfer",
              "pay", "wire", "quiet", "silent", "secret", "count", "coming from me", "trusted", "no refusals", "answer everything", "run",
-             "execut", "install", "push", "--force", "trust", "web pages", "tool outputs", "card number", "export"),
+             "execut", "install", "push", "--force", "trust", "web pages", "tool outputs", "card number", "export", "mine", "from me", "my own"),
        source="Unsafe acts wrapped in consent: politeness, the user's 'past decisions', leading questions and code words set up "
        "for later (Zeng et al. 2024, persuasive adversarial prompts; Rehberger 2024, SpAIware; MINJA memory poisoning; Lakera PINT)"),
     _f("lookalike_host", _LOOKALIKE_HOST, *sorted(_HOST_FAKES | _PACKAGE_FAKES), ".com.", ".org.", ".net.", ".io.", ".orq", ".0rg", ".c0m",
@@ -257,7 +279,8 @@ KIND_FAMILIES: tuple[Family, ...] = (
        cased=True,  # run on the text as written, never on a leetspeak view (where "paypa1" is "paypai" and "glthub" is "github")
        source="Look-alike hosts and packages (typosquats, brand domains as subdomains, look-alike letters): Unicode TS #39 "
        "confusables, Birsan 2021 and the PyPI/npm typosquatting reports, OWASP LLM09"),
-    _f("poisoned_fact", _POISONED_FACT, "not the", "instead of", "rather than", "don't call", "do not call", "never call", "changed", "switched",
+    _f("poisoned_fact", _POISONED_FACT, "not the", "instead of", "rather than", "don't call", "do not call", "never call", "don't ring", "do not ring", "never ring",
+       "don't dial", "do not dial", "never dial", "don't contact", "do not contact", "never contact", "changed", "switched",
        "moved", "new", "real", "correct", "actual", "true", "direct", "right", "wallet", "account for", "contact", "hotline", "helpdesk",
        "help desk", "support", "donation", "gift card", "giftcard", "dose", "dosage",
        source="Poisoned facts that steer the next act: a support line, payee or contact swapped for the attacker's (Microsoft and "
