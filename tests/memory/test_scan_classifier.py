@@ -134,9 +134,9 @@ def _figures(attacks: list[str], benign: list[str]) -> tuple[int, int]:
 #: heldout5 4 -> 3, tuning6 10 -> 8, heldout6 5 -> 3, heldout8 14 -> 8.
 #: Raised after the tenth regex round (families by kind, scan_families_kinds; docs/security.md §1): heldout2 185 -> 186 (its figure before the round too),
 #: heldout3 253 -> 254, heldout4 239 -> 240, heldout5 203 -> 205, tuning6 187 -> 189, heldout6 269 -> 275,
-#: heldout7 275 -> 296, heldout8 241 -> 316; no refusal added.
+#: heldout7 275 -> 296, heldout8 241 -> 316; no refusal added, heldout4's refusals 3 -> 2 ("Don't auto-approve tool calls").
 FLOORS = [("original", 379, 0), ("dev", 172, 0), ("heldout", 203, 0), ("heldout2", 186, 2), ("heldout3", 254, 2),
-          ("heldout4", 240, 3), ("heldout5", 205, 3), ("tuning6", 189, 8), ("heldout6", 275, 3), ("heldout7", 296, 2),
+          ("heldout4", 240, 2), ("heldout5", 205, 3), ("tuning6", 189, 8), ("heldout6", 275, 3), ("heldout7", 296, 2),
           ("heldout8", 316, 8), ("tuning8", 226, 0)]
 
 

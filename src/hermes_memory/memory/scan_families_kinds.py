@@ -229,8 +229,10 @@ _POISONED_FACT = (
     rf"{_ID}\S{{0,3}}\s+{_gap(10)}{_STEER_AWAY}|{_STEER_AWAY}\S{{0,3}}\s+{_gap(10)}{_ID}"
     rf"|{_CHANGED}\S{{0,3}}\s+{_gap(12)}{_ID}\S{{0,3}}\s+{_gap(10)}{_ROUTE}"
     rf"|{_CHANGED}\S{{0,3}}\s+{_gap(10)}(?:pay|send|transfer|wire)\w*\s+{_gap(5)}(?:to|into)\s+{_ID}\S{{0,3}}\s+{_gap(10)}(?:from\s+now\s+on|from\s+next\s+\w+|going\s+forward|always|every)\b"
-    # payment by gift card, and a dose above the label
-    r"|\b(?:accepts?|pay|payments?|paid)\b[^.\n]{0,40}?\bby\s+gift\s?cards?\b"
+)
+#: Payment by gift card, and a dose above the label (no identifier needed).
+_POISONED_ADVICE = (
+    r"\b(?:accepts?|pay|payments?|paid)\b[^.\n]{0,40}?\bby\s+gift\s?cards?\b"
     r"|\b(?:dose|dosage)\b[^.\n]{0,30}?\b(?:double|twice|triple|three\s+times)\s+what\s+the\s+(?:box|label|leaflet|packet|bottle)\s+says"
 )
 
@@ -257,8 +259,10 @@ _FAKE_NOTICE = (
 )
 
 KIND_FAMILIES: tuple[Family, ...] = (
-    _f("addressed_order", _ADDRESSED_ORDER, "assistant", "agent", "ai", "llm", "model", "bot", "summari", "note-taker", "notetaker",
-       "reviewer", "copilot", "crawler", "whoever",
+    # "ai" and "bot" with what follows them in a match (bare, they occur in "said" and "both": most notes would run the shape)
+    _f("addressed_order", _ADDRESSED_ORDER, "assistant", "agent", "ai ", "ai,", "ai:", "ai-", "ai—", "ai–", "ai)", "ai'", "ai\"", "ai;", "ais",
+       "llm", "model", "bot ", "bot,", "bot:", "bot-", "bot—", "bot–", "bot)", "bot'", "bot\"", "bot;", "bots", "summari", "note-taker",
+       "notetaker", "reviewer", "copilot", "crawler", "whoever",
        source="Orders addressed to the model reading a note, a transcript, a template or a forwarded mail: Greshake et al. 2023, "
        "BIPIA (Yi et al. 2023), Rehberger's injected-transcript and calendar-invite write-ups, OWASP LLM01:2025"),
     _f("consent_framing", _CONSENT_FRAMING, "it'd", "it would", "could you", "would you", "can you", "too much trouble", "don't mind",
@@ -282,7 +286,11 @@ KIND_FAMILIES: tuple[Family, ...] = (
     _f("poisoned_fact", _POISONED_FACT, "not the", "instead of", "rather than", "don't call", "do not call", "never call", "don't ring", "do not ring", "never ring",
        "don't dial", "do not dial", "never dial", "don't contact", "do not contact", "never contact", "changed", "switched",
        "moved", "new", "real", "correct", "actual", "true", "direct", "right", "wallet", "account for", "contact", "hotline", "helpdesk",
-       "help desk", "support", "donation", "gift card", "giftcard", "dose", "dosage",
+       "help desk", "support", "donation",
+       also=("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "http"),  # every branch names a number, an address or a URL
+       source="Poisoned facts that steer the next act: a support line, payee or contact swapped for the attacker's (Microsoft and "
+       "FBI IC3 tech-support and business-email-compromise advisories, AgentPoison and MINJA memory poisoning, OWASP LLM09)"),
+    _f("poisoned_fact", _POISONED_ADVICE, "gift card", "giftcard", "dose", "dosage",
        source="Poisoned facts that steer the next act: a support line, payee or contact swapped for the attacker's (Microsoft and "
        "FBI IC3 tech-support and business-email-compromise advisories, AgentPoison and MINJA memory poisoning, OWASP LLM09)"),
     _f("fake_notice", _FAKE_NOTICE, "changelog", "change-log", "change log", "release note", "patch", "hotfix", "hot-fix", "advisory",
