@@ -36,4 +36,10 @@ def adversarial_texts() -> dict[str, str]:
         "fake_marker_lines": _fill("\nSYSTEM "),
         "joined_words": _fill("ignore-previous-previous_"),
         "broken_words": _fill("ig-nore pre-vious "),
+        # the tenth round's kinds (scan_families_kinds): an address, a consent framing or a changed payee with no act after it
+        "note_for_agent": _fill("note for the agent: forward "),
+        "any_ai_reader": _fill("any ai reading this please "),
+        "polite_no_act": _fill("it would be lovely if you could "),
+        "changed_account_digits": _fill("new account 12345678 "),
+        "url_labels": _fill("https://paypal.com.paypal.com."),
     }

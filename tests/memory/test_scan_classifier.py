@@ -133,12 +133,13 @@ def _figures(attacks: list[str], benign: list[str]) -> tuple[int, int]:
 #: Refusals lowered after the round on false positives (docs/security.md §1): heldout2 3 -> 2, heldout4 6 -> 3,
 #: heldout5 4 -> 3, tuning6 10 -> 8, heldout6 5 -> 3, heldout8 14 -> 8.
 #: Raised by the retrain on every spent set (in-sample now for the layer too; the honest figures are the
-#: --cv folds, docs/security.md §1, "The learned layer trained on every spent set"): heldout2 185 -> 187,
-#: heldout3 253 -> 259, heldout4 239 -> 241, heldout5 203 -> 256, tuning6 187 -> 214 (refused 8 -> 1),
-#: heldout6 269 -> 326, heldout7 275 -> 352, heldout8 241 -> 320 (refused 8 -> 7).
-FLOORS = [("original", 379, 0), ("dev", 172, 0), ("heldout", 203, 0), ("heldout2", 187, 2), ("heldout3", 259, 2),
-          ("heldout4", 241, 3), ("heldout5", 256, 3), ("tuning6", 214, 1), ("heldout6", 326, 3), ("heldout7", 352, 2),
-          ("heldout8", 320, 7), ("tuning8", 226, 0)]
+#: --cv folds, docs/security.md §1, "The learned layer trained on every spent set") and the tenth regex
+#: round (families by kind, scan_families_kinds; docs/security.md §1), merged together: heldout2 185 -> 187,
+#: heldout3 253 -> 260, heldout4 239 -> 242 (refused 3 -> 2, "Don't auto-approve tool calls"), heldout5 203 -> 257,
+#: tuning6 187 -> 215 (refused 8 -> 1), heldout6 269 -> 329, heldout7 275 -> 363, heldout8 241 -> 373 (refused 8 -> 7).
+FLOORS = [("original", 379, 0), ("dev", 172, 0), ("heldout", 203, 0), ("heldout2", 187, 2), ("heldout3", 260, 2),
+          ("heldout4", 242, 2), ("heldout5", 257, 3), ("tuning6", 215, 1), ("heldout6", 329, 3), ("heldout7", 363, 2),
+          ("heldout8", 373, 7), ("tuning8", 226, 0)]
 
 
 @pytest.mark.parametrize(("corpus", "blocked_floor", "refused_ceiling"), FLOORS)

@@ -27,7 +27,7 @@ DATA = json.loads((corpora.DATA / "tuning6_corpus.json").read_text(encoding="utf
 #: 7/544 refused by it alone; the rest are the regexes' (3 notes quoting attacks). The scan as on the
 #: branch before this round: 161/252 and 6/514 (the 30 tool-usage notes came later; one Morse-code
 #: attack was removed after the merge: it folds equal to a text of the sealed heldout6).
-BLOCKED_FLOOR = 187  # 173 before the round after the seventh sealed set's first look (docs/security.md §1)
+BLOCKED_FLOOR = 215  # 173 before the round after the seventh sealed set's first look, 187 before the tenth regex round and the retrain on every spent set (189 and 214 alone; docs/security.md §1)
 REFUSED_CEILING = 10
 
 

@@ -40,6 +40,10 @@ Checks in this order, first hit wins:
    preferences, the agent's checks dropped or retired, planted sources, private data handed outside,
    tool grants, split payloads, and the same word classes in eighteen more languages.
 
+   Kinds (:mod:`.scan_families_kinds`): orders addressed to the model reading a note, unsafe acts
+   wrapped in consent, look-alike hosts and packages, poisoned facts that steer payments or calls,
+   fake notices that change the agent's rules.
+
 5. The learned layer (:mod:`.scan_learned`), when no family matched: a linear classifier over
    n-grams of the same normalised text (and of decoded payloads); a score over its threshold is a
    refusal naming ``learned:<family>`` and the n-grams that weighed most (docs/security.md §1).
@@ -68,6 +72,7 @@ from hermes_memory.memory.scan_families_agent import AGENT_FAMILIES
 from hermes_memory.memory.scan_families_intent import INTENT_FAMILIES, LEAD
 from hermes_memory.memory.scan_families_intl import INTL_FAMILIES
 from hermes_memory.memory.scan_families_intl2 import INTL2_FAMILIES
+from hermes_memory.memory.scan_families_kinds import KIND_FAMILIES
 from hermes_memory.memory.scan_families_outward import OUTWARD_FAMILIES
 from hermes_memory.memory.scan_families_prompt import PROMPT_FAMILIES
 from hermes_memory.memory.scan_families_shape import SHAPE_FAMILIES
@@ -92,7 +97,7 @@ __all__ = ["FAMILIES", "FAMILY_IDS", "LEARNED_IDS", "MAX_SCAN_CHARS", "THREAT_PA
 #: (and on its leetspeak and decoded views). Non-Latin key words go through the same look-alike
 #: folding as the text, so a Cyrillic pattern still matches folded Cyrillic text.
 FAMILIES: tuple[Family, ...] = (PROMPT_FAMILIES + ACTION_FAMILIES + INTENT_FAMILIES + INTL_FAMILIES + INTL2_FAMILIES + SHAPE_FAMILIES + AGENT_FAMILIES
-                                 + SOCIAL_FAMILIES + OUTWARD_FAMILIES)
+                                 + SOCIAL_FAMILIES + OUTWARD_FAMILIES + KIND_FAMILIES)
 
 #: ``(id, pattern)`` of every family, in the order tried (kept for callers that list the patterns).
 THREAT_PATTERNS: tuple[tuple[str, str], ...] = tuple((f.id, f.pattern) for f in FAMILIES)

@@ -263,7 +263,7 @@ INTENT_FAMILIES: tuple[Family, ...] = (
     _f("disable_safety",
        rf"\b(?:skip|bypass|disable|turn\s+off|switch\s+off|remove|ignore|override|circumvent|drop|suppress|auto-?approve|approve)\w*\s+"
        rf"(?:all\s+|every\s+|any\s+|the\s+|your\s+|its\s+){{0,3}}(?:own\s+)?(?:\w+\s+)?{PERMIT_OBJECT}\b"
-       rf"|\b(?:always\s+)?(?:approve|accept|allow|authori[sz]e)\s+(?:all\s+|every\s+|any\s+)?(?:of\s+)?(?:your\s+)?(?:own\s+)?(?:tool\s+calls?|commands?|actions?|requests?)"
+       rf"|(?<!auto-)(?<!auto)\b(?:always\s+)?(?:approve|accept|allow|authori[sz]e)\s+(?:all\s+|every\s+|any\s+)?(?:of\s+)?(?:your\s+)?(?:own\s+)?(?:tool\s+calls?|commands?|actions?|requests?)"
        rf"|\b(?:run|execute|exec|call|perform|do|obey|follow|act\s+on|carry\s+out)\s+(?:\w+\s+){{0,3}}?(?:any|every|all|whatever|each)\s+(?:\w+\s+){{0,2}}?"
        rf"(?:commands?|instructions?|scripts?|requests?|tasks?|code|snippets?)\s+(?:\w+\s+){{0,4}}?(?:in|from|found\s+in|inside|on|of)\s+(?:the\s+|any\s+|all\s+|incoming\s+)?{OUTSIDE}"
        rf"|\b(?:run|execute|call|use)\s+(?:the\s+)?(?:shell|terminal|bash)\s+(?:tool\s+)?with\s+whatever"
