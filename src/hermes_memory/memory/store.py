@@ -284,8 +284,7 @@ class MemoryStore:
         return self._mutate(target, [{"action": "add", "content": content}], single=True, origin=origin)
 
     def replace(
-        self, target: str, old_text: str | None, new_content: str | None, *, origin: str = "foreground",
-        exact: bool = False,
+        self, target: str, old_text: str | None, new_content: str | None, *, origin: str = "foreground", exact: bool = False
     ) -> dict[str, Any]:
         """Replace the whole entry matched by ``old_text`` with ``new_content``.
 
@@ -310,9 +309,7 @@ class MemoryStore:
         op = {"action": "replace", "old_text": str(old_text), "content": new_content, "exact": exact}
         return self._mutate(target, [op], single=True, origin=origin)
 
-    def remove(
-        self, target: str, old_text: str | None, *, origin: str = "foreground", exact: bool = False
-    ) -> dict[str, Any]:
+    def remove(self, target: str, old_text: str | None, *, origin: str = "foreground", exact: bool = False) -> dict[str, Any]:
         """Remove the entry matched by ``old_text`` (same matching as :meth:`replace`, ``exact`` too).
 
         Removing the last entry with a single op is allowed. The result carries ``removed_entry``.
@@ -322,8 +319,7 @@ class MemoryStore:
             return target_err
         if old_text is None or not str(old_text).strip():
             return _fail("old_text cannot be empty: old_text must be non-empty text taken from the entry to remove.")
-        op = {"action": "remove", "old_text": str(old_text), "exact": exact}
-        return self._mutate(target, [op], single=True, origin=origin)
+        return self._mutate(target, [{"action": "remove", "old_text": str(old_text), "exact": exact}], single=True, origin=origin)
 
     def apply_batch(
         self, target: str, operations: Sequence[Mapping[str, Any]] | None, *, origin: str = "foreground"
@@ -409,8 +405,7 @@ class MemoryStore:
                         continue
                     work.append(op["content"])
                     continue
-                idx, err = match_entry(work, op["old_text"], new_content=op.get("content"), name=name,
-                                       exact=bool(op.get("exact")))
+                idx, err = match_entry(work, op["old_text"], new_content=op.get("content"), name=name, exact=bool(op.get("exact")))
                 if err is not None:
                     if single:
                         return self._counted_fail(target, err)
