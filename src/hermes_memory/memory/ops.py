@@ -89,9 +89,13 @@ def normalise_op(raw: Any) -> tuple[dict[str, Any], str | None]:
 
 
 def match_entry(
-    entries: list[str], old_text: str, *, new_content: str | None, name: str
+    entries: list[str], old_text: str, *, new_content: str | None, name: str, exact: bool = False
 ) -> tuple[int, dict[str, Any] | None]:
     """Index of the entry addressed by ``old_text`` or a failure dict (no match / ambiguous).
+
+    ``exact``: only an entry equal to ``old_text`` (line breaks folded to LF, stripped) is addressed,
+    never one that merely contains it: a form that shows an entry (the dashboard) acts on that entry
+    or on nothing, so an entry another writer rewrote since is never removed or overwritten.
 
     An entry equal to ``old_text`` (stripped) wins; else the entries containing it (case-sensitive);
     when nothing matches as typed, the same two steps run on the :func:`match_key` forms. A model
@@ -103,6 +107,9 @@ def match_entry(
     needle = normalise_newlines(old_text).strip()
     if needle in entries:  # the first entry equal to old_text (one C-level scan)
         return entries.index(needle), None
+    if exact:
+        return -1, {"error": f"No entry is '{preview(needle)}' any more: it was changed or removed since it was "
+                    "shown. Nothing was changed; reload to see the entries as they are now.", "kind": "no_match"}
     hits = list(compress(count(), map(contains, entries, repeat(needle))))  # entries holding it, in C
     if len(hits) == 1:
         return hits[0], None

@@ -284,14 +284,15 @@ class MemoryStore:
         return self._mutate(target, [{"action": "add", "content": content}], single=True, origin=origin)
 
     def replace(
-        self, target: str, old_text: str | None, new_content: str | None, *, origin: str = "foreground"
+        self, target: str, old_text: str | None, new_content: str | None, *, origin: str = "foreground", exact: bool = False
     ) -> dict[str, Any]:
         """Replace the whole entry matched by ``old_text`` with ``new_content``.
 
         Matching: an entry equal to ``old_text`` (stripped) wins; else the entries containing it
         (case-sensitive); when nothing matches as typed, the same two steps run on the
         :func:`match_key` forms (dashes, quotes, Unicode forms and spacing folded, case kept);
-        several distinct matches -> ambiguity error with 80-char previews.
+        several distinct matches -> ambiguity error with 80-char previews. ``exact``: only an entry
+        equal to ``old_text`` is replaced (the dashboard's forms: the entry as the page showed it).
         The result carries ``replaced_entry`` (the full old text); a new text equal to another entry leaves one entry, saying so (``merged_with``). A replace that grows the store
         past its limit is refused; one that does not grow it is allowed even over budget.
         """
@@ -305,11 +306,11 @@ class MemoryStore:
         )
         if err:
             return _fail(err)
-        op = {"action": "replace", "old_text": str(old_text), "content": new_content}
+        op = {"action": "replace", "old_text": str(old_text), "content": new_content, "exact": exact}
         return self._mutate(target, [op], single=True, origin=origin)
 
-    def remove(self, target: str, old_text: str | None, *, origin: str = "foreground") -> dict[str, Any]:
-        """Remove the entry matched by ``old_text`` (same matching as :meth:`replace`).
+    def remove(self, target: str, old_text: str | None, *, origin: str = "foreground", exact: bool = False) -> dict[str, Any]:
+        """Remove the entry matched by ``old_text`` (same matching as :meth:`replace`, ``exact`` too).
 
         Removing the last entry with a single op is allowed. The result carries ``removed_entry``.
         """
@@ -318,7 +319,7 @@ class MemoryStore:
             return target_err
         if old_text is None or not str(old_text).strip():
             return _fail("old_text cannot be empty: old_text must be non-empty text taken from the entry to remove.")
-        return self._mutate(target, [{"action": "remove", "old_text": str(old_text)}], single=True, origin=origin)
+        return self._mutate(target, [{"action": "remove", "old_text": str(old_text), "exact": exact}], single=True, origin=origin)
 
     def apply_batch(
         self, target: str, operations: Sequence[Mapping[str, Any]] | None, *, origin: str = "foreground"
@@ -404,7 +405,7 @@ class MemoryStore:
                         continue
                     work.append(op["content"])
                     continue
-                idx, err = match_entry(work, op["old_text"], new_content=op.get("content"), name=name)
+                idx, err = match_entry(work, op["old_text"], new_content=op.get("content"), name=name, exact=bool(op.get("exact")))
                 if err is not None:
                     if single:
                         return self._counted_fail(target, err)

@@ -96,6 +96,7 @@ def memory_tool(
     store: MemoryStore | None = None,
     new_text: str | None = None,
     origin: str = "foreground",
+    exact: object = False,
     **_: Any,
 ) -> str:
     """Run one ``memory`` tool call against ``store`` and return the result as a JSON string.
@@ -104,7 +105,9 @@ def memory_tool(
     batch (must be a list); neither action nor operations -> "Missing required parameter...";
     add without content; replace/remove without ``old_text`` (recoverable: ``current_entries``,
     ``usage`` and a retry hint); replace without content; unknown action. ``new_text`` is an alias
-    of ``content`` (``content`` wins). ``origin="background_review"`` may only add. Extra keyword
+    of ``content`` (``content`` wins). ``origin="background_review"`` may only add. ``exact``
+    (not in the model's schema; the dashboard's forms): replace/remove only an entry equal to
+    ``old_text`` (only the value ``True`` turns it on). Extra keyword
     arguments from the model are ignored. Never raises.
     """
     if store is None:
@@ -138,8 +141,8 @@ def memory_tool(
             if action == "replace":
                 if content is None or not str(content).strip():
                     return _err("content is required for 'replace' action. Use 'remove' to delete an entry.")
-                return _dump(store.replace(target, old_text, content, origin=origin))
-            return _dump(store.remove(target, old_text, origin=origin))
+                return _dump(store.replace(target, old_text, content, origin=origin, exact=exact is True))
+            return _dump(store.remove(target, old_text, origin=origin, exact=exact is True))
         return _err(f"Unknown action '{action}'. Use: add, replace, remove")
     except (MemoryStoreError, OSError) as exc:
         return _err(f"Memory write failed: {exc}")

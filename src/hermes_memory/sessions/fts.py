@@ -29,6 +29,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from hermes_memory.sessions import cjk_question
 from hermes_memory.sessions.word_match import WordMatcher, word_pattern
 
 MAX_QUERY_CHARS = 2048
@@ -306,6 +307,8 @@ def _plan(query: str, syntax: bool) -> QueryPlan:
             literal = raw.replace('"', "").strip().rstrip("*").strip()
             if literal:
                 seq.append(("cjk", literal))
+                if kind == "word" and not syntax:  # a question typed without spaces: its key terms too
+                    seq.extend(("cjk", piece) for piece in cjk_question.key_terms(literal))
             continue
         prefix = kind == "word" and raw.endswith("*") and len(raw.rstrip("*")) > 0
         pieces = _pieces(raw)

@@ -209,7 +209,9 @@ class Backend:
             # Same rule as the MCP surface, which offers no memory tool for a disabled store.
             return {"success": False, "error": f"{store.file_name(clean['target'])} is turned off in config.yaml "
                     f"(memory.{setting}: false), so it is not written. Nothing was written."}
-        result_text = memory_tool(store=store, **clean)
+        # The forms post the entry as the page showed it: they act on that entry or on none, so a
+        # stale page never removes or overwrites an entry another writer changed since.
+        result_text = memory_tool(store=store, exact=clean.get("action") in ("replace", "remove"), **clean)
         result = json.loads(result_text)
         server = self.server
         foreign_profile = clean.get("target") == "user" and user_id != self.fixed_user_id

@@ -277,6 +277,13 @@ class PgStore:
             raise StorageUnavailableError(
                 f"cannot connect to PostgreSQL at {self.location}: {_first_line(exc)}. {PG_FIX_HINT}"
             ) from None
+        except pg_errors.DuplicateTable as exc:  # a table of ours by name, not by our migrations
+            raise SessionStoreError(
+                f"cannot prepare the PostgreSQL session database {self.location}: {_first_line(exc)}: that table "
+                "was not created by hermes-memory's migrations, so it belongs to another program and is left as "
+                "it is (nothing was changed). Give hermes-memory a database of its own (createdb hermes) and point "
+                "storage.url or HERMES_DATABASE_URL at it."
+            ) from exc
         except psycopg.Error as exc:
             raise SessionStoreError(
                 f"cannot prepare the PostgreSQL session database {self.location}: {_first_line(exc)}. "
