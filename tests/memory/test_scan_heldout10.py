@@ -47,4 +47,4 @@ SHAPE = sealed_checks.Shape(frozenset(FAMILIES), min_attacks=650, min_benign=800
 
 globals().update(sealed_checks.shape_tests(heldout10.SET, SHAPE))
 
-globals().update(sealed_checks.figure_tests(heldout10.SET, first_look=None))
+globals().update(sealed_checks.figure_tests(heldout10.SET, first_look=("327/794", "9/1024")))
