@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import math
 import random
 import re
 import threading
@@ -326,11 +327,14 @@ class PgStore:
 
     def _recompute_in_background(self) -> None:
         """Go on with the search-value recomputation the open left (:data:`decoded_schema.OPEN_BUDGET_S`),
-        one step (one transaction) at a time on a pooled connection, until it is done, another process
-        holds the mark, or :meth:`close` asks it to stop; a process that exits meanwhile loses only the
-        step in progress (rolled back; the next open resumes). Never raises: a failure is logged."""
+        one step (one transaction) at a time on a plain connection of its own, as the open's: on a
+        pooled one (its session settings, :func:`_configurer`; ``force_custom_plan`` is the likely
+        cause, not isolated) the same steps took 3x as long (200,000 messages, quiet machine: 323 s
+        against 102 s; docs/benchmarks.md), until it is done, another process holds the mark, or :meth:`close` asks it to
+        stop; a process that exits meanwhile loses only the step in progress (rolled back; the next
+        open resumes). Never raises: a failure is logged."""
         try:
-            with self._connection() as conn:
+            with psycopg.connect(self._url, autocommit=True, connect_timeout=max(2, math.ceil(self.timeout))) as conn:
                 self.migration["json_text_recomputed"] += decoded_schema.recompute(conn, stop=self._stop_background.is_set)
                 self.migration["json_text_pending"] = decoded_schema.pending(conn)
         except Exception as exc:  # a lost server or a closed pool: the next open resumes
