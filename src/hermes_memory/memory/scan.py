@@ -77,7 +77,7 @@ from hermes_memory.memory.scan_families_outward import OUTWARD_FAMILIES
 from hermes_memory.memory.scan_families_prompt import PROMPT_FAMILIES
 from hermes_memory.memory.scan_families_shape import SHAPE_FAMILIES
 from hermes_memory.memory.scan_families_social import SOCIAL_FAMILIES
-from hermes_memory.memory.scan_fragments import Family
+from hermes_memory.memory.scan_fragments import Family, trie_pattern
 from hermes_memory.memory.scan_learned import LearnedHit, learned_hit
 from hermes_memory.memory.scan_negation import is_prohibition, is_reported
 from hermes_memory.memory.scan_text import (
@@ -158,25 +158,6 @@ for _k, _idxs in _KEYWORD_FAMILIES.items():
 del _k, _idxs, _lk
 
 
-def _trie_pattern(words: list[str]) -> str:
-    """A regex matching the longest of ``words`` at a position, as a trie (one branch per next character)."""
-    trie: dict[str, dict] = {}
-    for w in words:
-        node = trie
-        for ch in w:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def build(node: dict[str, dict]) -> str:
-        alts = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
-        if not alts:
-            return ""
-        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return build(trie)
-
-
 def _prefix_closed(keywords: dict[str, tuple[int, ...]]) -> dict[str, frozenset[int]]:
     """keyword -> families of it *and of every keyword that is a prefix of it* (they occur at the same place)."""
     return {k: frozenset(i for p, idxs in keywords.items() if k.startswith(p) for i in idxs) for k in keywords}
@@ -198,12 +179,12 @@ class _KeywordScan:
     """
 
     def __init__(self, keywords: list[str]) -> None:
-        self.any_text = re.compile("(?=(" + _trie_pattern(keywords) + "))")
+        self.any_text = re.compile("(?=(" + trie_pattern(keywords) + "))")
         ascii_kw = [k for k in keywords if k.isascii()]
         letter = [k for k in ascii_kw if k[:1].isalpha()]
         other = [k for k in ascii_kw if not k[:1].isalpha()]
-        self.ascii_letter = re.compile("(?=(" + _trie_pattern(letter) + "))") if letter else None
-        self.ascii_other = re.compile(_trie_pattern(other)) if other else None
+        self.ascii_letter = re.compile("(?=(" + trie_pattern(letter) + "))") if letter else None
+        self.ascii_other = re.compile(trie_pattern(other)) if other else None
 
     def found(self, low: str) -> set[str]:
         """The longest keyword starting at each position of ``low`` where one starts (a set)."""

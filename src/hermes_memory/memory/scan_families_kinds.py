@@ -41,9 +41,7 @@ only when a look-alike name itself occurs).
 
 from __future__ import annotations
 
-import re
-
-from hermes_memory.memory.scan_fragments import Family, _f
+from hermes_memory.memory.scan_fragments import Family, _f, trie_pattern
 
 #: A model, agent or bot, as the note names the one that reads it.
 _MODEL = (
@@ -157,35 +155,16 @@ def _lookalikes(name: str) -> set[str]:
     return {v for v in out if len(v) >= 5 and v != name}
 
 
-def _alts(words: set[str]) -> str:
-    """A regex matching any of ``words`` (a trie: one branch per next character, so a position costs one try per letter, not per word)."""
-    trie: dict = {}
-    for w in words:
-        node = trie
-        for ch in w:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def build(node: dict) -> str:
-        alts = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
-        if not alts:
-            return ""
-        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return build(trie)
-
-
 _REAL = set(_BRANDS) | set(_PACKAGES) | {"microsoftonline", "office365", "googleapis", "pythonhosted", "outlook", "python3", "pypy"}
 _HOST_FAKES = set().union(*(_lookalikes(b) for b in _BRANDS)) - _REAL
 _PACKAGE_FAKES = set().union(*(_lookalikes(b) for b in _PACKAGES)) - _REAL
 #: A host that imitates a brand: a look-alike label, the brand's own domain as a subdomain of another, or a look-alike top-level domain.
 _FAKE_HOST = (
-    rf"(?:(?<![\w.-])(?:https?://|www\.|[\w.+-]{{1,40}}@)?(?:[\w-]+\.){{0,4}}?(?:[\w]+-)?(?:{_alts(_HOST_FAKES)})(?:-[\w]+)?\.[a-z]{{2,}}\b"
-    rf"|\b(?:[\w-]+\.)?(?:{_alts(set(_BRANDS))})\.(?:com|org|net|io)\.[\w-]+\.[a-z]{{2,}}"
-    rf"|\b(?:{_alts(set(_BRANDS))})\.(?:orq|0rg|c0m|corn|con|ogr|rog|n3t)\b"
-    rf"|(?:install|package|use|add|dependency|fork)\w*\s+(?:the\s+)?(?:package\s+|library\s+|fork\s+)?['‘\"“`]?(?:{_alts(_PACKAGE_FAKES)})(?:-[\w]+)?\b(?!\s+(?:typo|is\s+a\s+typo))"
-    rf"|:\s*(?:{_alts(_PACKAGE_FAKES)})\s+\(with\s+the\s+digit)"
+    rf"(?:(?<![\w.-])(?:https?://|www\.|[\w.+-]{{1,40}}@)?(?:[\w-]+\.){{0,4}}?(?:[\w]+-)?(?:{trie_pattern(_HOST_FAKES)})(?:-[\w]+)?\.[a-z]{{2,}}\b"
+    rf"|\b(?:[\w-]+\.)?(?:{trie_pattern(set(_BRANDS))})\.(?:com|org|net|io)\.[\w-]+\.[a-z]{{2,}}"
+    rf"|\b(?:{trie_pattern(set(_BRANDS))})\.(?:orq|0rg|c0m|corn|con|ogr|rog|n3t)\b"
+    rf"|(?:install|package|use|add|dependency|fork)\w*\s+(?:the\s+)?(?:package\s+|library\s+|fork\s+)?['‘\"“`]?(?:{trie_pattern(_PACKAGE_FAKES)})(?:-[\w]+)?\b(?!\s+(?:typo|is\s+a\s+typo))"
+    rf"|:\s*(?:{trie_pattern(_PACKAGE_FAKES)})\s+\(with\s+the\s+digit)"
 )
 #: A look-alike host with an order to use it; a note that warns about it (phishing, a scam, a typo-squat) names it.
 _LOOKALIKE_HOST = (

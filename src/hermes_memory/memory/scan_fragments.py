@@ -6,6 +6,8 @@ one, so each family runs in linear time on 64 KiB near-miss strings (issue 13 §
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 # Bounded filler: up to 8 (or 3) words between the key words of a phrase. Each word is a run of
@@ -95,3 +97,23 @@ def _f(
 
 #: Families in the order they are tried. Compiled case-insensitive; run on :func:`_for_matching` text
 #: (and on its leetspeak and decoded views). Non-Latin key words go through the same look-alike
+
+
+def trie_pattern(words: Iterable[str]) -> str:
+    """A regex (no group) matching any of ``words``, the longest at a position first, built as a
+    trie: one branch per next character, so a position costs one try per letter, not per word."""
+    trie: dict[str, dict] = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, dict]) -> str:
+        alts = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
