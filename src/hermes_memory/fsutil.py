@@ -86,6 +86,16 @@ def exists_refusal(path: str | os.PathLike[str], *, other_content: bool = False)
     return f"{os.fspath(path)} already exists{what}; left as it is (use --force to overwrite)."
 
 
+def protected_file(path: Path, protected: Sequence[tuple[Path, str]]) -> tuple[Path, str] | None:
+    """The ``(path, what it is)`` of ``protected`` that ``path`` is, compared after resolving symlinks
+    and as the same inode when both exist; ``None`` when it is none of them."""
+    real = path.resolve()
+    for other, what in protected:
+        if real == other.resolve() or (real.exists() and other.exists() and os.path.samefile(real, other)):
+            return other, what
+    return None
+
+
 class OutputRefused(Exception):
     """:func:`write_output_file` left the path alone; ``str(exc)`` says why and how to go on."""
 
@@ -107,11 +117,12 @@ def write_output_file(path: Path, text: str, *, force: bool = False,
     real = path.resolve()
     if real.is_dir():
         raise OutputRefused(f"{path} is a folder; give a file name, e.g. -o {path / 'export.json'}.")
-    for other, what in protected:
-        if real == other.resolve() or (real.exists() and other.exists() and os.path.samefile(real, other)):
-            raise OutputRefused(
-                f"refusing to write {path}: it is {what} ({other}), which this would destroy, even with --force; "
-                "nothing was written. Write the export to another file, e.g. -o sessions.json.")
+    hit = protected_file(real, protected)
+    if hit is not None:
+        other, what = hit
+        raise OutputRefused(
+            f"refusing to write {path}: it is {what} ({other}), which this would destroy, even with --force; "
+            "nothing was written. Write the export to another file, e.g. -o sessions.json.")
     if is_sqlite_file(real):
         raise OutputRefused(
             f"refusing to write {path}: it is an SQLite database, which this would destroy, even with --force; "

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hermes_memory.fsutil import exists_refusal
+from hermes_memory.fsutil import exists_refusal, protected_file
 from hermes_memory.memory.backend import Stored
 from hermes_memory.memory.entries import (
     ENTRY_DELIMITER,
@@ -173,7 +173,7 @@ def export_target(entries: Sequence[str], folder: Path, target: str, user_id: st
     path = backend.path_for(target)
     text = ENTRY_DELIMITER.join(entries)
     out: dict[str, Any] = {"path": str(path), "entries": len(entries), "chars": len(text), "written": False}
-    live = _live_file(path, protected)
+    live = protected_file(path, protected)
     if live is not None:
         force = False  # never replace the home's own memory file with other content
     if os.path.lexists(f"{real_path(path)}.lock"):  # a live store: write under its writers' lock
@@ -187,15 +187,6 @@ def export_target(entries: Sequence[str], folder: Path, target: str, user_id: st
         backend.write(path, text)
     out["written"] = True
     return out
-
-
-def _live_file(path: Path, protected: Sequence[tuple[Path, str]]) -> tuple[Path, str] | None:
-    """The ``(path, what)`` of ``protected`` that ``path`` is (same resolved path or inode), or None."""
-    real = path.resolve()
-    for other, what in protected:
-        if real == other.resolve() or (real.exists() and other.exists() and os.path.samefile(real, other)):
-            return other, what
-    return None
 
 
 def _keep(path: Path, old: Any, text: str, force: bool, out: dict[str, Any],
