@@ -69,7 +69,7 @@ def register(app: typer.Typer) -> None:
         to: Annotated[Path, typer.Option("--to", help="Folder to write MEMORY.md, USER.md and users/<id>/USER.md into.")],
         database: DatabaseOpt = None,
         profile: ProfileOpt = None,
-        force: Annotated[bool, typer.Option("--force", help="Overwrite files in the folder that hold other entries.")] = False,
+        force: Annotated[bool, typer.Option("--force", help="Overwrite files in the folder that hold other entries (never the home's own MEMORY.md/USER.md).")] = False,
         as_json: JsonOpt = False,
     ) -> None:
         """Write the store's entries as Markdown files (the MEMORY.md / USER.md format). Running it twice changes nothing."""
